@@ -1,0 +1,149 @@
+//! Canonical bytes and the hashes made from them.
+//!
+//! Replay has to reproduce state hashes exactly, on any machine, with any feature set of
+//! `serde_json` (its `preserve_order` feature, which some dependencies switch on, changes map
+//! order). So we never hash `serde_json`'s output: we write JSON ourselves with object keys sorted
+//! by their bytes, no whitespace, and serde_json's number and string escaping. Same value, same
+//! bytes, same blake3 hash.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+use std::fmt;
+
+/// A blake3 hash, shown and stored as 64 lowercase hex digits.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Hash(pub [u8; 32]);
+
+impl Hash {
+    pub const ZERO: Hash = Hash([0; 32]);
+
+    pub fn of_bytes(bytes: &[u8]) -> Hash {
+        Hash(*blake3::hash(bytes).as_bytes())
+    }
+
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+
+    pub fn from_hex(text: &str) -> Result<Hash, String> {
+        let bytes = hex::decode(text).map_err(|e| format!("not a hex hash ({e}): {text:?}"))?;
+        let arr: [u8; 32] = bytes
+            .try_into()
+            .map_err(|_| format!("a hash is 64 hex digits, got {} characters", text.len()))?;
+        Ok(Hash(arr))
+    }
+
+    /// The first 12 hex digits: enough to name a pending call or a lease to a person.
+    pub fn short(&self) -> String {
+        let mut s = self.to_hex();
+        s.truncate(12);
+        s
+    }
+}
+
+impl fmt::Display for Hash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl fmt::Debug for Hash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Hash({})", self.short())
+    }
+}
+
+impl Serialize for Hash {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_hex())
+    }
+}
+
+impl<'de> Deserialize<'de> for Hash {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Hash, D::Error> {
+        let s = String::deserialize(d)?;
+        Hash::from_hex(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Canonical JSON bytes of any serialisable value.
+pub fn canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, serde_json::Error> {
+    let v = serde_json::to_value(value)?;
+    let mut out = Vec::with_capacity(256);
+    write_value(&v, &mut out)?;
+    Ok(out)
+}
+
+/// blake3 of the canonical JSON bytes.
+pub fn hash_of<T: Serialize + ?Sized>(value: &T) -> Result<Hash, serde_json::Error> {
+    Ok(Hash::of_bytes(&canonical_bytes(value)?))
+}
+
+/// Writes `v` canonically: sorted keys, no whitespace.
+pub fn write_value(v: &Value, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+    match v {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push(b'{');
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                serde_json::to_writer(&mut *out, k)?;
+                out.push(b':');
+                if let Some(child) = map.get(*k) {
+                    write_value(child, out)?;
+                }
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(item, out)?;
+            }
+            out.push(b']');
+        }
+        scalar => serde_json::to_writer(&mut *out, scalar)?,
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    #[test]
+    fn keys_are_sorted_at_every_depth() {
+        let v = json!({"b": 1, "a": {"z": [1, {"y": 2, "x": 3}], "c": null}});
+        let bytes = canonical_bytes(&v).unwrap();
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            r#"{"a":{"c":null,"z":[1,{"x":3,"y":2}]},"b":1}"#
+        );
+    }
+
+    #[test]
+    fn hex_round_trips_and_rejects_garbage() {
+        let h = Hash::of_bytes(b"smart");
+        assert_eq!(Hash::from_hex(&h.to_hex()), Ok(h));
+        assert!(Hash::from_hex("zz").is_err());
+        assert!(Hash::from_hex("abcd").unwrap_err().contains("64 hex"));
+    }
+
+    proptest! {
+        // Insertion order must never reach the hash.
+        #[test]
+        fn insertion_order_does_not_change_the_hash(pairs in proptest::collection::btree_map("[a-z]{1,6}", any::<i64>(), 0..12)) {
+            let forward: serde_json::Map<String, Value> = pairs.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+            let backward: serde_json::Map<String, Value> = pairs.iter().rev().map(|(k, v)| (k.clone(), json!(v))).collect();
+            prop_assert_eq!(hash_of(&Value::Object(forward)).unwrap(), hash_of(&Value::Object(backward)).unwrap());
+        }
+    }
+}

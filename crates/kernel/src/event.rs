@@ -1,0 +1,134 @@
+//! Everything that changes kernel state, as data.
+//!
+//! The kernel decides by returning events; the host appends them to the ledger and applies them
+//! to state with [`crate::KernelState::apply`]. Replay applies the same events again. There is
+//! no other way to change state, so the ledger is a complete account of why the state is what
+//! it is.
+
+use crate::approval::UserSignal;
+use crate::call::{ProposedCall, ResolvedCall};
+use crate::canonical::Hash;
+use crate::layer::Layer;
+use crate::lease::Lease;
+use crate::policy::Policy;
+use crate::refusal::RefusalCode;
+use crate::scope::ScopeToken;
+use crate::stance::{GateAct, Stance};
+use crate::tier::Tier;
+use crate::time::Millis;
+use crate::world::Artifact;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A Tier 3 call waiting for the person.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PendingCall {
+    pub id: String,
+    pub proposed: ProposedCall,
+    pub call: ResolvedCall,
+    pub tier: Tier,
+    /// Why it needs the person, in words.
+    pub why: String,
+    pub created_at: Millis,
+    pub expires_at: Millis,
+    /// When the time gate lets it through; the dialog counts down to this.
+    pub admissible_at: Millis,
+    /// Input file hashes when the person was asked: the approval is for these contents.
+    pub inputs: BTreeMap<String, Option<Hash>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum KernelEvent {
+    /// The first event: which device key approvals must be signed with, which policy governs.
+    Genesis { device_key: String, policy: Policy, policy_hash: Hash, registry_hash: Hash },
+    ScopeIssued { token: ScopeToken },
+    ScopeRevoked { id: Hash, reason: String },
+    /// A proposal as it arrived, before any check.
+    Proposed { call: ProposedCall },
+    Refused { tool: String, call_hash: Option<Hash>, code: RefusalCode, reason: String },
+    Pending { pending: PendingCall },
+    Admitted {
+        call: ResolvedCall,
+        tier: Tier,
+        inputs: BTreeMap<String, Option<Hash>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pending_id: Option<String>,
+    },
+    /// The execution receipt of an admitted call (seed 000 §7.4).
+    Committed {
+        call_hash: Hash,
+        tool: String,
+        layer: Layer,
+        tier: Tier,
+        output: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        artifact: Option<Artifact>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rollback: Option<Value>,
+        /// Tier 2: the person is told.
+        notify: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        undoes: Option<u64>,
+        duration_ms: u64,
+    },
+    Failed { call_hash: Hash, tool: String, error: String },
+    Approved { pending_id: String, signal: UserSignal },
+    Denied { pending_id: String, signal: UserSignal },
+    /// A user signal the kernel refused (forged, expired, replayed, or the call is not admissible yet).
+    SignalRefused { signal: UserSignal, code: RefusalCode, reason: String },
+    PendingExpired { pending_id: String },
+    LeaseDrafted { lease: Lease },
+    LeaseActivated { id: Hash, expires_at: Millis },
+    LeaseRenewed { id: Hash, expires_at: Millis },
+    LeaseRevised { id: Hash },
+    LeaseReleased { id: Hash },
+    LeaseExpired { id: Hash },
+    StanceChanged { from: Stance, to: Stance, act: GateAct },
+    GateRefused { act: GateAct, code: RefusalCode, reason: String },
+    /// The emergency gate: the lease is invalidated and every pending call cancelled.
+    Emergency { signal: UserSignal, reason: String, cancelled: Vec<String> },
+    UndoRequested { target_seq: u64 },
+    UndoAdmitted { target_seq: u64, call: ResolvedCall },
+}
+
+impl KernelEvent {
+    /// The ledger's `kind` column.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            KernelEvent::Genesis { .. } => "genesis",
+            KernelEvent::ScopeIssued { .. } => "scope_issued",
+            KernelEvent::ScopeRevoked { .. } => "scope_revoked",
+            KernelEvent::Proposed { .. } => "proposed",
+            KernelEvent::Refused { .. } => "refused",
+            KernelEvent::Pending { .. } => "pending",
+            KernelEvent::Admitted { .. } => "admitted",
+            KernelEvent::Committed { .. } => "committed",
+            KernelEvent::Failed { .. } => "failed",
+            KernelEvent::Approved { .. } => "approved",
+            KernelEvent::Denied { .. } => "denied",
+            KernelEvent::SignalRefused { .. } => "signal_refused",
+            KernelEvent::PendingExpired { .. } => "pending_expired",
+            KernelEvent::LeaseDrafted { .. } => "lease_drafted",
+            KernelEvent::LeaseActivated { .. } => "lease_activated",
+            KernelEvent::LeaseRenewed { .. } => "lease_renewed",
+            KernelEvent::LeaseRevised { .. } => "lease_revised",
+            KernelEvent::LeaseReleased { .. } => "lease_released",
+            KernelEvent::LeaseExpired { .. } => "lease_expired",
+            KernelEvent::StanceChanged { .. } => "stance_changed",
+            KernelEvent::GateRefused { .. } => "gate_refused",
+            KernelEvent::Emergency { .. } => "emergency",
+            KernelEvent::UndoRequested { .. } => "undo_requested",
+            KernelEvent::UndoAdmitted { .. } => "undo_admitted",
+        }
+    }
+
+    /// The user signal an event carries, for `ledger verify` to check its signature.
+    pub fn signal(&self) -> Option<&UserSignal> {
+        match self {
+            KernelEvent::Approved { signal, .. } | KernelEvent::Denied { signal, .. } | KernelEvent::Emergency { signal, .. } => Some(signal),
+            _ => None,
+        }
+    }
+}

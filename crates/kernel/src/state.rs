@@ -1,0 +1,287 @@
+//! Kernel state and the one function that changes it.
+//!
+//! State is a fold over the ledger: `apply` takes an event, the time it was decided at, and
+//! returns the next state or says the event cannot happen here. It has no other inputs, reads no
+//! clock, and iterates only `BTreeMap`s, so applying the same events gives the same state — and
+//! the same [`KernelState::hash`] — on every machine. The ledger stores that hash before and
+//! after every event; replay recomputes it and names the first sequence where they differ.
+
+use crate::canonical::{Hash, hash_of};
+use crate::error::KernelError;
+use crate::event::{KernelEvent, PendingCall};
+use crate::layer::Layer;
+use crate::lease::{Lease, LeaseState};
+use crate::scope::ScopeToken;
+use crate::stance::Stance;
+use crate::tier::Tier;
+use crate::time::Millis;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// An admitted call whose receipt has not been written yet.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InFlight {
+    pub tool: String,
+    pub layer: Layer,
+    pub tier: Tier,
+    pub artifact: Option<Hash>,
+    /// The committed call this one undoes, if it is an undo.
+    pub undoes: Option<u64>,
+}
+
+/// A proposal artifact produced by a committed L2 call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArtifactMeta {
+    /// The sequence of the `committed` event holding its body.
+    pub seq: u64,
+    pub consumed: bool,
+}
+
+/// A committed reversible call, for undo.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReversibleMeta {
+    pub tool: String,
+    pub layer: Layer,
+    /// Hash of the rollback data stored in the committed event.
+    pub rollback_hash: Hash,
+    pub undone: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelState {
+    /// Events applied so far; the next event gets sequence `seq + 1`.
+    pub seq: u64,
+    pub device_key: String,
+    pub policy_hash: Hash,
+    /// The latest decision time seen; time never runs backwards inside the kernel.
+    pub last_at: Millis,
+    /// Proposals seen: the unit the emergency cooldown counts in.
+    pub turn: u64,
+    pub stance: Stance,
+    pub lease: Option<Lease>,
+    /// Bumped whenever the lease changes; frontier, gates, budget and steps belong to an epoch.
+    pub epoch: u64,
+    pub frontier: Layer,
+    pub last_commit: BTreeMap<Layer, Millis>,
+    pub budget_used: u64,
+    pub steps: u32,
+    pub repeats: BTreeMap<Hash, u32>,
+    pub scope: Option<ScopeToken>,
+    pub pending: BTreeMap<String, PendingCall>,
+    /// Nonces of user signals acted on, with their expiry (kept until then).
+    pub nonces: BTreeMap<String, Millis>,
+    pub artifacts: BTreeMap<Hash, ArtifactMeta>,
+    pub reversible: BTreeMap<u64, ReversibleMeta>,
+    pub inflight: BTreeMap<Hash, InFlight>,
+    pub last_emergency_turn: Option<u64>,
+}
+
+impl Default for KernelState {
+    fn default() -> Self {
+        KernelState {
+            seq: 0,
+            device_key: String::new(),
+            policy_hash: Hash::ZERO,
+            last_at: Millis(0),
+            turn: 0,
+            stance: Stance::Sensemaking,
+            lease: None,
+            epoch: 0,
+            frontier: Layer::L0,
+            last_commit: BTreeMap::new(),
+            budget_used: 0,
+            steps: 0,
+            repeats: BTreeMap::new(),
+            scope: None,
+            pending: BTreeMap::new(),
+            nonces: BTreeMap::new(),
+            artifacts: BTreeMap::new(),
+            reversible: BTreeMap::new(),
+            inflight: BTreeMap::new(),
+            last_emergency_turn: None,
+        }
+    }
+}
+
+impl KernelState {
+    /// blake3 over the canonical JSON of the whole state.
+    pub fn hash(&self) -> Result<Hash, KernelError> {
+        Ok(hash_of(self)?)
+    }
+
+    /// The lease, if it is active at `now`.
+    pub fn active_lease(&self, now: Millis) -> Option<&Lease> {
+        self.lease.as_ref().filter(|l| l.is_active_at(now))
+    }
+
+    /// Starts a new epoch: the frontier, gates, budget and step counts belong to one lease.
+    fn new_epoch(&mut self) {
+        self.epoch += 1;
+        self.frontier = Layer::L0;
+        self.last_commit.clear();
+        self.budget_used = 0;
+        self.steps = 0;
+        self.repeats.clear();
+    }
+
+    /// Applies one event decided at `at`. On error the state is unchanged.
+    pub fn apply(&mut self, event: &KernelEvent, at: Millis) -> Result<(), KernelError> {
+        let mut next = self.clone();
+        next.apply_in_place(event, at)?;
+        *self = next;
+        Ok(())
+    }
+
+    fn apply_in_place(&mut self, event: &KernelEvent, at: Millis) -> Result<(), KernelError> {
+        let seq = self.seq + 1;
+        let fail = |reason: String| KernelError::Inapplicable { seq, reason };
+        if self.seq == 0 && !matches!(event, KernelEvent::Genesis { .. }) {
+            return Err(fail(format!("the first event must be genesis, not {}", event.kind())));
+        }
+        if at < self.last_at {
+            return Err(fail(format!("time runs backwards: {at} after {}", self.last_at)));
+        }
+        self.seq = seq;
+        self.last_at = at;
+        // Expired nonces can go: a signal past its window is refused as expired anyway.
+        self.nonces.retain(|_, exp| *exp > at);
+
+        match event {
+            KernelEvent::Genesis { device_key, policy_hash, .. } => {
+                if seq != 1 {
+                    return Err(fail("genesis can only be the first event".into()));
+                }
+                self.device_key = device_key.clone();
+                self.policy_hash = *policy_hash;
+            }
+            KernelEvent::ScopeIssued { token } => self.scope = Some(token.clone()),
+            KernelEvent::ScopeRevoked { id, .. } => match &mut self.scope {
+                Some(t) if t.id == *id => t.revoked = true,
+                _ => return Err(fail(format!("scope {} is not the current token", id.short()))),
+            },
+            KernelEvent::Proposed { .. } => self.turn += 1,
+            KernelEvent::Refused { .. } | KernelEvent::GateRefused { .. } | KernelEvent::SignalRefused { .. } => {}
+            KernelEvent::Pending { pending } => {
+                self.pending.insert(pending.id.clone(), pending.clone());
+            }
+            KernelEvent::Admitted { call, tier, .. } => {
+                self.steps += 1;
+                *self.repeats.entry(call.hash).or_insert(0) += 1;
+                self.budget_used = self.budget_used.saturating_add(call.cost);
+                self.inflight.insert(
+                    call.hash,
+                    InFlight { tool: call.tool.clone(), layer: call.layer, tier: *tier, artifact: call.artifact, undoes: None },
+                );
+            }
+            KernelEvent::UndoRequested { .. } => {}
+            KernelEvent::UndoAdmitted { target_seq, call } => {
+                if !self.reversible.get(target_seq).is_some_and(|r| !r.undone) {
+                    return Err(fail(format!("event {target_seq} is not an undoable commit")));
+                }
+                self.inflight.insert(
+                    call.hash,
+                    InFlight { tool: call.tool.clone(), layer: call.layer, tier: Tier::One, artifact: None, undoes: Some(*target_seq) },
+                );
+            }
+            KernelEvent::Committed { call_hash, tool, layer, artifact, rollback, .. } => {
+                let Some(flight) = self.inflight.remove(call_hash) else {
+                    return Err(fail(format!("receipt for {tool} {} that was never admitted", call_hash.short())));
+                };
+                if let Some(target) = flight.undoes {
+                    if let Some(r) = self.reversible.get_mut(&target) {
+                        r.undone = true;
+                    }
+                } else {
+                    self.frontier = self.frontier.max(*layer);
+                    self.last_commit.insert(*layer, at);
+                    if let Some(consumed) = flight.artifact
+                        && let Some(meta) = self.artifacts.get_mut(&consumed)
+                    {
+                        meta.consumed = true;
+                    }
+                    if let Some(a) = artifact {
+                        self.artifacts.insert(hash_of(a)?, ArtifactMeta { seq, consumed: false });
+                    }
+                    if let Some(rb) = rollback {
+                        self.reversible.insert(
+                            seq,
+                            ReversibleMeta { tool: tool.clone(), layer: *layer, rollback_hash: hash_of(rb)?, undone: false },
+                        );
+                    }
+                }
+            }
+            KernelEvent::Failed { call_hash, tool, .. } => {
+                if self.inflight.remove(call_hash).is_none() {
+                    return Err(fail(format!("failure of {tool} {} that was never admitted", call_hash.short())));
+                }
+            }
+            KernelEvent::Approved { pending_id, signal } | KernelEvent::Denied { pending_id, signal } => {
+                if self.pending.remove(pending_id).is_none() {
+                    return Err(fail(format!("pending call {pending_id} does not exist")));
+                }
+                self.nonces.insert(signal.nonce.clone(), signal.expires_at);
+            }
+            KernelEvent::PendingExpired { pending_id } => {
+                if self.pending.remove(pending_id).is_none() {
+                    return Err(fail(format!("pending call {pending_id} does not exist")));
+                }
+            }
+            KernelEvent::LeaseDrafted { lease } => {
+                if self.lease.as_ref().is_some_and(|l| l.state == LeaseState::Active) {
+                    return Err(fail("a lease cannot be drafted over an active one".into()));
+                }
+                self.lease = Some(lease.clone());
+            }
+            KernelEvent::LeaseActivated { id, expires_at } => {
+                let lease = self.lease_mut(id, seq)?;
+                lease.state = LeaseState::Active;
+                lease.expires_at = Some(*expires_at);
+                self.new_epoch();
+            }
+            KernelEvent::LeaseRenewed { id, expires_at } => {
+                let lease = self.lease_mut(id, seq)?;
+                lease.state = LeaseState::Active;
+                lease.expires_at = Some(*expires_at);
+            }
+            KernelEvent::LeaseRevised { id } => {
+                let lease = self.lease_mut(id, seq)?;
+                lease.state = LeaseState::Drafted;
+                lease.expires_at = None;
+                self.new_epoch();
+            }
+            KernelEvent::LeaseReleased { id } => {
+                self.lease_mut(id, seq)?;
+                self.lease = None;
+                self.new_epoch();
+            }
+            KernelEvent::LeaseExpired { id } => {
+                self.lease_mut(id, seq)?.state = LeaseState::Expired;
+                self.new_epoch();
+            }
+            KernelEvent::StanceChanged { from, to, act } => {
+                if *from != self.stance {
+                    return Err(fail(format!("stance change from {from} but the stance is {}", self.stance)));
+                }
+                if crate::stance::next(*from, *act) != Some(*to) {
+                    return Err(fail(format!("{from} --{act}--> {to} is not in the transition table")));
+                }
+                self.stance = *to;
+            }
+            KernelEvent::Emergency { signal, .. } => {
+                self.lease = None;
+                self.pending.clear();
+                self.nonces.insert(signal.nonce.clone(), signal.expires_at);
+                self.last_emergency_turn = Some(self.turn);
+                self.new_epoch();
+            }
+        }
+        Ok(())
+    }
+
+    fn lease_mut(&mut self, id: &Hash, seq: u64) -> Result<&mut Lease, KernelError> {
+        match &mut self.lease {
+            Some(l) if l.id == *id => Ok(l),
+            _ => Err(KernelError::Inapplicable { seq, reason: format!("lease {} is not the current lease", id.short()) }),
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! What the kernel may learn about the world, and only through this door.
+//!
+//! Admission needs three facts it cannot compute itself: where a path really points (symlinks,
+//! `..`), what a file's content hash is right now (snapshot freshness), and the body of a
+//! proposal artifact named by its hash. The host implements [`World`] with real IO; tests
+//! implement it with a map. The kernel trusts none of it blindly: artifact bodies are re-hashed,
+//! and a path the world resolves is still checked against the allowed roots.
+
+use crate::canonical::Hash;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct WorldError(pub String);
+
+/// A proposal artifact (an L2 tool's output) as the kernel sees it: its content hash, the
+/// files it was computed against, and its body.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Artifact {
+    pub kind: String,
+    pub body: Value,
+    /// Path → content hash at the time the artifact was made. Applying the artifact requires the
+    /// files to still match (the snapshot-freshness check).
+    pub inputs: std::collections::BTreeMap<String, Hash>,
+}
+
+pub trait World {
+    /// Resolves `raw` to an absolute path with symlinks of every existing component followed and
+    /// `.`/`..` removed. A path whose last components do not exist yet resolves through its
+    /// deepest existing ancestor.
+    fn resolve(&self, raw: &str) -> Result<PathBuf, WorldError>;
+
+    /// The blake3 hash of the file's content now, or `None` when there is no file.
+    fn file_hash(&self, path: &Path) -> Result<Option<Hash>, WorldError>;
+
+    /// The artifact with this hash, if the host has it.
+    fn artifact(&self, hash: &Hash) -> Result<Option<Artifact>, WorldError>;
+}
