@@ -1,0 +1,567 @@
+//! Command-line grammar and dispatch. The names here are a contract: users and scripts rely on
+//! them (issue 2, "The `smart` CLI").
+
+use crate::output::{exit_code, print_json, print_pending, print_report, print_status};
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::{Value, json};
+use smart_kernel::lease::LeaseDraft;
+use smart_kernel::time::parse_duration;
+use smart_kernel::tool::visit_pattern;
+use smart_kernel::{CallSource, GateAct, Horizon, Policy, RefusalCode};
+use smart_runtime::{Clock, Engine, FixedClock, InitOptions, SystemClock};
+use smart_signals::KeyStoreKind;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Parser, Debug)]
+#[command(name = "smart", version, about = "SMART: a model can only propose; only the kernel can commit.")]
+pub struct Args {
+    /// Where SMART keeps its ledger, key record and quarantine.
+    #[arg(long, global = true, env = "SMART_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// One JSON object per result, for scripts.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Create the data dir: allowed roots, policy, device key, ledger.
+    Init {
+        /// A folder SMART may work in (repeatable).
+        #[arg(long = "root", required = true)]
+        roots: Vec<PathBuf>,
+        /// A policy file (TOML) overriding the defaults: gates, budgets, bounds.
+        #[arg(long)]
+        policy: Option<PathBuf>,
+        /// Where to keep the device key.
+        #[arg(long, value_enum, default_value = "auto")]
+        key_store: KeyStoreArg,
+    },
+    /// What governs the agent right now.
+    Status,
+    /// The tools the kernel knows.
+    Tools,
+    /// Every refusal code and what it means.
+    Refusals,
+    /// Propose a tool call to the kernel.
+    Call {
+        tool: String,
+        /// The arguments as JSON, e.g. '{"path": "/home/me/docs"}'.
+        #[arg(long)]
+        args: String,
+    },
+    /// Calls waiting for your approval.
+    Pending,
+    /// Approve a pending call (signed with this device's key).
+    Approve { id: String },
+    /// Deny a pending call (signed with this device's key).
+    Deny { id: String },
+    /// The commitment lease.
+    Lease {
+        #[command(subcommand)]
+        cmd: LeaseCmd,
+    },
+    /// Pass a gate: framing, commitment, or evaluation (with --renew/--revise/--release).
+    Gate {
+        #[arg(value_enum)]
+        gate: GateArg,
+        #[arg(long, conflicts_with_all = ["revise", "release"])]
+        renew: bool,
+        #[arg(long, conflicts_with = "release")]
+        revise: bool,
+        #[arg(long)]
+        release: bool,
+    },
+    /// Emergency stop: invalidate the lease, cancel pending calls, back to Sensemaking.
+    Stop {
+        #[arg(long, default_value = "the person pressed stop")]
+        reason: String,
+    },
+    /// The scope token Orbit issued.
+    Scope {
+        #[command(subcommand)]
+        cmd: ScopeCmd,
+    },
+    /// Undo the reversible call committed at event SEQ (itself a ledgered kernel call).
+    Undo { seq: u64 },
+    /// Inspect and check the ledger.
+    Ledger {
+        #[command(subcommand)]
+        cmd: LedgerCmd,
+    },
+    /// Check this installation: data dir, ledger, device key and where it is kept.
+    Doctor,
+    #[command(hide = true)]
+    Debug {
+        #[command(subcommand)]
+        cmd: DebugCmd,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LeaseCmd {
+    /// Draft a lease (framing gate).
+    Draft {
+        #[arg(long)]
+        frame: String,
+        #[arg(long, value_enum)]
+        horizon: HorizonArg,
+        /// How long the lease lasts once committed, e.g. 30m, 2h.
+        #[arg(long)]
+        expires_in: String,
+        #[arg(long = "success")]
+        success: Vec<String>,
+        #[arg(long = "non-goal")]
+        non_goals: Vec<String>,
+        #[arg(long, default_value = "")]
+        renewal_prompt: String,
+    },
+    Show,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ScopeCmd {
+    Show,
+    Revoke {
+        #[arg(long, default_value = "revoked by the person")]
+        reason: String,
+    },
+    /// Ask Orbit for a new token (after a revocation, or read-only).
+    Issue {
+        #[arg(long)]
+        read_only: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LedgerCmd {
+    /// Recompute the hash chain and every signature; name the first bad event.
+    Verify,
+    /// Rebuild kernel state from the events alone; name the first divergent event.
+    Replay,
+    /// List events.
+    Show {
+        #[arg(long, default_value_t = 1)]
+        since: u64,
+        #[arg(long)]
+        kind: Option<String>,
+        #[arg(long, default_value_t = 200)]
+        limit: usize,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DebugCmd {
+    /// Commit fs.hash calls in a loop, printing `ack SEQ` after each durable receipt (crash tests).
+    CommitLoop {
+        #[arg(long)]
+        path: PathBuf,
+        #[arg(long, default_value_t = u64::MAX)]
+        count: u64,
+    },
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+pub enum KeyStoreArg {
+    Auto,
+    Keyring,
+    File,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+pub enum GateArg {
+    Framing,
+    Commitment,
+    Evaluation,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+pub enum HorizonArg {
+    Short,
+    Mid,
+    Long,
+}
+
+fn clock() -> Result<Box<dyn Clock>> {
+    // SMART_NOW_MS pins the clock: recorded scenarios and tests run deterministically.
+    match std::env::var("SMART_NOW_MS") {
+        Ok(v) => Ok(Box::new(FixedClock(v.trim().parse().with_context(|| format!("SMART_NOW_MS={v:?} is not a number of milliseconds"))?))),
+        Err(_) => Ok(Box::new(SystemClock)),
+    }
+}
+
+fn data_dir(args: &Args) -> Result<PathBuf> {
+    match &args.data_dir {
+        Some(d) => Ok(d.clone()),
+        None => smart_runtime::default_data_dir().ok_or_else(|| anyhow!("no home directory to put SMART's data in; pass --data-dir")),
+    }
+}
+
+fn open(args: &Args) -> Result<Engine> {
+    Ok(Engine::open(&data_dir(args)?, clock()?)?)
+}
+
+/// Paths in the arguments may be given relative to the current directory; the kernel only
+/// accepts absolute ones, so they are joined here, lexically, before anything else sees them.
+fn absolutize(tool: &str, args: &mut Value) -> Result<()> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    if let Some(spec) = smart_tools::specs().into_iter().find(|s| s.name == tool) {
+        for pattern in &spec.path_args {
+            visit_pattern::<()>(args, pattern, &mut |v| {
+                if let Some(s) = v.as_str()
+                    && !s.is_empty()
+                    && !Path::new(s).is_absolute()
+                {
+                    *v = Value::String(cwd.join(s).to_string_lossy().into_owned());
+                }
+                Ok(())
+            })
+            .ok();
+        }
+    }
+    Ok(())
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    let json = args.json;
+    match &args.cmd {
+        Cmd::Init { roots, policy, key_store } => {
+            let policy = match policy {
+                Some(p) => Some(Policy::from_toml(&std::fs::read_to_string(p).with_context(|| format!("cannot read policy file {}", p.display()))?).map_err(|e| anyhow!("{}: {e}", p.display()))?),
+                None => None,
+            };
+            let key_store = match key_store {
+                KeyStoreArg::Auto => std::env::var("SMART_KEY_STORE").ok().and_then(|v| match v.as_str() {
+                    "file" => Some(KeyStoreKind::File),
+                    "keyring" => Some(KeyStoreKind::Keyring),
+                    _ => None,
+                }),
+                KeyStoreArg::Keyring => Some(KeyStoreKind::Keyring),
+                KeyStoreArg::File => Some(KeyStoreKind::File),
+            };
+            let (_, report) = Engine::init(&data_dir(&args)?, InitOptions { roots: roots.clone(), policy, key_store }, clock()?)?;
+            if json {
+                print_json(&report);
+            } else {
+                println!("initialised {}", report.data_dir.display());
+                for r in &report.roots {
+                    println!("  root: {r}");
+                }
+                println!("  device key: {}… ({:?} store)", &report.public_key[..16], report.key_store);
+                if let Some(w) = &report.warning {
+                    println!("  warning: {w}");
+                }
+            }
+            Ok(0)
+        }
+        Cmd::Status => {
+            let mut e = open(&args)?;
+            let v = e.status()?;
+            if json { print_json(&v) } else { print_status(&v) }
+            Ok(0)
+        }
+        Cmd::Tools => {
+            let specs = smart_tools::specs();
+            if json {
+                print_json(&json!({ "tools": specs }));
+            } else {
+                for s in specs {
+                    println!("{:<20} L{} {:<13} cost {:<3} {}", s.name, s.layer.index(), format!("{:?}", s.reversibility), s.cost, s.description);
+                }
+            }
+            Ok(0)
+        }
+        Cmd::Refusals => {
+            if json {
+                let codes: Vec<Value> = RefusalCode::ALL.iter().map(|c| json!({"code": c.as_str(), "meaning": c.meaning()})).collect();
+                print_json(&json!({ "refusals": codes }));
+            } else {
+                for c in RefusalCode::ALL {
+                    println!("{:<24} {}", c.as_str(), c.meaning());
+                }
+            }
+            Ok(0)
+        }
+        Cmd::Call { tool, args: raw } => {
+            let mut value: Value = serde_json::from_str(raw).map_err(|e| anyhow!("--args is not valid JSON ({e}); nothing was proposed"))?;
+            absolutize(tool, &mut value)?;
+            let mut e = open(&args)?;
+            let r = e.call(tool, value, CallSource::Person)?;
+            print_report(&r, tool, json);
+            Ok(exit_code(&r))
+        }
+        Cmd::Pending => {
+            let mut e = open(&args)?;
+            let v = e.status()?;
+            let pending = v.get("pending").cloned().unwrap_or(json!([]));
+            if json {
+                print_json(&json!({ "pending": pending }));
+            } else if pending.as_array().is_none_or(Vec::is_empty) {
+                println!("nothing is waiting for you");
+            } else {
+                let now = v.get("now_ms").and_then(Value::as_u64).unwrap_or(0);
+                for p in pending.as_array().into_iter().flatten() {
+                    print_pending(p, now);
+                }
+            }
+            Ok(0)
+        }
+        Cmd::Approve { id } | Cmd::Deny { id } => {
+            let approve = matches!(args.cmd, Cmd::Approve { .. });
+            let mut e = open(&args)?;
+            let tool = e.state().pending.get(id).map(|p| p.call.tool.clone()).unwrap_or_else(|| id.clone());
+            let r = e.decide(id, approve)?;
+            print_report(&r, &tool, json);
+            Ok(exit_code(&r))
+        }
+        Cmd::Lease { cmd: LeaseCmd::Draft { frame, horizon, expires_in, success, non_goals, renewal_prompt } } => {
+            let duration_ms = parse_duration(expires_in).map_err(|e| anyhow!("--expires-in: {e}"))?;
+            let horizon = match horizon {
+                HorizonArg::Short => Horizon::Short,
+                HorizonArg::Mid => Horizon::Mid,
+                HorizonArg::Long => Horizon::Long,
+            };
+            let draft = LeaseDraft { frame: frame.clone(), horizon, duration_ms, success_criteria: success.clone(), non_goals: non_goals.clone(), renewal_prompt: renewal_prompt.clone() };
+            let mut e = open(&args)?;
+            let r = e.draft_lease(draft)?;
+            print_report(&r, "lease draft", json);
+            if !json && r.outcome != "refused" {
+                println!("next: `smart gate commitment` activates it (stance → Execution)");
+            }
+            Ok(exit_code(&r))
+        }
+        Cmd::Lease { cmd: LeaseCmd::Show } => {
+            let mut e = open(&args)?;
+            let v = e.status()?;
+            let lease = v.get("lease").cloned().unwrap_or(Value::Null);
+            if json {
+                print_json(&json!({ "lease": lease }));
+            } else if lease.is_null() {
+                println!("no lease");
+            } else if let Ok(s) = serde_json::to_string_pretty(&lease) {
+                println!("{s}");
+            }
+            Ok(0)
+        }
+        Cmd::Gate { gate, renew, revise, release } => {
+            let mut e = open(&args)?;
+            let acts: Vec<GateAct> = match gate {
+                GateArg::Framing => vec![GateAct::Framing],
+                GateArg::Commitment => vec![GateAct::Commitment],
+                GateArg::Evaluation => {
+                    let mut acts = Vec::new();
+                    if e.state().stance == smart_kernel::Stance::Execution || !(*renew || *revise || *release) {
+                        acts.push(GateAct::Evaluate);
+                    }
+                    if *renew {
+                        acts.push(GateAct::Renew);
+                    } else if *revise {
+                        acts.push(GateAct::Revise);
+                    } else if *release {
+                        acts.push(GateAct::Release);
+                    }
+                    acts
+                }
+            };
+            let r = e.gates(&acts)?;
+            print_report(&r, "gate", json);
+            if !json && r.outcome != "refused" {
+                println!("stance: {}", e.state().stance);
+            }
+            Ok(exit_code(&r))
+        }
+        Cmd::Stop { reason } => {
+            let mut e = open(&args)?;
+            let r = e.stop(reason)?;
+            print_report(&r, "stop", json);
+            if !json && r.outcome != "refused" {
+                println!("stopped: lease invalidated, pending calls cancelled, stance sensemaking");
+            }
+            Ok(exit_code(&r))
+        }
+        Cmd::Scope { cmd } => {
+            let mut e = open(&args)?;
+            let r = match cmd {
+                ScopeCmd::Show => {
+                    let v = e.status()?;
+                    let scope = v.get("scope").cloned().unwrap_or(Value::Null);
+                    if json {
+                        print_json(&json!({ "scope": scope }));
+                    } else if let Ok(s) = serde_json::to_string_pretty(&scope) {
+                        println!("{s}");
+                    }
+                    return Ok(0);
+                }
+                ScopeCmd::Revoke { reason } => e.revoke_scope(reason)?,
+                ScopeCmd::Issue { read_only } => e.issue_scope(*read_only)?,
+            };
+            print_report(&r, "scope", json);
+            Ok(exit_code(&r))
+        }
+        Cmd::Undo { seq } => {
+            let mut e = open(&args)?;
+            let r = e.undo(*seq)?;
+            print_report(&r, &format!("undo of event {seq}"), json);
+            Ok(exit_code(&r))
+        }
+        Cmd::Ledger { cmd } => ledger(&args, cmd),
+        Cmd::Doctor => doctor(&args),
+        Cmd::Debug { cmd: DebugCmd::CommitLoop { path, count } } => {
+            let mut e = open(&args)?;
+            let path = std::fs::canonicalize(path)?;
+            let mut out = std::io::stdout().lock();
+            for _ in 0..*count {
+                let r = e.call("fs.hash", json!({"path": path}), CallSource::Script)?;
+                if r.outcome != "committed" {
+                    bail!("commit loop stopped: {} {}", r.code.unwrap_or_default(), r.reason.unwrap_or_default());
+                }
+                writeln!(out, "ack {}", r.seq.unwrap_or(0))?;
+                out.flush()?;
+            }
+            Ok(0)
+        }
+    }
+}
+
+fn ledger(args: &Args, cmd: &LedgerCmd) -> Result<i32> {
+    let dir = data_dir(args)?;
+    let path = smart_runtime::DataDir::new(&dir).ledger();
+    let ledger = smart_ledger::Ledger::open(&path).map_err(|e| match e {
+        smart_ledger::LedgerError::Missing(_) => anyhow!("no SMART data at {}: run `smart init --root DIR` first", dir.display()),
+        other => anyhow!(other),
+    })?;
+    match cmd {
+        LedgerCmd::Verify => {
+            let key = smart_signals::store_info(&dir).map(|(_, k)| k);
+            let device = smart_signals::load_device_key(&dir);
+            if let Err(e) = &device
+                && !args.json
+            {
+                eprintln!("note: the device key is unavailable ({e}); event seals are not checked, only hashes and signatures");
+            }
+            let sealer = device.as_ref().ok().map(smart_runtime::sealer);
+            let report = smart_ledger::verify(&ledger, key.as_deref(), sealer.as_ref().map(|s| s as &dyn smart_ledger::HeadSigner))?;
+            if args.json {
+                print_json(&report);
+            } else if report.ok {
+                println!("ok: {} events, head {}", report.events, report.head.as_deref().unwrap_or("(empty)"));
+            } else {
+                println!("FAILED at event {}: {}", report.first_bad_seq.unwrap_or(0), report.reason.as_deref().unwrap_or(""));
+            }
+            Ok(if report.ok { 0 } else { 6 })
+        }
+        LedgerCmd::Replay => {
+            let (_, report) = smart_ledger::replay(&ledger)?;
+            if args.json {
+                print_json(&report);
+            } else if report.ok {
+                println!("ok: {} events replayed, state {}", report.events, report.state_hash.as_deref().unwrap_or(""));
+            } else {
+                println!("DIVERGED at event {}: {}", report.first_divergent_seq.unwrap_or(0), report.reason.as_deref().unwrap_or(""));
+            }
+            Ok(if report.ok { 0 } else { 6 })
+        }
+        LedgerCmd::Show { since, kind, limit } => {
+            let rows = ledger.list(*since, kind.as_deref(), *limit)?;
+            if args.json {
+                let events: Vec<Value> = rows
+                    .iter()
+                    .map(|r| {
+                        json!({"seq": r.seq, "corr": r.corr, "kind": r.kind, "at_ms": r.at_ms, "wall_ms": r.wall_ms,
+                               "payload": serde_json::from_str::<Value>(&r.payload).unwrap_or(Value::String(r.payload.clone())),
+                               "state_before": r.state_before, "state_after": r.state_after, "prev_hash": r.prev_hash, "hash": r.hash})
+                    })
+                    .collect();
+                print_json(&json!({ "events": events }));
+            } else {
+                for r in rows {
+                    println!("{:>6}  {}  {:<15} {}", r.seq, r.corr, r.kind, summary(&r.payload));
+                }
+            }
+            Ok(0)
+        }
+    }
+}
+
+/// One line about an event, for `ledger show`.
+fn summary(payload: &str) -> String {
+    let v: Value = serde_json::from_str(payload).unwrap_or(Value::Null);
+    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    match v.get("kind").and_then(Value::as_str).unwrap_or("") {
+        "proposed" => format!("{} {}", v["call"]["tool"].as_str().unwrap_or(""), v["call"]["args"]),
+        "refused" => format!("{} {}: {}", s("tool"), s("code"), s("reason")),
+        "admitted" => format!("{} L{} tier {}", v["call"]["tool"].as_str().unwrap_or(""), v["call"]["layer"], v["tier"]),
+        "committed" => format!("{} L{}{}", s("tool"), v["layer"], if v.get("rollback").is_some() { " (undoable)" } else { "" }),
+        "failed" => format!("{}: {}", s("tool"), s("error")),
+        "pending" => format!("{} {} — {}", v["pending"]["id"].as_str().unwrap_or(""), v["pending"]["call"]["tool"].as_str().unwrap_or(""), v["pending"]["why"].as_str().unwrap_or("")),
+        "approved" | "denied" => s("pending_id"),
+        "signal_refused" | "gate_refused" => format!("{}: {}", s("code"), s("reason")),
+        "stance_changed" => format!("{} → {} ({})", s("from"), s("to"), s("act")),
+        "lease_drafted" => format!("\"{}\"", v["lease"]["frame"].as_str().unwrap_or("")),
+        "scope_issued" => format!("{} mutation={}", &v["token"]["id"].as_str().unwrap_or("")[..12.min(v["token"]["id"].as_str().unwrap_or("").len())], v["token"]["mutation"]),
+        "emergency" => s("reason"),
+        "genesis" => format!("device key {}…", &s("device_key")[..12.min(s("device_key").len())]),
+        _ => String::new(),
+    }
+}
+
+fn doctor(args: &Args) -> Result<i32> {
+    let dir = data_dir(args)?;
+    let mut problems = 0;
+    let mut lines: Vec<(String, String)> = vec![("data dir".into(), dir.display().to_string())];
+    let ledger_path = smart_runtime::DataDir::new(&dir).ledger();
+    match smart_ledger::Ledger::open(&ledger_path) {
+        Ok(l) => {
+            let key = smart_signals::store_info(&dir).map(|(_, k)| k);
+            let device = smart_signals::load_device_key(&dir);
+            let sealer = device.as_ref().ok().map(smart_runtime::sealer);
+            match smart_ledger::verify(&l, key.as_deref(), sealer.as_ref().map(|s| s as &dyn smart_ledger::HeadSigner)) {
+                Ok(r) if r.ok => lines.push(("ledger".into(), format!("ok, {} events", r.events))),
+                Ok(r) => {
+                    problems += 1;
+                    lines.push(("ledger".into(), format!("FAILED at event {}: {}", r.first_bad_seq.unwrap_or(0), r.reason.unwrap_or_default())));
+                }
+                Err(e) => {
+                    problems += 1;
+                    lines.push(("ledger".into(), format!("unreadable: {e}")));
+                }
+            }
+        }
+        Err(e) => {
+            problems += 1;
+            lines.push(("ledger".into(), e.to_string()));
+        }
+    }
+    match smart_signals::store_info(&dir) {
+        Some((KeyStoreKind::Keyring, _)) => lines.push(("key store".into(), "OS keyring".into())),
+        Some((KeyStoreKind::File, _)) => lines.push((
+            "key store".into(),
+            format!("WARNING: the device key is in a 0600 file ({}), not the OS keyring (none was available, or the file store was chosen at init). Anything that can read your files as you can sign approvals.", dir.join("device.key").display()),
+        )),
+        None => {
+            problems += 1;
+            lines.push(("key store".into(), "no key record: not initialised".into()));
+        }
+    }
+    match smart_signals::load_device_key(&dir) {
+        Ok(k) => lines.push(("device key".into(), format!("loads, {}…", &k.public_hex()[..16]))),
+        Err(e) => {
+            problems += 1;
+            lines.push(("device key".into(), format!("PROBLEM: {e}")));
+        }
+    }
+    if args.json {
+        let obj: serde_json::Map<String, Value> = lines.iter().map(|(k, v)| (k.replace(' ', "_"), Value::String(v.clone()))).collect();
+        print_json(&json!({ "ok": problems == 0, "checks": obj }));
+    } else {
+        for (k, v) in &lines {
+            println!("{k:<11} {v}");
+        }
+        println!("{}", if problems == 0 { "all good".to_string() } else { format!("{problems} problem(s)") });
+    }
+    Ok(if problems == 0 { 0 } else { 1 })
+}

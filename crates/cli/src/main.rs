@@ -1,0 +1,23 @@
+//! `smart`: the kernel from a terminal.
+//!
+//! Every command here is a thin shell over [`smart_runtime::Engine`]; the CLI adds only what a
+//! terminal needs: argument parsing, relative paths made absolute, readable output, `--json`
+//! for scripts, and exit codes that say what happened (0 committed/ok, 3 refused, 4 pending,
+//! 5 the tool failed, 6 the ledger failed verification or replay, 1 any other error, 2 usage).
+
+mod cli;
+mod output;
+
+use clap::Parser;
+
+fn main() {
+    let args = cli::Args::parse();
+    let code = match cli::run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("smart: {e:#}");
+            1
+        }
+    };
+    std::process::exit(code);
+}

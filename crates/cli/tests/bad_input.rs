@@ -1,0 +1,151 @@
+//! Bad input gets a clear, specific error and changes nothing: no file touched, no budget or
+//! frontier moved, the ledger still verifying. (A refusal is itself recorded — that is the
+//! audit trail — but it changes no authority.)
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+fn authority(s: &Smart) -> (Value, Value, Value) {
+    let (_, st) = s.json(&["status"]);
+    (st["frontier"].clone(), st["budget"].clone(), st["steps"].clone())
+}
+
+fn assert_refused_changing_nothing(s: &Smart, tool: &str, args: &str, code: &str) -> String {
+    let files = snapshot(&s.root);
+    let auth = authority(s);
+    let (c, v) = s.call(tool, args);
+    assert_eq!((c, v["code"].as_str()), (3, Some(code)), "{tool} {args}: {v}");
+    assert_eq!(snapshot(&s.root), files);
+    assert_eq!(authority(s), auth);
+    assert_eq!(s.json(&["ledger", "verify"]).0, 0);
+    v["reason"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn malformed_json_is_rejected_before_the_kernel_and_records_nothing() {
+    let s = Smart::init(None);
+    let n = s.events();
+    let out = s.run(&["call", "fs.scan", "--args", "{path: nope"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not valid JSON"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(s.events(), n);
+}
+
+#[test]
+fn unknown_tools_are_refused_by_name() {
+    let s = Smart::init(None);
+    let why = assert_refused_changing_nothing(&s, "fs.delete_everything", r#"{"path": "."}"#, "unknown_tool");
+    assert!(why.contains("fs.delete_everything") && why.contains("fs.scan"), "{why}");
+}
+
+#[test]
+fn schema_violations_name_the_field() {
+    let s = Smart::init(None);
+    let why = assert_refused_changing_nothing(&s, "fs.scan", r#"{"path": 42}"#, "schema_invalid");
+    assert!(why.contains("path"), "{why}");
+    assert_refused_changing_nothing(&s, "fs.scan", r#"{"path": ".", "recursive": true}"#, "schema_invalid");
+    assert_refused_changing_nothing(&s, "apply.move", r#"{"proposal": "not-a-hash"}"#, "schema_invalid");
+}
+
+#[test]
+fn dot_dot_out_of_the_root_is_refused() {
+    let s = Smart::init(None);
+    let why = assert_refused_changing_nothing(&s, "fs.hash", r#"{"path": "../data/device.key"}"#, "path_outside_roots");
+    assert!(why.contains("outside the allowed roots"), "{why}");
+}
+
+#[test]
+fn a_symlink_out_of_the_root_is_refused() {
+    let s = Smart::init(None);
+    let outside = s.tmp.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "s3cret").unwrap();
+    std::os::unix::fs::symlink(&outside, s.root.join("innocent")).unwrap();
+    assert_refused_changing_nothing(&s, "fs.hash", r#"{"path": "innocent/secret.txt"}"#, "path_outside_roots");
+    assert_refused_changing_nothing(&s, "fs.scan", r#"{"path": "innocent"}"#, "path_outside_roots");
+}
+
+#[test]
+fn absurdly_long_paths_are_refused() {
+    let s = Smart::init(None);
+    let long = format!("{{\"path\": \"{}\"}}", "x/".repeat(3000));
+    assert_refused_changing_nothing(&s, "fs.scan", &long, "path_invalid");
+}
+
+#[test]
+fn a_missing_data_dir_is_an_error_and_is_not_created() {
+    let s = Smart::new();
+    let missing = s.tmp.path().join("nope").join("deeper");
+    for args in [vec!["status"], vec!["call", "fs.scan", "--args", r#"{"path": "."}"#], vec!["ledger", "verify"], vec!["approve", "x"]] {
+        let out = s.cmd().env("SMART_DATA_DIR", &missing).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("smart init"), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert!(!missing.exists());
+}
+
+#[test]
+fn a_corrupt_database_is_reported_and_left_untouched() {
+    let s = Smart::init(None);
+    let garbage = b"this is not an SQLite database, it is a shopping list\n".repeat(100);
+    std::fs::write(s.ledger(), &garbage).unwrap();
+    for args in [vec!["status"], vec!["ledger", "verify"], vec!["call", "fs.scan", "--args", r#"{"path": "."}"#]] {
+        let out = s.run(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("not a usable SQLite ledger") || err.contains("not a database"), "{args:?}: {err}");
+    }
+    assert_eq!(std::fs::read(s.ledger()).unwrap(), garbage);
+}
+
+#[test]
+fn init_refuses_bad_roots_and_leaves_nothing_behind() {
+    let s = Smart::new();
+    let missing = s.tmp.path().join("no-such-folder");
+    let out = s.run(&["init", "--root", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!s.data.exists(), "a failed init leaves no data dir");
+    // The data dir inside a root would let the tools move the ledger.
+    let out = s.cmd().env("SMART_DATA_DIR", s.root.join("smart-data")).args(["init", "--root", s.root.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("inside root"));
+    assert!(!s.root.join("smart-data").exists());
+    // A bad policy file.
+    let p = s.tmp.path().join("p.toml");
+    std::fs::write(&p, "[gates]\nafter_l1 = 5\n").unwrap();
+    let out = s.run(&["init", "--root", s.root.to_str().unwrap(), "--policy", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("after_l1"));
+    assert!(!s.data.exists());
+}
+
+#[test]
+fn init_twice_is_refused() {
+    let s = Smart::init(None);
+    let out = s.run(&["init", "--root", s.root.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already initialised"));
+}
+
+#[test]
+fn undo_of_something_that_is_not_a_reversible_commit_is_refused() {
+    let s = Smart::init(None);
+    assert_eq!(s.call("fs.scan", r#"{"path": "."}"#).0, 0);
+    for seq in ["1", "4", "999"] {
+        let (c, v) = s.json(&["undo", seq]);
+        assert_eq!((c, v["code"].as_str()), (3, Some("not_reversible")), "{seq}: {v}");
+    }
+}
+
+#[test]
+fn refusal_codes_are_listed() {
+    let s = Smart::new();
+    let (c, v) = s.json(&["refusals"]);
+    assert_eq!(c, 0);
+    let codes: Vec<&str> = v["refusals"].as_array().unwrap().iter().map(|x| x["code"].as_str().unwrap()).collect();
+    for required in ["unknown_tool", "schema_invalid", "path_outside_roots", "scope_invalid", "no_lease", "stance_ceiling", "layer_not_reached", "time_gate", "budget_exhausted", "monotone_bound", "mutation_not_permitted", "snapshot_stale", "signature_invalid", "approval_expired", "approval_replayed"] {
+        assert!(codes.contains(&required), "{required}");
+    }
+}

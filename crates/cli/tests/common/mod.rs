@@ -1,0 +1,116 @@
+//! Drives the real `smart` binary against a real data dir and real files in a temp dir.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub const T0: u64 = 1_800_000_000_000;
+
+pub struct Smart {
+    pub tmp: tempfile::TempDir,
+    pub data: PathBuf,
+    pub root: PathBuf,
+    /// The pinned clock (`SMART_NOW_MS`): each step says what time it is.
+    pub now: u64,
+}
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_smart")
+}
+
+impl Smart {
+    /// A fresh temp dir with `root/` (the allowed root) and an uninitialised `data/`.
+    pub fn new() -> Smart {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        let root = std::fs::canonicalize(root).unwrap();
+        Smart { data: tmp.path().join("data"), root, tmp, now: T0 }
+    }
+
+    /// Initialised, with an optional policy file text.
+    pub fn init(policy: Option<&str>) -> Smart {
+        let s = Smart::new();
+        let mut args = vec!["init".to_string(), "--root".into(), s.root.display().to_string()];
+        if let Some(p) = policy {
+            let path = s.tmp.path().join("policy.toml");
+            std::fs::write(&path, p).unwrap();
+            args.push("--policy".into());
+            args.push(path.display().to_string());
+        }
+        let out = s.run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(out.status.success(), "init failed: {}", String::from_utf8_lossy(&out.stderr));
+        s
+    }
+
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::new(bin());
+        c.env("SMART_DATA_DIR", &self.data).env("SMART_KEY_STORE", "file").env("SMART_NOW_MS", self.now.to_string()).current_dir(&self.root);
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().unwrap()
+    }
+
+    /// Runs with `--json`; returns the exit code and the parsed JSON.
+    pub fn json(&self, args: &[&str]) -> (i32, Value) {
+        let out = self.cmd().arg("--json").args(args).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let v = serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {text:?}; stderr {}", String::from_utf8_lossy(&out.stderr)));
+        (out.status.code().unwrap_or(-1), v)
+    }
+
+    pub fn call(&self, tool: &str, args: &str) -> (i32, Value) {
+        self.json(&["call", tool, "--args", args])
+    }
+
+    pub fn advance(&mut self, ms: u64) {
+        self.now += ms;
+    }
+
+    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
+        let p = self.root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+
+    pub fn ledger(&self) -> PathBuf {
+        self.data.join("ledger.db")
+    }
+
+    pub fn events(&self) -> u64 {
+        let (_, v) = self.json(&["ledger", "verify"]);
+        v["events"].as_u64().unwrap()
+    }
+
+    pub fn commit_lease(&self) {
+        let (c, _) = self.json(&["lease", "draft", "--frame", "tidy the docs folder", "--horizon", "short", "--expires-in", "1h"]);
+        assert_eq!(c, 0);
+        let (c, _) = self.json(&["gate", "commitment"]);
+        assert_eq!(c, 0);
+    }
+}
+
+/// Every file under `dir` with its content, for before/after comparisons.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = vec![];
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                stack.push(p);
+            } else if m.is_file() {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            } else {
+                out.push((p.clone(), std::fs::read_link(&p).unwrap().display().to_string().into_bytes()));
+            }
+        }
+    }
+    out.sort();
+    out
+}

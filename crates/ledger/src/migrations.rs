@@ -1,0 +1,49 @@
+//! Schema migrations, applied in order on open (rusqlite_migration, `user_version`).
+//!
+//! Never edit a released migration: add a new one. The event table's shape is part of every
+//! existing ledger's hashes.
+
+use rusqlite_migration::{M, Migrations};
+
+pub fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![M::up(
+        r#"
+        CREATE TABLE events (
+            seq          INTEGER PRIMARY KEY,
+            corr         TEXT    NOT NULL,
+            kind         TEXT    NOT NULL,
+            payload      TEXT    NOT NULL,
+            at_ms        INTEGER NOT NULL,
+            wall_ms      INTEGER NOT NULL,
+            state_before TEXT    NOT NULL,
+            state_after  TEXT    NOT NULL,
+            prev_hash    TEXT    NOT NULL,
+            hash         TEXT    NOT NULL,
+            -- keyed MAC of `hash` under a key derived from the device secret
+            seal         TEXT    NOT NULL
+        );
+        CREATE INDEX events_kind ON events(kind);
+        CREATE INDEX events_corr ON events(corr);
+        CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
+            BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: events cannot be changed'); END;
+        CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events
+            BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: events cannot be deleted'); END;
+
+        -- The signed head: the device key vouches for the last sequence and hash.
+        CREATE TABLE head (
+            id        INTEGER PRIMARY KEY CHECK (id = 1),
+            seq       INTEGER NOT NULL,
+            hash      TEXT    NOT NULL,
+            signature TEXT    NOT NULL
+        );
+
+        -- A cache of kernel state at some sequence, so opening does not replay everything.
+        -- Trusted only when its hash equals the chained state_after at that sequence.
+        CREATE TABLE snapshot (
+            id    INTEGER PRIMARY KEY CHECK (id = 1),
+            seq   INTEGER NOT NULL,
+            state TEXT    NOT NULL
+        );
+        "#,
+    )])
+}

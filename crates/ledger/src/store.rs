@@ -1,0 +1,208 @@
+//! The SQLite file: opening it safely, appending atomically, reading back.
+//!
+//! Durability is the default: WAL with `synchronous=FULL`, so an append that returned has
+//! reached the disk and survives a power cut or a SIGKILL. A batch of events (one kernel
+//! decision) is one transaction: it lands whole or not at all, together with the signed head.
+
+use crate::migrations::migrations;
+use crate::record::{NewEvent, StoredEvent, chain_hash, head_message};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
+use smart_kernel::{Hash, canonical_bytes};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LedgerError {
+    #[error("no ledger at {0}: run `smart init` first")]
+    Missing(PathBuf),
+    #[error("{path} is not a usable SQLite ledger ({reason}); it was left untouched")]
+    Corrupt { path: PathBuf, reason: String },
+    #[error("a ledger already exists at {0}")]
+    Exists(PathBuf),
+    #[error("the ledger moved on (it ends at sequence {actual}, this process expected {expected}); another SMART process wrote to it — retry")]
+    Conflict { expected: u64, actual: u64 },
+    #[error("ledger schema migration failed: {0}")]
+    Migration(String),
+    #[error("event cannot be encoded: {0}")]
+    Encoding(String),
+    #[error("ledger database error: {0}")]
+    Sql(#[from] rusqlite::Error),
+}
+
+/// The device's two marks on the ledger. Implemented by the device key; the ledger never sees
+/// the secret.
+pub trait HeadSigner {
+    /// Hex Ed25519 signature over `msg` (the head record).
+    fn sign_hex(&self, msg: &[u8]) -> String;
+    /// Hex keyed MAC of an event hash (the per-event seal).
+    fn seal_hex(&self, hash: &Hash) -> String;
+}
+
+pub struct Ledger {
+    conn: Connection,
+    path: PathBuf,
+}
+
+const SELECT: &str = "SELECT seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal FROM events";
+
+fn row_to_event(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredEvent> {
+    Ok(StoredEvent {
+        seq: r.get::<_, i64>(0)? as u64,
+        corr: r.get(1)?,
+        kind: r.get(2)?,
+        payload: r.get(3)?,
+        at_ms: r.get::<_, i64>(4)? as u64,
+        wall_ms: r.get::<_, i64>(5)? as u64,
+        state_before: r.get(6)?,
+        state_after: r.get(7)?,
+        prev_hash: r.get(8)?,
+        hash: r.get(9)?,
+        seal: r.get(10)?,
+    })
+}
+
+impl Ledger {
+    /// Creates a new ledger file. Refuses to touch an existing one.
+    pub fn create(path: &Path) -> Result<Ledger, LedgerError> {
+        if path.exists() {
+            return Err(LedgerError::Exists(path.to_path_buf()));
+        }
+        Self::connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
+    }
+
+    /// Opens an existing ledger.
+    pub fn open(path: &Path) -> Result<Ledger, LedgerError> {
+        if !path.is_file() {
+            return Err(LedgerError::Missing(path.to_path_buf()));
+        }
+        Self::connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
+    }
+
+    fn connect(path: &Path, flags: OpenFlags) -> Result<Ledger, LedgerError> {
+        let corrupt = |e: rusqlite::Error| LedgerError::Corrupt { path: path.to_path_buf(), reason: e.to_string() };
+        let mut conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(corrupt)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(corrupt)?;
+        // Reading the journal mode touches the header: a non-database file fails here, before
+        // anything is written to it.
+        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).map_err(corrupt)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(LedgerError::Corrupt { path: path.to_path_buf(), reason: format!("cannot enable WAL (journal mode is {mode})") });
+        }
+        conn.pragma_update(None, "synchronous", "FULL").map_err(corrupt)?;
+        migrations().to_latest(&mut conn).map_err(|e| match e {
+            rusqlite_migration::Error::RusqliteError { err, .. } => corrupt(err),
+            other => LedgerError::Migration(other.to_string()),
+        })?;
+        Ok(Ledger { conn, path: path.to_path_buf() })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The last sequence and its hash; `(0, ZERO)` for an empty ledger.
+    pub fn tail(&self) -> Result<(u64, Hash), LedgerError> {
+        tail(&self.conn)
+    }
+
+    /// Appends a batch atomically, after checking nobody else appended since `expected_seq`.
+    /// Returns the sequences assigned.
+    pub fn append(&mut self, expected_seq: u64, batch: &[NewEvent<'_>], signer: &dyn HeadSigner) -> Result<Vec<u64>, LedgerError> {
+        if batch.is_empty() {
+            return Ok(Vec::new());
+        }
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let (mut seq, mut prev) = tail(&tx)?;
+        if seq != expected_seq {
+            return Err(LedgerError::Conflict { expected: expected_seq, actual: seq });
+        }
+        let mut seqs = Vec::with_capacity(batch.len());
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO events (seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )?;
+            for e in batch {
+                seq += 1;
+                let payload = canonical_bytes(e.event).map_err(|x| LedgerError::Encoding(x.to_string()))?;
+                let payload = String::from_utf8(payload).map_err(|x| LedgerError::Encoding(x.to_string()))?;
+                let before = e.state_before.to_hex();
+                let after = e.state_after.to_hex();
+                let hash = chain_hash(&prev, seq, e.corr, e.event.kind(), &payload, e.at.0, e.wall_ms, &before, &after);
+                insert.execute(params![seq as i64, e.corr, e.event.kind(), payload, e.at.0 as i64, e.wall_ms as i64, before, after, prev.to_hex(), hash.to_hex(), signer.seal_hex(&hash)])?;
+                prev = hash;
+                seqs.push(seq);
+            }
+        }
+        let head = prev.to_hex();
+        let signature = signer.sign_hex(&head_message(seq, &head));
+        tx.execute(
+            "INSERT INTO head (id, seq, hash, signature) VALUES (1, ?1, ?2, ?3)
+             ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, signature = excluded.signature",
+            params![seq as i64, head, signature],
+        )?;
+        tx.commit()?;
+        Ok(seqs)
+    }
+
+    pub fn get(&self, seq: u64) -> Result<Option<StoredEvent>, LedgerError> {
+        let mut stmt = self.conn.prepare_cached(&format!("{SELECT} WHERE seq = ?1"))?;
+        Ok(stmt.query_row([seq as i64], row_to_event).optional()?)
+    }
+
+    /// Events from `since` (inclusive), optionally of one kind, at most `limit`.
+    pub fn list(&self, since: u64, kind: Option<&str>, limit: usize) -> Result<Vec<StoredEvent>, LedgerError> {
+        let mut stmt = self.conn.prepare_cached(&format!("{SELECT} WHERE seq >= ?1 AND (?2 IS NULL OR kind = ?2) ORDER BY seq LIMIT ?3"))?;
+        let rows = stmt.query_map(params![since as i64, kind, limit as i64], row_to_event)?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Streams every event in sequence order; `f` returns `false` to stop.
+    pub fn for_each(&self, f: impl FnMut(StoredEvent) -> bool) -> Result<(), LedgerError> {
+        self.for_each_from(0, f)
+    }
+
+    /// Streams the events from `since` (inclusive) in sequence order.
+    pub fn for_each_from(&self, since: u64, mut f: impl FnMut(StoredEvent) -> bool) -> Result<(), LedgerError> {
+        let mut stmt = self.conn.prepare(&format!("{SELECT} WHERE seq >= ?1 ORDER BY seq"))?;
+        let mut rows = stmt.query([since as i64])?;
+        while let Some(r) = rows.next()? {
+            if !f(row_to_event(r)?) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The signed head record: (seq, hash, signature).
+    pub fn head(&self) -> Result<Option<(u64, String, String)>, LedgerError> {
+        Ok(self
+            .conn
+            .query_row("SELECT seq, hash, signature FROM head WHERE id = 1", [], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?, r.get(2)?)))
+            .optional()?)
+    }
+
+    pub fn save_snapshot(&self, seq: u64, state_json: &str) -> Result<(), LedgerError> {
+        self.conn.execute(
+            "INSERT INTO snapshot (id, seq, state) VALUES (1, ?1, ?2) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, state = excluded.state",
+            params![seq as i64, state_json],
+        )?;
+        Ok(())
+    }
+
+    pub fn load_snapshot(&self) -> Result<Option<(u64, String)>, LedgerError> {
+        Ok(self.conn.query_row("SELECT seq, state FROM snapshot WHERE id = 1", [], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?))).optional()?)
+    }
+
+    /// Direct access for tests that tamper with the file the way an attacker would.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+fn tail(conn: &Connection) -> Result<(u64, Hash), LedgerError> {
+    let last: Option<(i64, String)> = conn.query_row("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
+    match last {
+        None => Ok((0, Hash::ZERO)),
+        Some((seq, h)) => Ok((seq as u64, Hash::from_hex(&h).map_err(|e| LedgerError::Corrupt { path: PathBuf::new(), reason: format!("last event's hash: {e}") })?)),
+    }
+}

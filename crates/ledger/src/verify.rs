@@ -1,0 +1,136 @@
+//! `ledger verify`: recompute the chain and every signature, and name the first bad sequence.
+//!
+//! Checks, per event in order: the sequence follows the previous one (a gap means a deleted
+//! row), `prev_hash` is the previous row's hash (reordering), the row's hash matches its content
+//! (any edit), the payload is a kernel event whose kind matches the column, logical time does
+//! not run backwards, and user signals verify against the genesis device key. At the end the
+//! signed head must name the last event (truncation). The first failure is the answer.
+
+use crate::record::head_message;
+use crate::store::{HeadSigner, Ledger, LedgerError};
+use ed25519_dalek::{Signature, Verifier, VerifyingKey};
+use serde::Serialize;
+use smart_kernel::{Hash, KernelEvent};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct VerifyReport {
+    pub ok: bool,
+    pub events: u64,
+    pub head: Option<String>,
+    pub first_bad_seq: Option<u64>,
+    pub reason: Option<String>,
+}
+
+/// Verifies the whole ledger. `device_key` is this device's public key (hex) where it is known:
+/// a genesis naming another key means the history was rewritten under a different key.
+/// `sealer` is the device key itself where it is available: then every event's seal is checked
+/// too, which pins an edit down to its exact sequence even if the attacker re-computed every
+/// hash after it (blake3 is unkeyed; the seal is not). Without it, such a re-chained edit is
+/// still caught, by the signed head, but only as "the chain does not end where the device
+/// signed it".
+pub fn verify(ledger: &Ledger, device_key: Option<&str>, sealer: Option<&dyn HeadSigner>) -> Result<VerifyReport, LedgerError> {
+    let mut expected_seq = 1u64;
+    let mut prev = Hash::ZERO;
+    let mut last_at = 0u64;
+    let mut genesis_key: Option<String> = None;
+    let mut bad: Option<(u64, String)> = None;
+
+    ledger.for_each(|row| {
+        let seq = row.seq;
+        let fail = |why: String| Some((seq, why));
+        bad = (|| {
+            if seq != expected_seq {
+                return if seq > expected_seq {
+                    Some((expected_seq, format!("event {expected_seq} is missing (the next stored event is {seq})")))
+                } else {
+                    fail(format!("sequence {seq} appears out of order"))
+                };
+            }
+            if row.prev_hash != prev.to_hex() {
+                return fail("link broken: prev_hash is not the previous event's hash (rows reordered, replaced or removed)".into());
+            }
+            match row.compute_hash() {
+                Ok(h) if h.to_hex() == row.hash => {}
+                Ok(_) => return fail("hash mismatch: the event's content was altered".into()),
+                Err(e) => return fail(format!("hash cannot be computed: {e}")),
+            }
+            if let Some(s) = sealer
+                && let Ok(h) = Hash::from_hex(&row.hash)
+                && s.seal_hex(&h) != row.seal
+            {
+                return fail("seal mismatch: this event was not written by this device's SMART (edited, and the hashes after it recomputed)".into());
+            }
+            let event = match row.event() {
+                Ok(e) => e,
+                Err(e) => return fail(e),
+            };
+            if event.kind() != row.kind {
+                return fail(format!("kind column says {} but the payload is {}", row.kind, event.kind()));
+            }
+            if row.at_ms < last_at {
+                return fail("logical time runs backwards".into());
+            }
+            match (&event, &genesis_key) {
+                (KernelEvent::Genesis { device_key: k, .. }, None) if seq == 1 => {
+                    if let Some(dk) = device_key
+                        && !dk.eq_ignore_ascii_case(k)
+                    {
+                        return fail(format!("genesis names device key {}…, but this device's key is {}…", k.get(..12).unwrap_or(k), dk.get(..12).unwrap_or(dk)));
+                    }
+                    genesis_key = Some(k.clone());
+                }
+                (_, None) => return fail("the first event is not genesis".into()),
+                (KernelEvent::Genesis { .. }, Some(_)) => return fail("a second genesis event".into()),
+                _ => {}
+            }
+            if let (Some(signal), Some(key)) = (event.signal(), &genesis_key)
+                && let Err(r) = signal.verify_signature(key)
+            {
+                return fail(format!("bad signature on the {} signal: {}", row.kind, r.reason));
+            }
+            None
+        })();
+        if bad.is_some() {
+            return false;
+        }
+        expected_seq = seq + 1;
+        prev = Hash::from_hex(&row.hash).unwrap_or(Hash::ZERO);
+        last_at = row.at_ms;
+        true
+    })?;
+
+    let events = expected_seq - 1;
+    if bad.is_none() {
+        bad = check_head(ledger, events, &prev, genesis_key.as_deref())?;
+    }
+    Ok(match bad {
+        None => VerifyReport { ok: true, events, head: (events > 0).then(|| prev.to_hex()), first_bad_seq: None, reason: None },
+        Some((seq, reason)) => VerifyReport { ok: false, events, head: None, first_bad_seq: Some(seq), reason: Some(reason) },
+    })
+}
+
+fn check_head(ledger: &Ledger, last_seq: u64, last_hash: &Hash, key: Option<&str>) -> Result<Option<(u64, String)>, LedgerError> {
+    let Some(key) = key else {
+        return Ok(if last_seq == 0 { None } else { Some((1, "no genesis event".into())) });
+    };
+    let Some((seq, hash, sig)) = ledger.head()? else {
+        return Ok(Some((last_seq + 1, "the signed head record is missing: the ledger's end cannot be vouched for".into())));
+    };
+    let valid = (|| {
+        let key: [u8; 32] = hex::decode(key).ok()?.try_into().ok()?;
+        let key = VerifyingKey::from_bytes(&key).ok()?;
+        let sig: [u8; 64] = hex::decode(&sig).ok()?.try_into().ok()?;
+        key.verify(&head_message(seq, &hash), &Signature::from_bytes(&sig)).ok()
+    })()
+    .is_some();
+    if !valid {
+        return Ok(Some((seq.min(last_seq + 1), "the head record's signature is not the device's".into())));
+    }
+    if seq > last_seq {
+        return Ok(Some((last_seq + 1, format!("the signed head vouches for {seq} events but the ledger ends at {last_seq}: events were removed from the end"))));
+    }
+    if seq < last_seq || hash != last_hash.to_hex() {
+        return Ok(Some((seq.min(last_seq), format!("the signed head (event {seq}) does not match the chain's end (event {last_seq})"))));
+    }
+    Ok(None)
+}

@@ -1,0 +1,499 @@
+//! [`Engine`]: one data dir's kernel, ledger, key and executors, and the operations on them.
+
+use crate::clock::Clock;
+use crate::error::RuntimeError;
+use crate::paths::DataDir;
+use crate::world::LedgerWorld;
+use serde::Serialize;
+use serde_json::{Value, json};
+use smart_kernel::kernel::{Decision, Outcome, ToolOutput};
+use smart_kernel::lease::LeaseDraft;
+use smart_kernel::orbit::ScopeRequest;
+use smart_kernel::{AdmittedCall, CallSource, GateAct, Kernel, KernelEvent, KernelState, Millis, Policy, ProposedCall, Registry, UserSignal};
+use smart_ledger::{HeadSigner, Ledger, NewEvent};
+use smart_signals::{DeviceKey, KeyStoreKind};
+use std::path::{Path, PathBuf};
+
+/// How long a signature made for a click stays valid: long enough to reach the kernel, short
+/// enough that a captured one is useless later.
+const SIGNAL_TTL_MS: u64 = 60_000;
+
+struct KeySigner<'a>(&'a DeviceKey);
+
+impl HeadSigner for KeySigner<'_> {
+    fn sign_hex(&self, msg: &[u8]) -> String {
+        self.0.sign_hex(msg)
+    }
+    fn seal_hex(&self, hash: &smart_kernel::Hash) -> String {
+        self.0.seal_hex(&hash.0)
+    }
+}
+
+/// The device key as the ledger's sealer, for `verify`.
+pub fn sealer(key: &DeviceKey) -> impl HeadSigner + '_ {
+    KeySigner(key)
+}
+
+pub struct InitOptions {
+    pub roots: Vec<PathBuf>,
+    pub policy: Option<Policy>,
+    /// Force a key store; `None` tries the OS keyring, then the 0600 file.
+    pub key_store: Option<KeyStoreKind>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct InitReport {
+    pub data_dir: PathBuf,
+    pub roots: Vec<String>,
+    pub public_key: String,
+    pub key_store: KeyStoreKind,
+    pub warning: Option<String>,
+    pub events: u64,
+}
+
+/// What happened to a call, for the CLI's output and exit code.
+#[derive(Debug, Serialize)]
+pub struct CallReport {
+    /// committed | refused | pending | failed | denied | recorded
+    pub outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending_id: Option<String>,
+    /// The sequence of the decisive event (receipt, refusal, pending).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tier: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
+    /// The proposal artifact an L2 call produced (what `apply.*` takes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admissible_in_ms: Option<u64>,
+    /// Tier 2: the person should be told.
+    pub notify: bool,
+}
+
+impl CallReport {
+    fn bare(outcome: &'static str) -> CallReport {
+        CallReport { outcome, code: None, reason: None, pending_id: None, seq: None, tier: None, output: None, artifact: None, admissible_in_ms: None, notify: false }
+    }
+}
+
+pub struct Engine {
+    dir: DataDir,
+    ledger: Ledger,
+    kernel: Kernel,
+    state: KernelState,
+    key: Result<DeviceKey, String>,
+    clock: Box<dyn Clock>,
+}
+
+fn registry() -> Result<Registry, RuntimeError> {
+    Registry::new(smart_tools::specs()).map_err(|e| RuntimeError::BadInput(format!("tool registry: {e}")))
+}
+
+fn io(path: &Path, e: impl std::fmt::Display) -> RuntimeError {
+    RuntimeError::Io { path: path.to_path_buf(), reason: e.to_string() }
+}
+
+fn corr() -> String {
+    smart_signals::new_nonce().map(|n| n[..16].to_string()).unwrap_or_else(|_| "0000000000000000".into())
+}
+
+impl Engine {
+    /// Initialises a data dir: validates roots and policy, creates the device key and the ledger
+    /// with its genesis event and a first scope token. On any failure nothing is left behind.
+    pub fn init(data_dir: &Path, opts: InitOptions, clock: Box<dyn Clock>) -> Result<(Engine, InitReport), RuntimeError> {
+        let dir = DataDir::new(data_dir);
+        if dir.ledger().exists() {
+            return Err(RuntimeError::AlreadyInitialised(data_dir.to_path_buf()));
+        }
+        let mut policy = opts.policy.unwrap_or_default();
+        let mut raw_roots: Vec<PathBuf> = policy.roots.iter().map(PathBuf::from).collect();
+        raw_roots.extend(opts.roots);
+        if raw_roots.is_empty() {
+            return Err(RuntimeError::BadInput("give at least one --root: the folders SMART may work in".into()));
+        }
+        let created_dir = !data_dir.exists();
+        std::fs::create_dir_all(data_dir).map_err(|e| io(data_dir, e))?;
+        let data_canon = std::fs::canonicalize(data_dir).map_err(|e| io(data_dir, e))?;
+        let cleanup = |created: bool| {
+            if created {
+                let _ = std::fs::remove_dir_all(data_dir);
+            }
+        };
+        let mut roots = Vec::new();
+        for r in &raw_roots {
+            let canon = match std::fs::canonicalize(r) {
+                Ok(c) if c.is_dir() => c,
+                Ok(_) => {
+                    cleanup(created_dir);
+                    return Err(RuntimeError::BadInput(format!("root {} is not a directory", r.display())));
+                }
+                Err(e) => {
+                    cleanup(created_dir);
+                    return Err(RuntimeError::BadInput(format!("root {}: {e}", r.display())));
+                }
+            };
+            if canon.parent().is_none() {
+                cleanup(created_dir);
+                return Err(RuntimeError::BadInput("the filesystem root cannot be an allowed root".into()));
+            }
+            if data_canon.starts_with(&canon) {
+                cleanup(created_dir);
+                return Err(RuntimeError::BadInput(format!("the data dir {} is inside root {}: the tools could then move the ledger itself", data_canon.display(), canon.display())));
+            }
+            let s = canon.to_str().map(str::to_string).ok_or_else(|| RuntimeError::BadInput(format!("root {} is not valid UTF-8", canon.display())))?;
+            if !roots.contains(&s) {
+                roots.push(s);
+            }
+        }
+        policy.roots = roots.clone();
+        let kernel = Kernel::new(policy.clone(), registry()?);
+
+        let (key, warning) = match smart_signals::create_device_key(data_dir, opts.key_store) {
+            Ok(k) => k,
+            Err(e) => {
+                cleanup(created_dir);
+                return Err(e.into());
+            }
+        };
+        let store = smart_signals::store_info(data_dir).map(|(k, _)| k).unwrap_or(KeyStoreKind::File);
+        let made = (|| -> Result<Engine, RuntimeError> {
+            let ledger = Ledger::create(&dir.ledger())?;
+            let mut engine = Engine { dir: DataDir::new(data_dir), ledger, kernel, state: KernelState::default(), key: Ok(key), clock };
+            let now = Millis(engine.clock.now_ms());
+            let genesis = engine.kernel.genesis(&engine.public_key()?)?;
+            let c = corr();
+            engine.commit(&c, vec![genesis], now)?;
+            let d = engine.kernel.issue_scope(&engine.state, &ScopeRequest::default(), now)?;
+            engine.commit(&c, d.events, now)?;
+            if let Ok(text) = policy.to_toml() {
+                let _ = std::fs::write(engine.dir.policy_copy(), text);
+            }
+            Ok(engine)
+        })();
+        match made {
+            Ok(engine) => {
+                let report = InitReport { data_dir: data_dir.to_path_buf(), roots, public_key: engine.public_key()?, key_store: store, warning, events: engine.state.seq };
+                Ok((engine, report))
+            }
+            Err(e) => {
+                // Leave no half-initialised dir: the key and the ledger go together.
+                for f in ["ledger.db", "ledger.db-wal", "ledger.db-shm", "device.key", "keystore.json", "policy.toml"] {
+                    let _ = std::fs::remove_file(data_dir.join(f));
+                }
+                cleanup(created_dir);
+                Err(e)
+            }
+        }
+    }
+
+    /// Opens an initialised data dir. Refuses a ledger that does not replay.
+    pub fn open(data_dir: &Path, clock: Box<dyn Clock>) -> Result<Engine, RuntimeError> {
+        let dir = DataDir::new(data_dir);
+        if !dir.ledger().is_file() {
+            return Err(RuntimeError::NotInitialised(data_dir.to_path_buf()));
+        }
+        let ledger = Ledger::open(&dir.ledger())?;
+        let broken = |reason: String| RuntimeError::BrokenLedger { path: dir.ledger(), reason };
+        let genesis = ledger.get(1)?.ok_or_else(|| broken("it has no genesis event".into()))?;
+        let policy = match genesis.event() {
+            Ok(KernelEvent::Genesis { policy, .. }) => policy,
+            Ok(_) => return Err(broken("its first event is not genesis".into())),
+            Err(e) => return Err(broken(e)),
+        };
+        let kernel = Kernel::new(policy, registry()?);
+        let state = load_state(&ledger).map_err(broken)?;
+        let key = smart_signals::load_device_key(data_dir).map_err(|e| e.to_string());
+        let mut engine = Engine { dir, ledger, kernel, state, key, clock };
+        engine.recover_in_flight()?;
+        Ok(engine)
+    }
+
+    /// Calls admitted before a crash have no receipt: record them as interrupted.
+    fn recover_in_flight(&mut self) -> Result<(), RuntimeError> {
+        if self.state.inflight.is_empty() || self.key.is_err() {
+            return Ok(());
+        }
+        let events: Vec<KernelEvent> = self
+            .state
+            .inflight
+            .iter()
+            .map(|(hash, f)| KernelEvent::Failed {
+                call_hash: *hash,
+                tool: f.tool.clone(),
+                error: "interrupted: SMART stopped before this call finished; check the files it names".into(),
+            })
+            .collect();
+        let now = self.now();
+        self.commit(&corr(), events, now)?;
+        Ok(())
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn state(&self) -> &KernelState {
+        &self.state
+    }
+
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    pub fn key_status(&self) -> Result<String, String> {
+        self.key.as_ref().map(|k| k.public_hex()).map_err(Clone::clone)
+    }
+
+    fn public_key(&self) -> Result<String, RuntimeError> {
+        self.key.as_ref().map(|k| k.public_hex()).map_err(|e| RuntimeError::NoKey(e.clone()))
+    }
+
+    /// The time for a decision: the clock, but never before the last recorded event.
+    pub fn now(&self) -> Millis {
+        Millis(self.clock.now_ms()).max(self.state.last_at)
+    }
+
+    /// Appends a decision's events atomically and applies them. On error nothing changes.
+    fn commit(&mut self, corr: &str, events: Vec<KernelEvent>, at: Millis) -> Result<Vec<u64>, RuntimeError> {
+        if events.is_empty() {
+            return Ok(Vec::new());
+        }
+        let key = self.key.as_ref().map_err(|e| RuntimeError::NoKey(e.clone()))?;
+        let wall = crate::clock::SystemClock.now_ms();
+        let mut next = self.state.clone();
+        let mut hashes = Vec::with_capacity(events.len());
+        for ev in &events {
+            let before = next.hash()?;
+            next.apply(ev, at)?;
+            hashes.push((before, next.hash()?));
+        }
+        let batch: Vec<NewEvent<'_>> = events
+            .iter()
+            .zip(&hashes)
+            .map(|(event, (b, a))| NewEvent { corr, event, at, wall_ms: wall, state_before: *b, state_after: *a })
+            .collect();
+        let seqs = self.ledger.append(self.state.seq, &batch, &KeySigner(key))?;
+        self.state = next;
+        // The snapshot is a cache; failing to write it costs only a longer replay next time.
+        if let Ok(json) = serde_json::to_string(&self.state)
+            && let Err(e) = self.ledger.save_snapshot(self.state.seq, &json)
+        {
+            tracing::warn!(error = %e, "could not save the state snapshot");
+        }
+        for ev in &events {
+            tracing::info!(corr, kind = ev.kind(), "ledgered");
+        }
+        Ok(seqs)
+    }
+
+    /// Records a decision and reports its outcome; runs an admitted call and records the receipt.
+    fn settle(&mut self, corr: &str, d: Decision, now: Millis) -> Result<CallReport, RuntimeError> {
+        let seqs = self.commit(corr, d.events, now)?;
+        let last = seqs.last().copied();
+        Ok(match d.outcome {
+            Outcome::Refused(r) => CallReport { code: Some(r.code.as_str().to_string()), reason: Some(r.reason), seq: last, ..CallReport::bare("refused") },
+            Outcome::Pending { id, admissible_at } => {
+                let tier = self.state.pending.get(&id).map(|p| u8::from(p.tier));
+                CallReport { pending_id: Some(id), seq: last, tier, admissible_in_ms: Some(admissible_at.since(now)), ..CallReport::bare("pending") }
+            }
+            Outcome::Done => CallReport { seq: last, ..CallReport::bare("recorded") },
+            Outcome::Admitted(admitted) => self.execute(corr, &admitted)?,
+        })
+    }
+
+    fn execute(&mut self, corr: &str, admitted: &AdmittedCall) -> Result<CallReport, RuntimeError> {
+        let executor = smart_tools::Executor::new(self.dir.quarantine());
+        let result: Result<ToolOutput, String> = executor.execute(admitted);
+        let receipt = self.kernel.receipt(admitted, result);
+        let now = self.now();
+        let seqs = self.commit(corr, vec![receipt.clone()], now)?;
+        let tier = Some(u8::from(admitted.tier()));
+        Ok(match receipt {
+            KernelEvent::Committed { output, artifact, notify, .. } => CallReport {
+                seq: seqs.last().copied(),
+                tier,
+                notify,
+                artifact: artifact.as_ref().and_then(|a| smart_kernel::hash_of(a).ok()).map(|h| h.to_hex()),
+                output: Some(output),
+                ..CallReport::bare("committed")
+            },
+            KernelEvent::Failed { error, .. } => CallReport { seq: seqs.last().copied(), tier, reason: Some(error), ..CallReport::bare("failed") },
+            _ => CallReport::bare("recorded"),
+        })
+    }
+
+    /// Lets time-based events happen (pending and lease expiry) before anything else.
+    pub fn tick(&mut self) -> Result<(), RuntimeError> {
+        let now = self.now();
+        let d = self.kernel.tick(&self.state, now)?;
+        if !d.events.is_empty() && self.key.is_ok() {
+            self.commit(&corr(), d.events, now)?;
+        }
+        Ok(())
+    }
+
+    /// Proposes a call on behalf of `source`.
+    pub fn call(&mut self, tool: &str, args: Value, source: CallSource) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
+        let now = self.now();
+        let scope_id = self.state.scope.as_ref().map(|t| t.id.to_hex()).unwrap_or_default();
+        let call = ProposedCall { tool: tool.to_string(), args, scope_id, source, risk_hint: None, snapshot: None };
+        let d = {
+            let world = LedgerWorld { ledger: &self.ledger, state: &self.state };
+            self.kernel.propose(&self.state, call, now, &world)?
+        };
+        self.settle(&corr(), d, now)
+    }
+
+    /// The person's decision on a pending call, signed with the device key.
+    pub fn decide(&mut self, pending_id: &str, approve: bool) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
+        let now = self.now();
+        let key = self.key.as_ref().map_err(|e| RuntimeError::NoKey(e.clone()))?;
+        let call_hash = self.state.pending.get(pending_id).map(|p| p.call.hash);
+        let decision = if approve { smart_kernel::Decision::Approve } else { smart_kernel::Decision::Deny };
+        let signal = key.sign_signal(pending_id, call_hash, decision, now, SIGNAL_TTL_MS)?;
+        self.submit_signal(signal)
+    }
+
+    /// Submits a user signal as given (already signed, or not). Used by `decide` and by the
+    /// app's dialog, which signs in the backend; tests use it to submit forgeries.
+    pub fn submit_signal(&mut self, signal: UserSignal) -> Result<CallReport, RuntimeError> {
+        let now = self.now();
+        let denied = signal.decision == smart_kernel::Decision::Deny;
+        let d = {
+            let world = LedgerWorld { ledger: &self.ledger, state: &self.state };
+            self.kernel.signal(&self.state, signal, now, &world)?
+        };
+        let mut report = self.settle(&corr(), d, now)?;
+        if report.outcome == "recorded" && denied {
+            report.outcome = "denied";
+        }
+        Ok(report)
+    }
+
+    /// The emergency gate, signed with the device key.
+    pub fn stop(&mut self, reason: &str) -> Result<CallReport, RuntimeError> {
+        let now = self.now();
+        let key = self.key.as_ref().map_err(|e| RuntimeError::NoKey(e.clone()))?;
+        let signal = key.sign_signal("", None, smart_kernel::Decision::Emergency, now, SIGNAL_TTL_MS)?;
+        let d = self.kernel.emergency(&self.state, signal, reason, now)?;
+        self.settle(&corr(), d, now)
+    }
+
+    pub fn draft_lease(&mut self, draft: LeaseDraft) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
+        let now = self.now();
+        let d = self.kernel.draft_lease(&self.state, draft, now)?;
+        self.settle(&corr(), d, now)
+    }
+
+    /// Passes one or more gates in order, stopping at the first refusal.
+    pub fn gates(&mut self, acts: &[GateAct]) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
+        let c = corr();
+        let mut report = CallReport::bare("recorded");
+        for act in acts {
+            let now = self.now();
+            let d = self.kernel.gate(&self.state, *act, now)?;
+            report = self.settle(&c, d, now)?;
+            if report.outcome == "refused" {
+                break;
+            }
+        }
+        Ok(report)
+    }
+
+    pub fn issue_scope(&mut self, read_only: bool) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
+        let now = self.now();
+        let req = ScopeRequest { read_only, ..ScopeRequest::default() };
+        let d = self.kernel.issue_scope(&self.state, &req, now)?;
+        self.settle(&corr(), d, now)
+    }
+
+    pub fn revoke_scope(&mut self, reason: &str) -> Result<CallReport, RuntimeError> {
+        let now = self.now();
+        let d = self.kernel.revoke_scope(&self.state, reason, now)?;
+        self.settle(&corr(), d, now)
+    }
+
+    /// Undoes the committed reversible call at `seq`, through the kernel.
+    pub fn undo(&mut self, seq: u64) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
+        let now = self.now();
+        let committed = match self.ledger.get(seq)?.map(|r| r.event()) {
+            Some(Ok(ev)) => ev,
+            Some(Err(e)) => return Err(RuntimeError::BrokenLedger { path: self.dir.ledger(), reason: format!("event {seq}: {e}") }),
+            // Let the kernel refuse (and record) an undo of something that is not there.
+            None => KernelEvent::UndoRequested { target_seq: seq },
+        };
+        let d = {
+            let world = LedgerWorld { ledger: &self.ledger, state: &self.state };
+            self.kernel.propose_undo(&self.state, seq, &committed, now, &world)?
+        };
+        self.settle(&corr(), d, now)
+    }
+
+    /// The status view (see `smart_kernel::status`).
+    pub fn status(&mut self) -> Result<Value, RuntimeError> {
+        self.tick()?;
+        let now = self.now();
+        let mut v = smart_kernel::status::status(&self.state, self.kernel.policy(), now);
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("data_dir".into(), json!(self.dir.path()));
+        }
+        Ok(v)
+    }
+}
+
+/// Kernel state: the snapshot if it is vouched for by the chain, then the events after it.
+fn load_state(ledger: &Ledger) -> Result<KernelState, String> {
+    if let Ok(Some((seq, json))) = ledger.load_snapshot()
+        && let Ok(state) = serde_json::from_str::<KernelState>(&json)
+        && state.seq == seq
+        && let Ok(Some(row)) = ledger.get(seq)
+        && state.hash().map(|h| h.to_hex()).ok().as_deref() == Some(row.state_after.as_str())
+    {
+        let mut state = state;
+        let mut err = None;
+        ledger
+            .for_each_from(seq + 1, |row| {
+                let res = row.event().and_then(|ev| state.apply(&ev, Millis(row.at_ms)).map_err(|e| e.to_string()));
+                match res {
+                    Ok(()) if state.hash().map(|h| h.to_hex()).ok().as_deref() == Some(row.state_after.as_str()) => true,
+                    Ok(()) => {
+                        err = Some(format!("event {} does not replay to its recorded state", row.seq));
+                        false
+                    }
+                    Err(e) => {
+                        err = Some(e);
+                        false
+                    }
+                }
+            })
+            .map_err(|e| e.to_string())?;
+        return match err {
+            None => Ok(state),
+            Some(e) => Err(e),
+        };
+    }
+    let (state, report) = smart_ledger::replay(ledger).map_err(|e| e.to_string())?;
+    if report.ok {
+        Ok(state)
+    } else {
+        Err(format!("event {}: {}", report.first_divergent_seq.unwrap_or(0), report.reason.unwrap_or_default()))
+    }
+}

@@ -1,0 +1,74 @@
+//! Signing with the device key.
+
+use ed25519_dalek::{Signer, SigningKey};
+use smart_kernel::{Decision, Hash, Millis, UserSignal};
+
+use crate::store::SignalsError;
+
+pub struct DeviceKey {
+    signing: SigningKey,
+}
+
+impl std::fmt::Debug for DeviceKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DeviceKey({}…)", &self.public_hex()[..12])
+    }
+}
+
+impl DeviceKey {
+    pub(crate) fn from_secret(bytes: [u8; 32]) -> DeviceKey {
+        DeviceKey { signing: SigningKey::from_bytes(&bytes) }
+    }
+
+    pub(crate) fn generate() -> Result<DeviceKey, SignalsError> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(|e| SignalsError::Random(e.to_string()))?;
+        Ok(DeviceKey::from_secret(bytes))
+    }
+
+    pub(crate) fn secret_hex(&self) -> String {
+        hex::encode(self.signing.to_bytes())
+    }
+
+    pub fn public_hex(&self) -> String {
+        hex::encode(self.signing.verifying_key().to_bytes())
+    }
+
+    /// Hex Ed25519 signature over `msg`.
+    pub fn sign_hex(&self, msg: &[u8]) -> String {
+        hex::encode(self.signing.sign(msg).to_bytes())
+    }
+
+    /// Hex keyed blake3 MAC of a ledger event hash. The MAC key is derived from the device
+    /// secret (never stored), so only this device can seal an event, and checking a seal costs
+    /// about a microsecond instead of a signature verification.
+    pub fn seal_hex(&self, hash: &[u8; 32]) -> String {
+        let key = blake3::derive_key("smart ledger event seal v1", &self.signing.to_bytes());
+        blake3::keyed_hash(&key, hash).to_hex().to_string()
+    }
+
+    /// A signed user signal: the person's decision on `pending_id` (bound to `call_hash`),
+    /// valid from `now` for `ttl_ms`, with a fresh nonce.
+    pub fn sign_signal(&self, pending_id: &str, call_hash: Option<Hash>, decision: Decision, now: Millis, ttl_ms: u64) -> Result<UserSignal, SignalsError> {
+        let mut signal = UserSignal {
+            pending_id: pending_id.to_string(),
+            call_hash,
+            nonce: new_nonce()?,
+            issued_at: now,
+            expires_at: now.plus(ttl_ms),
+            decision,
+            public_key: self.public_hex(),
+            signature: None,
+        };
+        let msg = signal.signing_bytes().map_err(|e| SignalsError::Encoding(e.to_string()))?;
+        signal.signature = Some(self.sign_hex(&msg));
+        Ok(signal)
+    }
+}
+
+/// 128 random bits, hex.
+pub fn new_nonce() -> Result<String, SignalsError> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).map_err(|e| SignalsError::Random(e.to_string()))?;
+    Ok(hex::encode(b))
+}

@@ -1,0 +1,37 @@
+//! `fs.hash`: a file's identity, as a fact the person can check independently.
+//!
+//! A content hash is what every later step is anchored to: a plan records the hashes it was made
+//! against, and apply refuses when they no longer hold. Showing the hash of one file lets the
+//! person (or a model) tie a name to exact content. It is plain blake3 of the bytes, so `b3sum`
+//! gives the same answer. Folders are refused rather than given a tree hash, because the tree
+//! hash is an internal fingerprint no outside tool can reproduce.
+
+use crate::exec::{str_arg, text};
+use crate::fs_world::file_hash;
+use serde_json::json;
+use smart_kernel::AdmittedCall;
+use smart_kernel::kernel::ToolOutput;
+use std::fs;
+use std::io;
+use std::path::Path;
+
+pub(crate) fn run(call: &AdmittedCall) -> Result<ToolOutput, String> {
+    let path = Path::new(str_arg(call.args(), "path", "fs.hash")?);
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(format!("{} does not exist", path.display())),
+        Err(e) => return Err(format!("cannot inspect {}: {e}", path.display())),
+    };
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return Err(format!("{} is a folder; fs.hash takes a file (use fs.scan to list a folder)", path.display()));
+    }
+    if !kind.is_file() {
+        return Err(format!("{} is not a regular file; fs.hash takes a file", path.display()));
+    }
+    let hash = file_hash(path).map_err(|e| e.0)?;
+    Ok(ToolOutput {
+        output: json!({ "path": text(path), "blake3": hash.to_hex(), "size": meta.len() }),
+        ..ToolOutput::default()
+    })
+}
