@@ -189,7 +189,9 @@ pub enum HorizonArg {
 fn clock() -> Result<Box<dyn Clock>> {
     // SMART_NOW_MS pins the clock: recorded scenarios and tests run deterministically.
     match std::env::var("SMART_NOW_MS") {
-        Ok(v) => Ok(Box::new(FixedClock(v.trim().parse().with_context(|| format!("SMART_NOW_MS={v:?} is not a number of milliseconds"))?))),
+        Ok(v) => Ok(Box::new(FixedClock(
+            v.trim().parse().with_context(|| format!("SMART_NOW_MS={v:?} is not a number of milliseconds"))?,
+        ))),
         Err(_) => Ok(Box::new(SystemClock)),
     }
 }
@@ -197,7 +199,8 @@ fn clock() -> Result<Box<dyn Clock>> {
 fn data_dir(args: &Args) -> Result<PathBuf> {
     match &args.data_dir {
         Some(d) => Ok(d.clone()),
-        None => smart_runtime::default_data_dir().ok_or_else(|| anyhow!("no home directory to put SMART's data in; pass --data-dir")),
+        None => smart_runtime::default_data_dir()
+            .ok_or_else(|| anyhow!("no home directory to put SMART's data in; pass --data-dir")),
     }
 }
 
@@ -231,7 +234,13 @@ pub fn run(args: Args) -> Result<i32> {
     match &args.cmd {
         Cmd::Init { roots, policy, key_store } => {
             let policy = match policy {
-                Some(p) => Some(Policy::from_toml(&std::fs::read_to_string(p).with_context(|| format!("cannot read policy file {}", p.display()))?).map_err(|e| anyhow!("{}: {e}", p.display()))?),
+                Some(p) => Some(
+                    Policy::from_toml(
+                        &std::fs::read_to_string(p)
+                            .with_context(|| format!("cannot read policy file {}", p.display()))?,
+                    )
+                    .map_err(|e| anyhow!("{}: {e}", p.display()))?,
+                ),
                 None => None,
             };
             let key_store = match key_store {
@@ -243,7 +252,8 @@ pub fn run(args: Args) -> Result<i32> {
                 KeyStoreArg::Keyring => Some(KeyStoreKind::Keyring),
                 KeyStoreArg::File => Some(KeyStoreKind::File),
             };
-            let (_, report) = Engine::init(&data_dir(&args)?, InitOptions { roots: roots.clone(), policy, key_store }, clock()?)?;
+            let (_, report) =
+                Engine::init(&data_dir(&args)?, InitOptions { roots: roots.clone(), policy, key_store }, clock()?)?;
             if json {
                 print_json(&report);
             } else {
@@ -261,7 +271,11 @@ pub fn run(args: Args) -> Result<i32> {
         Cmd::Status => {
             let mut e = open(&args)?;
             let v = e.status()?;
-            if json { print_json(&v) } else { print_status(&v) }
+            if json {
+                print_json(&v)
+            } else {
+                print_status(&v)
+            }
             Ok(0)
         }
         Cmd::Tools => {
@@ -270,14 +284,22 @@ pub fn run(args: Args) -> Result<i32> {
                 print_json(&json!({ "tools": specs }));
             } else {
                 for s in specs {
-                    println!("{:<20} L{} {:<13} cost {:<3} {}", s.name, s.layer.index(), format!("{:?}", s.reversibility), s.cost, s.description);
+                    println!(
+                        "{:<20} L{} {:<13} cost {:<3} {}",
+                        s.name,
+                        s.layer.index(),
+                        format!("{:?}", s.reversibility),
+                        s.cost,
+                        s.description
+                    );
                 }
             }
             Ok(0)
         }
         Cmd::Refusals => {
             if json {
-                let codes: Vec<Value> = RefusalCode::ALL.iter().map(|c| json!({"code": c.as_str(), "meaning": c.meaning()})).collect();
+                let codes: Vec<Value> =
+                    RefusalCode::ALL.iter().map(|c| json!({"code": c.as_str(), "meaning": c.meaning()})).collect();
                 print_json(&json!({ "refusals": codes }));
             } else {
                 for c in RefusalCode::ALL {
@@ -287,7 +309,8 @@ pub fn run(args: Args) -> Result<i32> {
             Ok(0)
         }
         Cmd::Call { tool, args: raw } => {
-            let mut value: Value = serde_json::from_str(raw).map_err(|e| anyhow!("--args is not valid JSON ({e}); nothing was proposed"))?;
+            let mut value: Value = serde_json::from_str(raw)
+                .map_err(|e| anyhow!("--args is not valid JSON ({e}); nothing was proposed"))?;
             absolutize(tool, &mut value)?;
             let mut e = open(&args)?;
             let r = e.call(tool, value, CallSource::Person)?;
@@ -325,7 +348,14 @@ pub fn run(args: Args) -> Result<i32> {
                 HorizonArg::Mid => Horizon::Mid,
                 HorizonArg::Long => Horizon::Long,
             };
-            let draft = LeaseDraft { frame: frame.clone(), horizon, duration_ms, success_criteria: success.clone(), non_goals: non_goals.clone(), renewal_prompt: renewal_prompt.clone() };
+            let draft = LeaseDraft {
+                frame: frame.clone(),
+                horizon,
+                duration_ms,
+                success_criteria: success.clone(),
+                non_goals: non_goals.clone(),
+                renewal_prompt: renewal_prompt.clone(),
+            };
             let mut e = open(&args)?;
             let r = e.draft_lease(draft)?;
             print_report(&r, "lease draft", json);
@@ -431,7 +461,9 @@ fn ledger(args: &Args, cmd: &LedgerCmd) -> Result<i32> {
     let dir = data_dir(args)?;
     let path = smart_runtime::DataDir::new(&dir).ledger();
     let ledger = smart_ledger::Ledger::open(&path).map_err(|e| match e {
-        smart_ledger::LedgerError::Missing(_) => anyhow!("no SMART data at {}: run `smart init --root DIR` first", dir.display()),
+        smart_ledger::LedgerError::Missing(_) => {
+            anyhow!("no SMART data at {}: run `smart init --root DIR` first", dir.display())
+        }
         other => anyhow!(other),
     })?;
     match cmd {
@@ -441,16 +473,26 @@ fn ledger(args: &Args, cmd: &LedgerCmd) -> Result<i32> {
             if let Err(e) = &device
                 && !args.json
             {
-                eprintln!("note: the device key is unavailable ({e}); event seals are not checked, only hashes and signatures");
+                eprintln!(
+                    "note: the device key is unavailable ({e}); event seals are not checked, only hashes and signatures"
+                );
             }
             let sealer = device.as_ref().ok().map(smart_runtime::sealer);
-            let report = smart_ledger::verify(&ledger, key.as_deref(), sealer.as_ref().map(|s| s as &dyn smart_ledger::HeadSigner))?;
+            let report = smart_ledger::verify(
+                &ledger,
+                key.as_deref(),
+                sealer.as_ref().map(|s| s as &dyn smart_ledger::HeadSigner),
+            )?;
             if args.json {
                 print_json(&report);
             } else if report.ok {
                 println!("ok: {} events, head {}", report.events, report.head.as_deref().unwrap_or("(empty)"));
             } else {
-                println!("FAILED at event {}: {}", report.first_bad_seq.unwrap_or(0), report.reason.as_deref().unwrap_or(""));
+                println!(
+                    "FAILED at event {}: {}",
+                    report.first_bad_seq.unwrap_or(0),
+                    report.reason.as_deref().unwrap_or("")
+                );
             }
             Ok(if report.ok { 0 } else { 6 })
         }
@@ -461,7 +503,11 @@ fn ledger(args: &Args, cmd: &LedgerCmd) -> Result<i32> {
             } else if report.ok {
                 println!("ok: {} events replayed, state {}", report.events, report.state_hash.as_deref().unwrap_or(""));
             } else {
-                println!("DIVERGED at event {}: {}", report.first_divergent_seq.unwrap_or(0), report.reason.as_deref().unwrap_or(""));
+                println!(
+                    "DIVERGED at event {}: {}",
+                    report.first_divergent_seq.unwrap_or(0),
+                    report.reason.as_deref().unwrap_or("")
+                );
             }
             Ok(if report.ok { 0 } else { 6 })
         }
@@ -494,15 +540,28 @@ fn summary(payload: &str) -> String {
     match v.get("kind").and_then(Value::as_str).unwrap_or("") {
         "proposed" => format!("{} {}", v["call"]["tool"].as_str().unwrap_or(""), v["call"]["args"]),
         "refused" => format!("{} {}: {}", s("tool"), s("code"), s("reason")),
-        "admitted" => format!("{} L{} tier {}", v["call"]["tool"].as_str().unwrap_or(""), v["call"]["layer"], v["tier"]),
-        "committed" => format!("{} L{}{}", s("tool"), v["layer"], if v.get("rollback").is_some() { " (undoable)" } else { "" }),
+        "admitted" => {
+            format!("{} L{} tier {}", v["call"]["tool"].as_str().unwrap_or(""), v["call"]["layer"], v["tier"])
+        }
+        "committed" => {
+            format!("{} L{}{}", s("tool"), v["layer"], if v.get("rollback").is_some() { " (undoable)" } else { "" })
+        }
         "failed" => format!("{}: {}", s("tool"), s("error")),
-        "pending" => format!("{} {} — {}", v["pending"]["id"].as_str().unwrap_or(""), v["pending"]["call"]["tool"].as_str().unwrap_or(""), v["pending"]["why"].as_str().unwrap_or("")),
+        "pending" => format!(
+            "{} {} — {}",
+            v["pending"]["id"].as_str().unwrap_or(""),
+            v["pending"]["call"]["tool"].as_str().unwrap_or(""),
+            v["pending"]["why"].as_str().unwrap_or("")
+        ),
         "approved" | "denied" => s("pending_id"),
         "signal_refused" | "gate_refused" => format!("{}: {}", s("code"), s("reason")),
         "stance_changed" => format!("{} → {} ({})", s("from"), s("to"), s("act")),
         "lease_drafted" => format!("\"{}\"", v["lease"]["frame"].as_str().unwrap_or("")),
-        "scope_issued" => format!("{} mutation={}", &v["token"]["id"].as_str().unwrap_or("")[..12.min(v["token"]["id"].as_str().unwrap_or("").len())], v["token"]["mutation"]),
+        "scope_issued" => format!(
+            "{} mutation={}",
+            &v["token"]["id"].as_str().unwrap_or("")[..12.min(v["token"]["id"].as_str().unwrap_or("").len())],
+            v["token"]["mutation"]
+        ),
         "emergency" => s("reason"),
         "genesis" => format!("device key {}…", &s("device_key")[..12.min(s("device_key").len())]),
         _ => String::new(),
@@ -519,11 +578,15 @@ fn doctor(args: &Args) -> Result<i32> {
             let key = smart_signals::store_info(&dir).map(|(_, k)| k);
             let device = smart_signals::load_device_key(&dir);
             let sealer = device.as_ref().ok().map(smart_runtime::sealer);
-            match smart_ledger::verify(&l, key.as_deref(), sealer.as_ref().map(|s| s as &dyn smart_ledger::HeadSigner)) {
+            match smart_ledger::verify(&l, key.as_deref(), sealer.as_ref().map(|s| s as &dyn smart_ledger::HeadSigner))
+            {
                 Ok(r) if r.ok => lines.push(("ledger".into(), format!("ok, {} events", r.events))),
                 Ok(r) => {
                     problems += 1;
-                    lines.push(("ledger".into(), format!("FAILED at event {}: {}", r.first_bad_seq.unwrap_or(0), r.reason.unwrap_or_default())));
+                    lines.push((
+                        "ledger".into(),
+                        format!("FAILED at event {}: {}", r.first_bad_seq.unwrap_or(0), r.reason.unwrap_or_default()),
+                    ));
                 }
                 Err(e) => {
                     problems += 1;
@@ -555,7 +618,8 @@ fn doctor(args: &Args) -> Result<i32> {
         }
     }
     if args.json {
-        let obj: serde_json::Map<String, Value> = lines.iter().map(|(k, v)| (k.replace(' ', "_"), Value::String(v.clone()))).collect();
+        let obj: serde_json::Map<String, Value> =
+            lines.iter().map(|(k, v)| (k.replace(' ', "_"), Value::String(v.clone()))).collect();
         print_json(&json!({ "ok": problems == 0, "checks": obj }));
     } else {
         for (k, v) in &lines {

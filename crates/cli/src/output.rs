@@ -40,12 +40,17 @@ pub fn print_report(r: &CallReport, what: &str, json: bool) {
                 print_output(out);
             }
         }
-        "refused" => println!("refused: {}: {}{seq}", r.code.as_deref().unwrap_or("?"), r.reason.as_deref().unwrap_or("")),
+        "refused" => {
+            println!("refused: {}: {}{seq}", r.code.as_deref().unwrap_or("?"), r.reason.as_deref().unwrap_or(""))
+        }
         "pending" => {
             let id = r.pending_id.as_deref().unwrap_or("?");
             println!("pending: {what} needs your approval{seq}");
             match r.admissible_in_ms {
-                Some(ms) if ms > 0 => println!("  its time gate opens in {}; then: smart approve {id}   (or: smart deny {id})", format_duration(ms)),
+                Some(ms) if ms > 0 => println!(
+                    "  its time gate opens in {}; then: smart approve {id}   (or: smart deny {id})",
+                    format_duration(ms)
+                ),
                 _ => println!("  approve: smart approve {id}   deny: smart deny {id}"),
             }
         }
@@ -85,7 +90,11 @@ pub fn print_status(v: &Value) {
             let state = l.get("state").and_then(Value::as_str).unwrap_or("?");
             let frame = l.get("frame").and_then(Value::as_str).unwrap_or("");
             let horizon = l.get("horizon").and_then(Value::as_str).unwrap_or("");
-            let exp = l.get("expires_at_ms").and_then(Value::as_u64).map(|e| format!(", expires in {}", format_duration(e.saturating_sub(now)))).unwrap_or_default();
+            let exp = l
+                .get("expires_at_ms")
+                .and_then(Value::as_u64)
+                .map(|e| format!(", expires in {}", format_duration(e.saturating_sub(now))))
+                .unwrap_or_default();
             println!("lease      {state} \"{frame}\" ({horizon}){exp}");
         }
     }
@@ -95,7 +104,13 @@ pub fn print_status(v: &Value) {
         .and_then(Value::as_array)
         .map(|g| {
             g.iter()
-                .map(|x| format!("L{} {}", x.get("layer").and_then(Value::as_u64).unwrap_or(0), format_duration(x.get("remaining_ms").and_then(Value::as_u64).unwrap_or(0))))
+                .map(|x| {
+                    format!(
+                        "L{} {}",
+                        x.get("layer").and_then(Value::as_u64).unwrap_or(0),
+                        format_duration(x.get("remaining_ms").and_then(Value::as_u64).unwrap_or(0))
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -107,7 +122,11 @@ pub fn print_status(v: &Value) {
         None => println!("scope      none"),
         Some(t) => {
             let id = t.get("id").and_then(Value::as_str).unwrap_or("");
-            let mutation = if t.get("mutation").and_then(Value::as_bool) == Some(true) { "may mutate" } else { "read/propose only" };
+            let mutation = if t.get("mutation").and_then(Value::as_bool) == Some(true) {
+                "may mutate"
+            } else {
+                "read/propose only"
+            };
             let revoked = if t.get("revoked").and_then(Value::as_bool) == Some(true) { ", REVOKED" } else { "" };
             println!("scope      {} ({mutation}{revoked})", id.get(..12).unwrap_or(id));
         }
@@ -126,6 +145,18 @@ pub fn print_pending(p: &Value, now: u64) {
     let n = |k: &str| p.get(k).and_then(Value::as_u64).unwrap_or(0);
     let gate = n("admissible_at_ms").saturating_sub(now);
     let gate = if gate > 0 { format!(", admissible in {}", format_duration(gate)) } else { String::new() };
-    println!("pending    {}  {} (L{}, tier {}): {}{gate}, expires in {}", g("id"), g("tool"), n("layer"), n("tier"), g("why"), format_duration(n("expires_at_ms").saturating_sub(now)));
-    println!("           call {}  args {}", &g("call_hash")[..12.min(g("call_hash").len())], p.get("args").cloned().unwrap_or(Value::Null));
+    println!(
+        "pending    {}  {} (L{}, tier {}): {}{gate}, expires in {}",
+        g("id"),
+        g("tool"),
+        n("layer"),
+        n("tier"),
+        g("why"),
+        format_duration(n("expires_at_ms").saturating_sub(now))
+    );
+    println!(
+        "           call {}  args {}",
+        &g("call_hash")[..12.min(g("call_hash").len())],
+        p.get("args").cloned().unwrap_or(Value::Null)
+    );
 }

@@ -29,7 +29,11 @@ fn malformed_json_is_rejected_before_the_kernel_and_records_nothing() {
     let n = s.events();
     let out = s.run(&["call", "fs.scan", "--args", "{path: nope"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not valid JSON"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not valid JSON"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(s.events(), n);
 }
 
@@ -78,10 +82,19 @@ fn absurdly_long_paths_are_refused() {
 fn a_missing_data_dir_is_an_error_and_is_not_created() {
     let s = Smart::new();
     let missing = s.tmp.path().join("nope").join("deeper");
-    for args in [vec!["status"], vec!["call", "fs.scan", "--args", r#"{"path": "."}"#], vec!["ledger", "verify"], vec!["approve", "x"]] {
+    for args in [
+        vec!["status"],
+        vec!["call", "fs.scan", "--args", r#"{"path": "."}"#],
+        vec!["ledger", "verify"],
+        vec!["approve", "x"],
+    ] {
         let out = s.cmd().env("SMART_DATA_DIR", &missing).args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{args:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("smart init"), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("smart init"),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     assert!(!missing.exists());
 }
@@ -108,7 +121,12 @@ fn init_refuses_bad_roots_and_leaves_nothing_behind() {
     assert_eq!(out.status.code(), Some(1));
     assert!(!s.data.exists(), "a failed init leaves no data dir");
     // The data dir inside a root would let the tools move the ledger.
-    let out = s.cmd().env("SMART_DATA_DIR", s.root.join("smart-data")).args(["init", "--root", s.root.to_str().unwrap()]).output().unwrap();
+    let out = s
+        .cmd()
+        .env("SMART_DATA_DIR", s.root.join("smart-data"))
+        .args(["init", "--root", s.root.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("inside root"));
     assert!(!s.root.join("smart-data").exists());
@@ -145,7 +163,23 @@ fn refusal_codes_are_listed() {
     let (c, v) = s.json(&["refusals"]);
     assert_eq!(c, 0);
     let codes: Vec<&str> = v["refusals"].as_array().unwrap().iter().map(|x| x["code"].as_str().unwrap()).collect();
-    for required in ["unknown_tool", "schema_invalid", "path_outside_roots", "scope_invalid", "no_lease", "stance_ceiling", "layer_not_reached", "time_gate", "budget_exhausted", "monotone_bound", "mutation_not_permitted", "snapshot_stale", "signature_invalid", "approval_expired", "approval_replayed"] {
+    for required in [
+        "unknown_tool",
+        "schema_invalid",
+        "path_outside_roots",
+        "scope_invalid",
+        "no_lease",
+        "stance_ceiling",
+        "layer_not_reached",
+        "time_gate",
+        "budget_exhausted",
+        "monotone_bound",
+        "mutation_not_permitted",
+        "snapshot_stale",
+        "signature_invalid",
+        "approval_expired",
+        "approval_replayed",
+    ] {
         assert!(codes.contains(&required), "{required}");
     }
 }

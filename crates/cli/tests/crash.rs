@@ -13,7 +13,9 @@ use std::time::Duration;
 
 #[test]
 fn acknowledged_events_survive_sigkill_and_the_chain_verifies() {
-    let s = Smart::init(Some("[budget]\nper_lease = 100000000\n[monotone]\nmax_identical = 100000000\nmax_steps = 100000000\n"));
+    let s = Smart::init(Some(
+        "[budget]\nper_lease = 100000000\n[monotone]\nmax_identical = 100000000\nmax_steps = 100000000\n",
+    ));
     let file = s.write("data.bin", "payload to hash");
     let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
     eprintln!("crash test seed {seed}");
@@ -61,7 +63,8 @@ fn acknowledged_events_survive_sigkill_and_the_chain_verifies() {
     // Every acknowledged receipt is a committed event at that sequence.
     let conn = rusqlite::Connection::open(s.ledger()).unwrap();
     for seq in &acked {
-        let kind: String = conn.query_row("SELECT kind FROM events WHERE seq = ?1", [*seq as i64], |r| r.get(0)).unwrap();
+        let kind: String =
+            conn.query_row("SELECT kind FROM events WHERE seq = ?1", [*seq as i64], |r| r.get(0)).unwrap();
         assert_eq!(kind, "committed", "acknowledged event {seq}");
     }
     let (code, v) = s.json(&["ledger", "replay"]);

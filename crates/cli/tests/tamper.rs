@@ -91,7 +91,11 @@ fn rechain(c: &Connection, from: u64) {
         }
         r.prev_hash = prev.clone().unwrap_or_else(|| "0".repeat(64));
         r.hash = r.compute_hash().unwrap().to_hex();
-        c.execute("UPDATE events SET prev_hash = ?1, hash = ?2 WHERE seq = ?3", params![r.prev_hash, r.hash, r.seq as i64]).unwrap();
+        c.execute(
+            "UPDATE events SET prev_hash = ?1, hash = ?2 WHERE seq = ?3",
+            params![r.prev_hash, r.hash, r.seq as i64],
+        )
+        .unwrap();
         prev = Some(r.hash);
     }
 }
@@ -125,7 +129,13 @@ fn flip_one_char(text: &str, rng: &mut Rng) -> String {
     let mut bytes = text.as_bytes().to_vec();
     let i = rng.below(bytes.len() as u64) as usize;
     // Stay ASCII so the column stays valid text; always change the byte.
-    bytes[i] = if bytes[i] == b'x' { b'y' } else if bytes[i].is_ascii() { b'x' } else { bytes[i] };
+    bytes[i] = if bytes[i] == b'x' {
+        b'y'
+    } else if bytes[i].is_ascii() {
+        b'x'
+    } else {
+        bytes[i]
+    };
     String::from_utf8(bytes).unwrap_or_else(|_| format!("{text}x"))
 }
 
@@ -134,7 +144,8 @@ fn every_single_mutation_is_caught_at_its_sequence() {
     let s = build();
     let n = rows(&Connection::open(s.ledger()).unwrap()).len() as u64;
     assert!(n > 25, "the ledger under test should be substantial ({n})");
-    let approvals: Vec<u64> = rows(&Connection::open(s.ledger()).unwrap()).iter().filter(|r| r.kind == "approved").map(|r| r.seq).collect();
+    let approvals: Vec<u64> =
+        rows(&Connection::open(s.ledger()).unwrap()).iter().filter(|r| r.kind == "approved").map(|r| r.seq).collect();
     assert_eq!(approvals.len(), 2);
 
     for seed in 1..=8u64 {
@@ -145,7 +156,8 @@ fn every_single_mutation_is_caught_at_its_sequence() {
         let d = copy_data(&s, &format!("flip{seed}"));
         let c = open_for_attack(&d);
         let p: String = c.query_row("SELECT payload FROM events WHERE seq = ?1", [k as i64], |r| r.get(0)).unwrap();
-        c.execute("UPDATE events SET payload = ?1 WHERE seq = ?2", params![flip_one_char(&p, &mut rng), k as i64]).unwrap();
+        c.execute("UPDATE events SET payload = ?1 WHERE seq = ?2", params![flip_one_char(&p, &mut rng), k as i64])
+            .unwrap();
         drop(c);
         assert_caught_at(&s, &d, k, &format!("byte flip at {k}"));
 
@@ -181,7 +193,8 @@ fn every_single_mutation_is_caught_at_its_sequence() {
         let d = copy_data(&s, &format!("seal{seed}"));
         let c = open_for_attack(&d);
         let seal: String = c.query_row("SELECT seal FROM events WHERE seq = ?1", [k as i64], |r| r.get(0)).unwrap();
-        c.execute("UPDATE events SET seal = ?1 WHERE seq = ?2", params![flip_one_char(&seal, &mut rng), k as i64]).unwrap();
+        c.execute("UPDATE events SET seal = ?1 WHERE seq = ?2", params![flip_one_char(&seal, &mut rng), k as i64])
+            .unwrap();
         drop(c);
         assert_caught_at(&s, &d, k, &format!("seal at {k}"));
 
@@ -189,7 +202,8 @@ fn every_single_mutation_is_caught_at_its_sequence() {
         let d = copy_data(&s, &format!("rechain{seed}"));
         let c = open_for_attack(&d);
         let p: String = c.query_row("SELECT payload FROM events WHERE seq = ?1", [k as i64], |r| r.get(0)).unwrap();
-        c.execute("UPDATE events SET payload = ?1 WHERE seq = ?2", params![flip_one_char(&p, &mut rng), k as i64]).unwrap();
+        c.execute("UPDATE events SET payload = ?1 WHERE seq = ?2", params![flip_one_char(&p, &mut rng), k as i64])
+            .unwrap();
         rechain(&c, k);
         drop(c);
         assert_caught_at(&s, &d, k, &format!("re-chained edit at {k}"));
@@ -204,7 +218,8 @@ fn every_single_mutation_is_caught_at_its_sequence() {
 #[test]
 fn edited_approval_signatures_are_caught_even_when_re_chained() {
     let s = build();
-    let approvals: Vec<u64> = rows(&Connection::open(s.ledger()).unwrap()).iter().filter(|r| r.kind == "approved").map(|r| r.seq).collect();
+    let approvals: Vec<u64> =
+        rows(&Connection::open(s.ledger()).unwrap()).iter().filter(|r| r.kind == "approved").map(|r| r.seq).collect();
     for (i, k) in approvals.into_iter().enumerate() {
         for rechained in [false, true] {
             let d = copy_data(&s, &format!("sig{i}{rechained}"));
@@ -262,7 +277,11 @@ fn truncation_and_moving_a_row_to_the_end_are_caught() {
     let p: String = c.query_row("SELECT payload FROM events WHERE seq = 1", [], |r| r.get(0)).unwrap();
     let mut v: Value = serde_json::from_str(&p).unwrap();
     v["device_key"] = Value::String("11".repeat(32));
-    c.execute("UPDATE events SET payload = ?1 WHERE seq = 1", [String::from_utf8(smart_kernel::canonical_bytes(&v).unwrap()).unwrap()]).unwrap();
+    c.execute(
+        "UPDATE events SET payload = ?1 WHERE seq = 1",
+        [String::from_utf8(smart_kernel::canonical_bytes(&v).unwrap()).unwrap()],
+    )
+    .unwrap();
     rechain(&c, 1);
     drop(c);
     assert_caught_at(&s, &d, 1, "genesis key replaced");

@@ -54,7 +54,14 @@ pub(crate) struct Checked {
     pub admissible_at: Millis,
 }
 
-pub(crate) fn check(k: &Kernel, state: &KernelState, proposed: &ProposedCall, now: Millis, world: &dyn World, mode: Mode) -> Result<Checked, Refusal> {
+pub(crate) fn check(
+    k: &Kernel,
+    state: &KernelState,
+    proposed: &ProposedCall,
+    now: Millis,
+    world: &dyn World,
+    mode: Mode,
+) -> Result<Checked, Refusal> {
     // 1. The tool.
     let spec = k.registry().get(&proposed.tool).ok_or_else(|| {
         let known: Vec<&str> = k.registry().names().collect();
@@ -69,7 +76,8 @@ pub(crate) fn check(k: &Kernel, state: &KernelState, proposed: &ProposedCall, no
     let mut paths = Vec::new();
     for pattern in &spec.path_args {
         visit_pattern(&mut args, pattern, &mut |v: &mut Value| {
-            let raw = v.as_str().ok_or_else(|| Refusal::new(C::SchemaInvalid, format!("{pattern} must be a string")))?;
+            let raw =
+                v.as_str().ok_or_else(|| Refusal::new(C::SchemaInvalid, format!("{pattern} must be a string")))?;
             let resolved = resolve_path(k, raw, world)?;
             *v = Value::String(resolved.clone());
             paths.push(resolved);
@@ -92,7 +100,8 @@ pub(crate) fn check(k: &Kernel, state: &KernelState, proposed: &ProposedCall, no
         artifact_hash = Some(hash);
         artifact = Some(a);
     }
-    let hash = ResolvedCall::hash_parts(&spec.name, &args).map_err(|e| Refusal::new(C::SchemaInvalid, format!("arguments cannot be encoded: {e}")))?;
+    let hash = ResolvedCall::hash_parts(&spec.name, &args)
+        .map_err(|e| Refusal::new(C::SchemaInvalid, format!("arguments cannot be encoded: {e}")))?;
     let call = ResolvedCall {
         tool: spec.name.clone(),
         layer: spec.layer,
@@ -105,19 +114,35 @@ pub(crate) fn check(k: &Kernel, state: &KernelState, proposed: &ProposedCall, no
     };
 
     // 3. Scope.
-    let token = state.scope.as_ref().ok_or_else(|| Refusal::new(C::ScopeInvalid, "there is no scope token; ask Orbit for one (`smart scope issue`)"))?;
+    let token = state.scope.as_ref().ok_or_else(|| {
+        Refusal::new(C::ScopeInvalid, "there is no scope token; ask Orbit for one (`smart scope issue`)")
+    })?;
     let scope_refusal = |why: String| Refusal::new(C::ScopeInvalid, why);
     if token.id.to_hex() != proposed.scope_id {
-        return Err(scope_refusal(format!("the call names scope {:?} but the current token is {}", proposed.scope_id, token.id.short())));
+        return Err(scope_refusal(format!(
+            "the call names scope {:?} but the current token is {}",
+            proposed.scope_id,
+            token.id.short()
+        )));
     }
     if token.revoked {
-        return Err(scope_refusal(format!("scope token {} was revoked; ask Orbit for a new one (`smart scope issue`)", token.id.short())));
+        return Err(scope_refusal(format!(
+            "scope token {} was revoked; ask Orbit for a new one (`smart scope issue`)",
+            token.id.short()
+        )));
     }
     if now >= token.expires_at {
-        return Err(scope_refusal(format!("scope token {} expired {} ago", token.id.short(), format_duration(now.since(token.expires_at)))));
+        return Err(scope_refusal(format!(
+            "scope token {} expired {} ago",
+            token.id.short(),
+            format_duration(now.since(token.expires_at))
+        )));
     }
     if !token.tools.contains(&call.tool) {
-        return Err(scope_refusal(format!("{} is not among the tools visible in context {:?}", call.tool, token.context)));
+        return Err(scope_refusal(format!(
+            "{} is not among the tools visible in context {:?}",
+            call.tool, token.context
+        )));
     }
     if let Some(missing) = spec.capabilities.iter().find(|c| !token.grants(c)) {
         return Err(scope_refusal(format!("the scope does not grant capability {missing}")));
@@ -131,12 +156,20 @@ pub(crate) fn check(k: &Kernel, state: &KernelState, proposed: &ProposedCall, no
         if state.active_lease(now).is_none() {
             return Err(Refusal::new(
                 C::NoLease,
-                format!("{} is {} ({}); above L1 a call needs an active commitment lease — draft one (`smart lease draft`) and pass the commitment gate", call.tool, call.layer, call.layer.name()),
+                format!(
+                    "{} is {} ({}); above L1 a call needs an active commitment lease — draft one (`smart lease draft`) and pass the commitment gate",
+                    call.tool,
+                    call.layer,
+                    call.layer.name()
+                ),
             ));
         }
         let ceiling = stance_ceiling(state.stance);
         if call.layer > ceiling {
-            return Err(Refusal::new(C::StanceCeiling, format!("{} is {} but the {} stance allows up to {ceiling}", call.tool, call.layer, state.stance)));
+            return Err(Refusal::new(
+                C::StanceCeiling,
+                format!("{} is {} but the {} stance allows up to {ceiling}", call.tool, call.layer, state.stance),
+            ));
         }
     }
 
@@ -144,7 +177,13 @@ pub(crate) fn check(k: &Kernel, state: &KernelState, proposed: &ProposedCall, no
     if call.layer.index() > state.frontier.index() + 1 {
         return Err(Refusal::new(
             C::LayerNotReached,
-            format!("{} is {} but the frontier is {}: commit an {} call first", call.tool, call.layer, state.frontier, Layer::try_from(state.frontier.index() + 1).map(|l| l.to_string()).unwrap_or_default()),
+            format!(
+                "{} is {} but the frontier is {}: commit an {} call first",
+                call.tool,
+                call.layer,
+                state.frontier,
+                Layer::try_from(state.frontier.index() + 1).map(|l| l.to_string()).unwrap_or_default()
+            ),
         ));
     }
 
@@ -155,20 +194,42 @@ pub(crate) fn check(k: &Kernel, state: &KernelState, proposed: &ProposedCall, no
     // 6. Time gate.
     let admissible_at = time_gate::admissible_at(call.layer, &state.last_commit, &k.policy().gates);
     if now < admissible_at && !(mode == Mode::Propose && tier == Tier::Three) {
-        return Err(Refusal::new(C::TimeGate, format!("{} ({}) becomes admissible in {}", call.tool, call.layer, format_duration(admissible_at.since(now)))));
+        return Err(Refusal::new(
+            C::TimeGate,
+            format!(
+                "{} ({}) becomes admissible in {}",
+                call.tool,
+                call.layer,
+                format_duration(admissible_at.since(now))
+            ),
+        ));
     }
 
     // 7. Budget.
     let limit = k.policy().budget.per_lease;
     if state.budget_used.saturating_add(call.cost) > limit {
-        return Err(Refusal::new(C::BudgetExhausted, format!("{} costs {} units but only {} of {limit} are left in this lease", call.tool, call.cost, limit.saturating_sub(state.budget_used))));
+        return Err(Refusal::new(
+            C::BudgetExhausted,
+            format!(
+                "{} costs {} units but only {} of {limit} are left in this lease",
+                call.tool,
+                call.cost,
+                limit.saturating_sub(state.budget_used)
+            ),
+        ));
     }
 
     // 8. Monotone progress.
     let mono = &k.policy().monotone;
     let repeats = state.repeats.get(&call.hash).copied().unwrap_or(0);
     if repeats >= mono.max_identical {
-        return Err(Refusal::new(C::MonotoneBound, format!("this exact call was already admitted {repeats} times in this lease (bound {})", mono.max_identical)));
+        return Err(Refusal::new(
+            C::MonotoneBound,
+            format!(
+                "this exact call was already admitted {repeats} times in this lease (bound {})",
+                mono.max_identical
+            ),
+        ));
     }
     if state.steps >= mono.max_steps {
         return Err(Refusal::new(C::MonotoneBound, format!("this lease has used all {} of its steps", mono.max_steps)));
@@ -176,7 +237,10 @@ pub(crate) fn check(k: &Kernel, state: &KernelState, proposed: &ProposedCall, no
 
     // 9. Mutation permission.
     if call.reversibility.mutates() && !token.mutation {
-        return Err(Refusal::new(C::MutationNotPermitted, format!("{} changes files but scope token {} does not permit mutation", call.tool, token.id.short())));
+        return Err(Refusal::new(
+            C::MutationNotPermitted,
+            format!("{} changes files but scope token {} does not permit mutation", call.tool, token.id.short()),
+        ));
     }
 
     // 10. Snapshot freshness.
@@ -184,7 +248,13 @@ pub(crate) fn check(k: &Kernel, state: &KernelState, proposed: &ProposedCall, no
         for (path, expected) in &a.inputs {
             let now_hash = file_hash(world, path)?;
             if now_hash.as_ref() != Some(expected) {
-                return Err(Refusal::new(C::SnapshotStale, format!("{path} changed since proposal {} was made", call.artifact.map(|h| h.short()).unwrap_or_default())));
+                return Err(Refusal::new(
+                    C::SnapshotStale,
+                    format!(
+                        "{path} changed since proposal {} was made",
+                        call.artifact.map(|h| h.short()).unwrap_or_default()
+                    ),
+                ));
             }
         }
     }
@@ -220,7 +290,10 @@ fn resolve_path(k: &Kernel, raw: &str, world: &dyn World) -> Result<String, Refu
         return Err(Refusal::new(C::PathInvalid, "an empty path"));
     }
     if raw.len() > MAX_PATH_BYTES {
-        return Err(Refusal::new(C::PathInvalid, format!("a path of {} bytes (the limit is {MAX_PATH_BYTES})", raw.len())));
+        return Err(Refusal::new(
+            C::PathInvalid,
+            format!("a path of {} bytes (the limit is {MAX_PATH_BYTES})", raw.len()),
+        ));
     }
     if raw.contains('\0') {
         return Err(Refusal::new(C::PathInvalid, "a path containing a NUL byte"));
@@ -236,7 +309,10 @@ fn resolve_path(k: &Kernel, raw: &str, world: &dyn World) -> Result<String, Refu
             format!("{raw} resolves to {}, outside the allowed roots ({})", resolved.display(), roots.join(", ")),
         ));
     }
-    resolved.to_str().map(str::to_string).ok_or_else(|| Refusal::new(C::PathInvalid, format!("{} is not valid UTF-8", resolved.display())))
+    resolved
+        .to_str()
+        .map(str::to_string)
+        .ok_or_else(|| Refusal::new(C::PathInvalid, format!("{} is not valid UTF-8", resolved.display())))
 }
 
 fn file_hash(world: &dyn World, path: &str) -> Result<Option<Hash>, Refusal> {

@@ -91,7 +91,11 @@ impl UserSignal {
             return Err(expired("the signal's window is empty".into()));
         }
         if self.expires_at.since(self.issued_at) > max_ttl_ms {
-            return Err(expired(format!("the signal claims a validity of {} ms, more than the {} ms allowed", self.expires_at.since(self.issued_at), max_ttl_ms)));
+            return Err(expired(format!(
+                "the signal claims a validity of {} ms, more than the {} ms allowed",
+                self.expires_at.since(self.issued_at),
+                max_ttl_ms
+            )));
         }
         if self.issued_at > now.plus(max_skew_ms) {
             return Err(expired("the signal is issued in the future".into()));

@@ -75,7 +75,12 @@ pub struct AdmittedCall {
 }
 
 impl AdmittedCall {
-    pub(crate) fn new(call: ResolvedCall, tier: Tier, artifact: Option<Artifact>, inputs: BTreeMap<String, Option<Hash>>) -> Self {
+    pub(crate) fn new(
+        call: ResolvedCall,
+        tier: Tier,
+        artifact: Option<Artifact>,
+        inputs: BTreeMap<String, Option<Hash>>,
+    ) -> Self {
         AdmittedCall { call, tier, artifact, inputs }
     }
 

@@ -27,9 +27,8 @@ impl Hash {
 
     pub fn from_hex(text: &str) -> Result<Hash, String> {
         let bytes = hex::decode(text).map_err(|e| format!("not a hex hash ({e}): {text:?}"))?;
-        let arr: [u8; 32] = bytes
-            .try_into()
-            .map_err(|_| format!("a hash is 64 hex digits, got {} characters", text.len()))?;
+        let arr: [u8; 32] =
+            bytes.try_into().map_err(|_| format!("a hash is 64 hex digits, got {} characters", text.len()))?;
         Ok(Hash(arr))
     }
 
@@ -123,10 +122,7 @@ mod tests {
     fn keys_are_sorted_at_every_depth() {
         let v = json!({"b": 1, "a": {"z": [1, {"y": 2, "x": 3}], "c": null}});
         let bytes = canonical_bytes(&v).unwrap();
-        assert_eq!(
-            String::from_utf8(bytes).unwrap(),
-            r#"{"a":{"c":null,"z":[1,{"x":3,"y":2}]},"b":1}"#
-        );
+        assert_eq!(String::from_utf8(bytes).unwrap(), r#"{"a":{"c":null,"z":[1,{"x":3,"y":2}]},"b":1}"#);
     }
 
     #[test]

@@ -21,9 +21,7 @@ impl Capability {
         fn seg(granted: &str, wanted: &str) -> bool {
             granted == "*" || granted == wanted
         }
-        seg(&self.domain, &required.domain)
-            && seg(&self.action, &required.action)
-            && seg(&self.scope, &required.scope)
+        seg(&self.domain, &required.domain) && seg(&self.action, &required.action) && seg(&self.scope, &required.scope)
     }
 }
 
@@ -33,11 +31,9 @@ impl FromStr for Capability {
         let parts: Vec<&str> = s.split(':').collect();
         let valid = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || "_-.*/".contains(c));
         match parts.as_slice() {
-            [d, a, sc] if valid(d) && valid(a) && valid(sc) => Ok(Capability {
-                domain: (*d).to_string(),
-                action: (*a).to_string(),
-                scope: (*sc).to_string(),
-            }),
+            [d, a, sc] if valid(d) && valid(a) && valid(sc) => {
+                Ok(Capability { domain: (*d).to_string(), action: (*a).to_string(), scope: (*sc).to_string() })
+            }
             _ => Err(format!("capability {s:?} must look like domain:action:scope, e.g. fs:read:*")),
         }
     }

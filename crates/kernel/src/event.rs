@@ -42,13 +42,32 @@ pub struct PendingCall {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum KernelEvent {
     /// The first event: which device key approvals must be signed with, which policy governs.
-    Genesis { device_key: String, policy: Policy, policy_hash: Hash, registry_hash: Hash },
-    ScopeIssued { token: ScopeToken },
-    ScopeRevoked { id: Hash, reason: String },
+    Genesis {
+        device_key: String,
+        policy: Policy,
+        policy_hash: Hash,
+        registry_hash: Hash,
+    },
+    ScopeIssued {
+        token: ScopeToken,
+    },
+    ScopeRevoked {
+        id: Hash,
+        reason: String,
+    },
     /// A proposal as it arrived, before any check.
-    Proposed { call: ProposedCall },
-    Refused { tool: String, call_hash: Option<Hash>, code: RefusalCode, reason: String },
-    Pending { pending: PendingCall },
+    Proposed {
+        call: ProposedCall,
+    },
+    Refused {
+        tool: String,
+        call_hash: Option<Hash>,
+        code: RefusalCode,
+        reason: String,
+    },
+    Pending {
+        pending: PendingCall,
+    },
     Admitted {
         call: ResolvedCall,
         tier: Tier,
@@ -73,24 +92,71 @@ pub enum KernelEvent {
         undoes: Option<u64>,
         duration_ms: u64,
     },
-    Failed { call_hash: Hash, tool: String, error: String },
-    Approved { pending_id: String, signal: UserSignal },
-    Denied { pending_id: String, signal: UserSignal },
+    Failed {
+        call_hash: Hash,
+        tool: String,
+        error: String,
+    },
+    Approved {
+        pending_id: String,
+        signal: UserSignal,
+    },
+    Denied {
+        pending_id: String,
+        signal: UserSignal,
+    },
     /// A user signal the kernel refused (forged, expired, replayed, or the call is not admissible yet).
-    SignalRefused { signal: UserSignal, code: RefusalCode, reason: String },
-    PendingExpired { pending_id: String },
-    LeaseDrafted { lease: Lease },
-    LeaseActivated { id: Hash, expires_at: Millis },
-    LeaseRenewed { id: Hash, expires_at: Millis },
-    LeaseRevised { id: Hash },
-    LeaseReleased { id: Hash },
-    LeaseExpired { id: Hash },
-    StanceChanged { from: Stance, to: Stance, act: GateAct },
-    GateRefused { act: GateAct, code: RefusalCode, reason: String },
+    SignalRefused {
+        signal: UserSignal,
+        code: RefusalCode,
+        reason: String,
+    },
+    PendingExpired {
+        pending_id: String,
+    },
+    LeaseDrafted {
+        lease: Lease,
+    },
+    LeaseActivated {
+        id: Hash,
+        expires_at: Millis,
+    },
+    LeaseRenewed {
+        id: Hash,
+        expires_at: Millis,
+    },
+    LeaseRevised {
+        id: Hash,
+    },
+    LeaseReleased {
+        id: Hash,
+    },
+    LeaseExpired {
+        id: Hash,
+    },
+    StanceChanged {
+        from: Stance,
+        to: Stance,
+        act: GateAct,
+    },
+    GateRefused {
+        act: GateAct,
+        code: RefusalCode,
+        reason: String,
+    },
     /// The emergency gate: the lease is invalidated and every pending call cancelled.
-    Emergency { signal: UserSignal, reason: String, cancelled: Vec<String> },
-    UndoRequested { target_seq: u64 },
-    UndoAdmitted { target_seq: u64, call: ResolvedCall },
+    Emergency {
+        signal: UserSignal,
+        reason: String,
+        cancelled: Vec<String>,
+    },
+    UndoRequested {
+        target_seq: u64,
+    },
+    UndoAdmitted {
+        target_seq: u64,
+        call: ResolvedCall,
+    },
 }
 
 impl KernelEvent {
@@ -127,7 +193,9 @@ impl KernelEvent {
     /// The user signal an event carries, for `ledger verify` to check its signature.
     pub fn signal(&self) -> Option<&UserSignal> {
         match self {
-            KernelEvent::Approved { signal, .. } | KernelEvent::Denied { signal, .. } | KernelEvent::Emergency { signal, .. } => Some(signal),
+            KernelEvent::Approved { signal, .. }
+            | KernelEvent::Denied { signal, .. }
+            | KernelEvent::Emergency { signal, .. } => Some(signal),
             _ => None,
         }
     }

@@ -40,7 +40,10 @@ pub struct Kernel {
 pub enum Outcome {
     Refused(Refusal),
     /// Held for the person's signed approval.
-    Pending { id: String, admissible_at: Millis },
+    Pending {
+        id: String,
+        admissible_at: Millis,
+    },
     /// Run it, then hand the result to [`Kernel::receipt`].
     Admitted(Box<AdmittedCall>),
     /// A gate, lease, scope or signal decision that was recorded.
@@ -111,7 +114,13 @@ impl Kernel {
     }
 
     /// Admits, holds or refuses a proposed call.
-    pub fn propose(&self, state: &KernelState, call: ProposedCall, now: Millis, world: &dyn World) -> Result<Decision, KernelError> {
+    pub fn propose(
+        &self,
+        state: &KernelState,
+        call: ProposedCall,
+        now: Millis,
+        world: &dyn World,
+    ) -> Result<Decision, KernelError> {
         let mut b = Builder::new(state, now);
         let now = b.at;
         let tool = call.tool.clone();
@@ -140,8 +149,18 @@ impl Kernel {
             b.push(KernelEvent::Pending { pending })?;
             return Ok(b.finish(Outcome::Pending { id, admissible_at }));
         }
-        b.push(KernelEvent::Admitted { call: checked.call.clone(), tier: checked.tier, inputs: checked.inputs.clone(), pending_id: None })?;
-        Ok(b.finish(Outcome::Admitted(Box::new(AdmittedCall::new(checked.call, checked.tier, checked.artifact, checked.inputs)))))
+        b.push(KernelEvent::Admitted {
+            call: checked.call.clone(),
+            tier: checked.tier,
+            inputs: checked.inputs.clone(),
+            pending_id: None,
+        })?;
+        Ok(b.finish(Outcome::Admitted(Box::new(AdmittedCall::new(
+            checked.call,
+            checked.tier,
+            checked.artifact,
+            checked.inputs,
+        )))))
     }
 
     fn why_tier_three(&self, call: &ResolvedCall) -> String {
@@ -169,7 +188,13 @@ impl Kernel {
     }
 
     /// The person's approve or deny for a pending call.
-    pub fn signal(&self, state: &KernelState, signal: UserSignal, now: Millis, world: &dyn World) -> Result<Decision, KernelError> {
+    pub fn signal(
+        &self,
+        state: &KernelState,
+        signal: UserSignal,
+        now: Millis,
+        world: &dyn World,
+    ) -> Result<Decision, KernelError> {
         let mut b = Builder::new(state, now);
         let now = b.at;
         let refuse = |mut b: Builder, signal: UserSignal, r: Refusal| -> Result<Decision, KernelError> {
@@ -177,7 +202,11 @@ impl Kernel {
             Ok(b.finish(Outcome::Refused(r)))
         };
         if signal.decision == SignalDecision::Emergency {
-            return refuse(b, signal, Refusal::new(C::ApprovalMismatch, "an emergency signal cannot decide a pending call"));
+            return refuse(
+                b,
+                signal,
+                Refusal::new(C::ApprovalMismatch, "an emergency signal cannot decide a pending call"),
+            );
         }
         if let Err(r) = self.verify_signal(&b.state, &signal, now) {
             // Order matters: a forged signal must not learn whether its pending id exists.
@@ -191,17 +220,27 @@ impl Kernel {
             }
         }
         let Some(pending) = b.state.pending.get(&signal.pending_id).cloned() else {
-            let r = Refusal::new(C::PendingUnknown, format!("no call {:?} is pending; it may have been decided or expired", signal.pending_id));
+            let r = Refusal::new(
+                C::PendingUnknown,
+                format!("no call {:?} is pending; it may have been decided or expired", signal.pending_id),
+            );
             return refuse(b, signal, r);
         };
         if signal.call_hash != Some(pending.call.hash) {
             let r = Refusal::new(
                 C::ApprovalMismatch,
-                format!("the signal is for call {} but {} is pending as call {}", signal.call_hash.map(|h| h.short()).unwrap_or_default(), pending.id, pending.call.hash.short()),
+                format!(
+                    "the signal is for call {} but {} is pending as call {}",
+                    signal.call_hash.map(|h| h.short()).unwrap_or_default(),
+                    pending.id,
+                    pending.call.hash.short()
+                ),
             );
             return refuse(b, signal, r);
         }
-        if let Err(r) = signal.check_window(now, self.policy.approvals.max_signal_ttl_ms, self.policy.approvals.max_clock_skew_ms) {
+        if let Err(r) =
+            signal.check_window(now, self.policy.approvals.max_signal_ttl_ms, self.policy.approvals.max_clock_skew_ms)
+        {
             return refuse(b, signal, r);
         }
         if now >= pending.expires_at {
@@ -219,24 +258,56 @@ impl Kernel {
         let checked = match admission::check(self, &b.state, &proposed, now, world, Mode::Approve) {
             Ok(c) => c,
             Err(r) => {
-                let reason = format!("approval valid, but the call is not admissible now ({}: {}); it stays pending", r.code, r.reason);
+                let reason = format!(
+                    "approval valid, but the call is not admissible now ({}: {}); it stays pending",
+                    r.code, r.reason
+                );
                 return refuse(b, signal, Refusal::new(r.code, reason));
             }
         };
         if checked.call.hash != pending.call.hash {
-            return refuse(b, signal, Refusal::new(C::SnapshotStale, "the call's paths now resolve differently from what you were shown"));
+            return refuse(
+                b,
+                signal,
+                Refusal::new(C::SnapshotStale, "the call's paths now resolve differently from what you were shown"),
+            );
         }
         if checked.inputs != pending.inputs {
-            let changed = checked.inputs.iter().find(|(k, v)| pending.inputs.get(*k) != Some(*v)).map(|(k, _)| k.clone()).unwrap_or_default();
-            return refuse(b, signal, Refusal::new(C::SnapshotStale, format!("{changed} changed since you were asked to approve")));
+            let changed = checked
+                .inputs
+                .iter()
+                .find(|(k, v)| pending.inputs.get(*k) != Some(*v))
+                .map(|(k, _)| k.clone())
+                .unwrap_or_default();
+            return refuse(
+                b,
+                signal,
+                Refusal::new(C::SnapshotStale, format!("{changed} changed since you were asked to approve")),
+            );
         }
         b.push(KernelEvent::Approved { pending_id: pending.id.clone(), signal })?;
-        b.push(KernelEvent::Admitted { call: checked.call.clone(), tier: checked.tier, inputs: checked.inputs.clone(), pending_id: Some(pending.id) })?;
-        Ok(b.finish(Outcome::Admitted(Box::new(AdmittedCall::new(checked.call, checked.tier, checked.artifact, checked.inputs)))))
+        b.push(KernelEvent::Admitted {
+            call: checked.call.clone(),
+            tier: checked.tier,
+            inputs: checked.inputs.clone(),
+            pending_id: Some(pending.id),
+        })?;
+        Ok(b.finish(Outcome::Admitted(Box::new(AdmittedCall::new(
+            checked.call,
+            checked.tier,
+            checked.artifact,
+            checked.inputs,
+        )))))
     }
 
     /// The emergency gate: a signed stop from the person.
-    pub fn emergency(&self, state: &KernelState, signal: UserSignal, reason: &str, now: Millis) -> Result<Decision, KernelError> {
+    pub fn emergency(
+        &self,
+        state: &KernelState,
+        signal: UserSignal,
+        reason: &str,
+        now: Millis,
+    ) -> Result<Decision, KernelError> {
         let mut b = Builder::new(state, now);
         let now = b.at;
         let verified = if signal.decision != SignalDecision::Emergency {
@@ -254,7 +325,10 @@ impl Kernel {
         {
             let r = Refusal::new(
                 C::EmergencyCooldown,
-                format!("an emergency stop was used {} turn(s) ago; the cooldown is {cooldown} turns (the agent is already in Sensemaking with no lease)", b.state.turn - last),
+                format!(
+                    "an emergency stop was used {} turn(s) ago; the cooldown is {cooldown} turns (the agent is already in Sensemaking with no lease)",
+                    b.state.turn - last
+                ),
             );
             b.push(KernelEvent::GateRefused { act: GateAct::Emergency, code: r.code, reason: r.reason.clone() })?;
             return Ok(b.finish(Outcome::Refused(r)));
@@ -271,15 +345,25 @@ impl Kernel {
     pub fn tick(&self, state: &KernelState, now: Millis) -> Result<Decision, KernelError> {
         let mut b = Builder::new(state, now);
         let now = b.at;
-        let expired: Vec<String> = b.state.pending.values().filter(|p| now >= p.expires_at).map(|p| p.id.clone()).collect();
+        let expired: Vec<String> =
+            b.state.pending.values().filter(|p| now >= p.expires_at).map(|p| p.id.clone()).collect();
         for pending_id in expired {
             b.push(KernelEvent::PendingExpired { pending_id })?;
         }
-        let lapsed = b.state.lease.as_ref().filter(|l| l.state == LeaseState::Active && l.expires_at.is_some_and(|e| now >= e)).map(|l| l.id);
+        let lapsed = b
+            .state
+            .lease
+            .as_ref()
+            .filter(|l| l.state == LeaseState::Active && l.expires_at.is_some_and(|e| now >= e))
+            .map(|l| l.id);
         if let Some(id) = lapsed {
             b.push(KernelEvent::LeaseExpired { id })?;
             if b.state.stance == Stance::Execution {
-                b.push(KernelEvent::StanceChanged { from: Stance::Execution, to: Stance::Evaluation, act: GateAct::LeaseExpiry })?;
+                b.push(KernelEvent::StanceChanged {
+                    from: Stance::Execution,
+                    to: Stance::Evaluation,
+                    act: GateAct::LeaseExpiry,
+                })?;
             }
             self.reissue_scope(&mut b)?;
         }
@@ -291,11 +375,21 @@ impl Kernel {
         let mut b = Builder::new(state, now);
         let now = b.at;
         if let Some(id) = b.state.lease.as_ref().filter(|l| l.state == LeaseState::Active).map(|l| l.id) {
-            return gate_refused(b, GateAct::Framing, C::GateForbidden, format!("lease {} is active; pass the evaluation gate before drafting another", id.short()));
+            return gate_refused(
+                b,
+                GateAct::Framing,
+                C::GateForbidden,
+                format!("lease {} is active; pass the evaluation gate before drafting another", id.short()),
+            );
         }
         let stance = b.state.stance;
         if !matches!(stance, Stance::Sensemaking | Stance::Discovery) {
-            return gate_refused(b, GateAct::Framing, C::GateForbidden, format!("drafting a lease is a framing-gate write; the {stance} stance does not allow it"));
+            return gate_refused(
+                b,
+                GateAct::Framing,
+                C::GateForbidden,
+                format!("drafting a lease is a framing-gate write; the {stance} stance does not allow it"),
+            );
         }
         let max = match draft.horizon {
             crate::lease::Horizon::Short => self.policy.lease.max_short_ms,
@@ -320,7 +414,9 @@ impl Kernel {
             return gate_refused(b, GateAct::Framing, C::LeaseInvalid, why);
         }
         let id = hash_of(&(&draft, now, b.state.seq))?;
-        b.push(KernelEvent::LeaseDrafted { lease: Lease { id, draft, state: LeaseState::Drafted, drafted_at: now, expires_at: None } })?;
+        b.push(KernelEvent::LeaseDrafted {
+            lease: Lease { id, draft, state: LeaseState::Drafted, drafted_at: now, expires_at: None },
+        })?;
         Ok(b.finish(Outcome::Done))
     }
 
@@ -343,7 +439,12 @@ impl Kernel {
             }
             GateAct::Commitment => {
                 let Some(lease) = b.state.lease.clone().filter(|l| l.state == LeaseState::Drafted) else {
-                    return gate_refused(b, act, C::NoDraft, "there is no drafted lease to commit to; draft one first (`smart lease draft`)".into());
+                    return gate_refused(
+                        b,
+                        act,
+                        C::NoDraft,
+                        "there is no drafted lease to commit to; draft one first (`smart lease draft`)".into(),
+                    );
                 };
                 if from == Stance::Sensemaking {
                     b.push(KernelEvent::StanceChanged { from, to: Stance::Discovery, act: GateAct::Framing })?;
@@ -365,7 +466,9 @@ impl Kernel {
                     return gate_refused(b, act, C::NoDraft, format!("there is no committed lease to {act}"));
                 };
                 let ev = match act {
-                    GateAct::Renew => KernelEvent::LeaseRenewed { id: lease.id, expires_at: now.plus(lease.draft.duration_ms) },
+                    GateAct::Renew => {
+                        KernelEvent::LeaseRenewed { id: lease.id, expires_at: now.plus(lease.draft.duration_ms) }
+                    }
                     GateAct::Revise => KernelEvent::LeaseRevised { id: lease.id },
                     _ => KernelEvent::LeaseReleased { id: lease.id },
                 };
@@ -381,7 +484,14 @@ impl Kernel {
     pub fn issue_scope(&self, state: &KernelState, req: &ScopeRequest, now: Millis) -> Result<Decision, KernelError> {
         let mut b = Builder::new(state, now);
         let now = b.at;
-        match orbit::issue(&b.state, &self.registry, &self.policy.roots, req, self.policy.scope.ttl_without_lease_ms, now) {
+        match orbit::issue(
+            &b.state,
+            &self.registry,
+            &self.policy.roots,
+            req,
+            self.policy.scope.ttl_without_lease_ms,
+            now,
+        ) {
             Ok(token) => {
                 b.push(KernelEvent::ScopeIssued { token })?;
                 Ok(b.finish(Outcome::Done))
@@ -397,7 +507,9 @@ impl Kernel {
                 b.push(KernelEvent::ScopeRevoked { id: t.id, reason: reason.to_string() })?;
                 Ok(b.finish(Outcome::Done))
             }
-            None => Ok(b.finish(Outcome::Refused(Refusal::new(C::ScopeInvalid, "there is no live scope token to revoke")))),
+            None => {
+                Ok(b.finish(Outcome::Refused(Refusal::new(C::ScopeInvalid, "there is no live scope token to revoke"))))
+            }
         }
     }
 
@@ -408,7 +520,14 @@ impl Kernel {
             return Ok(());
         };
         let req = ScopeRequest { context: current.context, session: current.session, read_only: current.read_only };
-        match orbit::issue(&b.state, &self.registry, &self.policy.roots, &req, self.policy.scope.ttl_without_lease_ms, b.at) {
+        match orbit::issue(
+            &b.state,
+            &self.registry,
+            &self.policy.roots,
+            &req,
+            self.policy.scope.ttl_without_lease_ms,
+            b.at,
+        ) {
             Ok(token) => b.push(KernelEvent::ScopeIssued { token }),
             Err(why) => Err(KernelError::Encoding(why)),
         }
@@ -416,31 +535,70 @@ impl Kernel {
 
     /// Undo of a committed reversible call. The committed event is read from the ledger by the
     /// caller; the kernel checks it is exactly what was committed (by its rollback hash).
-    pub fn propose_undo(&self, state: &KernelState, target_seq: u64, committed: &KernelEvent, now: Millis, world: &dyn World) -> Result<Decision, KernelError> {
+    pub fn propose_undo(
+        &self,
+        state: &KernelState,
+        target_seq: u64,
+        committed: &KernelEvent,
+        now: Millis,
+        world: &dyn World,
+    ) -> Result<Decision, KernelError> {
         let mut b = Builder::new(state, now);
         let now = b.at;
         b.push(KernelEvent::UndoRequested { target_seq })?;
         let refuse = |mut b: Builder, r: Refusal| -> Result<Decision, KernelError> {
-            b.push(KernelEvent::Refused { tool: "undo".into(), call_hash: None, code: r.code, reason: r.reason.clone() })?;
+            b.push(KernelEvent::Refused {
+                tool: "undo".into(),
+                call_hash: None,
+                code: r.code,
+                reason: r.reason.clone(),
+            })?;
             Ok(b.finish(Outcome::Refused(r)))
         };
         match &b.state.scope {
             Some(t) if !t.revoked && now < t.expires_at => {}
-            _ => return refuse(b, Refusal::new(C::ScopeInvalid, "there is no live scope token; ask Orbit for one (`smart scope issue`)")),
+            _ => {
+                return refuse(
+                    b,
+                    Refusal::new(
+                        C::ScopeInvalid,
+                        "there is no live scope token; ask Orbit for one (`smart scope issue`)",
+                    ),
+                );
+            }
         }
         let Some(meta) = b.state.reversible.get(&target_seq).cloned() else {
-            return refuse(b, Refusal::new(C::NotReversible, format!("event {target_seq} is not a committed reversible call")));
+            return refuse(
+                b,
+                Refusal::new(C::NotReversible, format!("event {target_seq} is not a committed reversible call")),
+            );
         };
         if meta.undone {
             return refuse(b, Refusal::new(C::NotReversible, format!("event {target_seq} was already undone")));
         }
         let rollback = match committed {
-            KernelEvent::Committed { rollback: Some(rb), .. } if hash_of(rb).ok() == Some(meta.rollback_hash) => rb.clone(),
-            _ => return refuse(b, Refusal::new(C::NotReversible, format!("the ledger's event {target_seq} does not match what was committed"))),
+            KernelEvent::Committed { rollback: Some(rb), .. } if hash_of(rb).ok() == Some(meta.rollback_hash) => {
+                rb.clone()
+            }
+            _ => {
+                return refuse(
+                    b,
+                    Refusal::new(
+                        C::NotReversible,
+                        format!("the ledger's event {target_seq} does not match what was committed"),
+                    ),
+                );
+            }
         };
-        let expected: BTreeMap<String, Option<Hash>> = match rollback.get("inputs").cloned().map(serde_json::from_value) {
+        let expected: BTreeMap<String, Option<Hash>> = match rollback.get("inputs").cloned().map(serde_json::from_value)
+        {
             Some(Ok(m)) => m,
-            _ => return refuse(b, Refusal::new(C::NotReversible, format!("event {target_seq} carries no usable rollback inputs"))),
+            _ => {
+                return refuse(
+                    b,
+                    Refusal::new(C::NotReversible, format!("event {target_seq} carries no usable rollback inputs")),
+                );
+            }
         };
         let mut inputs = BTreeMap::new();
         for (path, want) in &expected {
@@ -449,7 +607,13 @@ impl Kernel {
                 Err(e) => return refuse(b, Refusal::new(C::SnapshotStale, format!("{path} cannot be read: {e}"))),
             };
             if have != *want {
-                return refuse(b, Refusal::new(C::SnapshotStale, format!("{path} changed since event {target_seq}; undoing now would lose that change")));
+                return refuse(
+                    b,
+                    Refusal::new(
+                        C::SnapshotStale,
+                        format!("{path} changed since event {target_seq}; undoing now would lose that change"),
+                    ),
+                );
             }
             inputs.insert(path.clone(), have);
         }

@@ -32,7 +32,14 @@ impl Default for ScopeRequest {
 pub const CONTEXTS: &[(&str, &[&str])] = &[("files", &["fs", "plan"])];
 
 /// Issues a token for the request against the state as it is now.
-pub fn issue(state: &KernelState, registry: &Registry, roots: &[String], req: &ScopeRequest, ttl_without_lease_ms: u64, now: Millis) -> Result<ScopeToken, String> {
+pub fn issue(
+    state: &KernelState,
+    registry: &Registry,
+    roots: &[String],
+    req: &ScopeRequest,
+    ttl_without_lease_ms: u64,
+    now: Millis,
+) -> Result<ScopeToken, String> {
     let Some((_, domains)) = CONTEXTS.iter().find(|(name, _)| *name == req.context) else {
         let known: Vec<&str> = CONTEXTS.iter().map(|(n, _)| *n).collect();
         return Err(format!("unknown context {:?}; known contexts: {}", req.context, known.join(", ")));

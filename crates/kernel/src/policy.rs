@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[derive(Default)]
 pub struct Policy {
     /// Folders the tools may touch. Canonical absolute paths once `smart init` has resolved them.
     #[serde(default)]
@@ -154,28 +155,26 @@ impl Default for RiskPolicy {
     fn default() -> Self {
         RiskPolicy {
             sensitive: [
-                ".ssh", ".gnupg", ".aws", ".kube", ".docker", ".password-store", ".git", ".env",
-                "id_rsa", "id_ecdsa", "id_ed25519", "*.pem", "*.key", "*.kdbx", "Keychains",
+                ".ssh",
+                ".gnupg",
+                ".aws",
+                ".kube",
+                ".docker",
+                ".password-store",
+                ".git",
+                ".env",
+                "id_rsa",
+                "id_ecdsa",
+                "id_ed25519",
+                "*.pem",
+                "*.key",
+                "*.kdbx",
+                "Keychains",
             ]
             .iter()
             .map(|s| (*s).to_string())
             .collect(),
             bulk_paths: 20,
-        }
-    }
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Policy {
-            roots: Vec::new(),
-            gates: Gates::default(),
-            budget: Budget::default(),
-            monotone: Monotone::default(),
-            approvals: Approvals::default(),
-            scope: ScopePolicy::default(),
-            lease: LeasePolicy::default(),
-            risk: RiskPolicy::default(),
         }
     }
 }
@@ -203,7 +202,10 @@ mod tests {
     #[test]
     fn defaults_are_the_seed_gate_times() {
         let g = Gates::default();
-        assert_eq!([g.after(Layer::L0), g.after(Layer::L1), g.after(Layer::L2), g.after(Layer::L3)], [0, 2_000, 5_000, 15_000]);
+        assert_eq!(
+            [g.after(Layer::L0), g.after(Layer::L1), g.after(Layer::L2), g.after(Layer::L3)],
+            [0, 2_000, 5_000, 15_000]
+        );
         assert_eq!(g.l4_cooldown_ms, 30_000);
     }
 

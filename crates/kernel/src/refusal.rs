@@ -100,9 +100,21 @@ mod tests {
     fn the_issue_s_required_codes_exist() {
         let names: Vec<&str> = RefusalCode::ALL.iter().map(|c| c.as_str()).collect();
         for required in [
-            "unknown_tool", "schema_invalid", "path_outside_roots", "scope_invalid", "no_lease", "stance_ceiling",
-            "layer_not_reached", "time_gate", "budget_exhausted", "monotone_bound", "mutation_not_permitted",
-            "snapshot_stale", "signature_invalid", "approval_expired", "approval_replayed",
+            "unknown_tool",
+            "schema_invalid",
+            "path_outside_roots",
+            "scope_invalid",
+            "no_lease",
+            "stance_ceiling",
+            "layer_not_reached",
+            "time_gate",
+            "budget_exhausted",
+            "monotone_bound",
+            "mutation_not_permitted",
+            "snapshot_stale",
+            "signature_invalid",
+            "approval_expired",
+            "approval_replayed",
         ] {
             assert!(names.contains(&required), "missing {required}");
         }

@@ -170,17 +170,29 @@ impl KernelState {
                 self.budget_used = self.budget_used.saturating_add(call.cost);
                 self.inflight.insert(
                     call.hash,
-                    InFlight { tool: call.tool.clone(), layer: call.layer, tier: *tier, artifact: call.artifact, undoes: None },
+                    InFlight {
+                        tool: call.tool.clone(),
+                        layer: call.layer,
+                        tier: *tier,
+                        artifact: call.artifact,
+                        undoes: None,
+                    },
                 );
             }
             KernelEvent::UndoRequested { .. } => {}
             KernelEvent::UndoAdmitted { target_seq, call } => {
-                if !self.reversible.get(target_seq).is_some_and(|r| !r.undone) {
+                if self.reversible.get(target_seq).is_none_or(|r| r.undone) {
                     return Err(fail(format!("event {target_seq} is not an undoable commit")));
                 }
                 self.inflight.insert(
                     call.hash,
-                    InFlight { tool: call.tool.clone(), layer: call.layer, tier: Tier::One, artifact: None, undoes: Some(*target_seq) },
+                    InFlight {
+                        tool: call.tool.clone(),
+                        layer: call.layer,
+                        tier: Tier::One,
+                        artifact: None,
+                        undoes: Some(*target_seq),
+                    },
                 );
             }
             KernelEvent::Committed { call_hash, tool, layer, artifact, rollback, .. } => {
@@ -205,7 +217,12 @@ impl KernelState {
                     if let Some(rb) = rollback {
                         self.reversible.insert(
                             seq,
-                            ReversibleMeta { tool: tool.clone(), layer: *layer, rollback_hash: hash_of(rb)?, undone: false },
+                            ReversibleMeta {
+                                tool: tool.clone(),
+                                layer: *layer,
+                                rollback_hash: hash_of(rb)?,
+                                undone: false,
+                            },
                         );
                     }
                 }
@@ -281,7 +298,9 @@ impl KernelState {
     fn lease_mut(&mut self, id: &Hash, seq: u64) -> Result<&mut Lease, KernelError> {
         match &mut self.lease {
             Some(l) if l.id == *id => Ok(l),
-            _ => Err(KernelError::Inapplicable { seq, reason: format!("lease {} is not the current lease", id.short()) }),
+            _ => {
+                Err(KernelError::Inapplicable { seq, reason: format!("lease {} is not the current lease", id.short()) })
+            }
         }
     }
 }

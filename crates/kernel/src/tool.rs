@@ -82,7 +82,9 @@ impl Registry {
         let mut tools = BTreeMap::new();
         for spec in specs {
             let name_ok = !spec.name.is_empty()
-                && spec.name.split('.').all(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'));
+                && spec.name.split('.').all(|w| {
+                    !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                });
             if !name_ok {
                 return Err(RegistryError::BadName { name: spec.name });
             }
@@ -202,7 +204,10 @@ mod tests {
         let s = spec("fs.scan", json!({"type": "object"}));
         assert!(matches!(Registry::new(vec![s.clone(), s]), Err(RegistryError::Duplicate { .. })));
         assert!(matches!(Registry::new(vec![spec("Fs Scan", json!({}))]), Err(RegistryError::BadName { .. })));
-        assert!(matches!(Registry::new(vec![spec("fs.scan", json!({"type": 7}))]), Err(RegistryError::BadSchema { .. })));
+        assert!(matches!(
+            Registry::new(vec![spec("fs.scan", json!({"type": 7}))]),
+            Err(RegistryError::BadSchema { .. })
+        ));
     }
 
     #[test]

@@ -208,7 +208,11 @@ fn a_snapshot_the_proposer_saw_must_still_hold() {
 }
 
 fn make_plan(h: &mut Harness) -> Hash {
-    let artifact = Artifact { kind: "move_plan".into(), body: json!({"moves": [{"from": "/r/a.txt", "to": "/r/b.txt"}]}), inputs: [("/r/a.txt".to_string(), Hash::of_bytes(b"a"))].into() };
+    let artifact = Artifact {
+        kind: "move_plan".into(),
+        body: json!({"moves": [{"from": "/r/a.txt", "to": "/r/b.txt"}]}),
+        inputs: [("/r/a.txt".to_string(), Hash::of_bytes(b"a"))].into(),
+    };
     let hash = hash_of(&artifact).unwrap();
     h.world.artifacts.insert(hash, artifact.clone());
     let d = h.kernel.propose(&h.state, h.call("t.l2", json!({"path": "/r/a.txt"})), h.now, &h.world).unwrap();

@@ -8,7 +8,14 @@ use smart_kernel::lease::LeaseDraft;
 use smart_kernel::*;
 
 fn draft(h: &mut Harness, ms: u64) -> Outcome {
-    let d = LeaseDraft { frame: "sort photos".into(), horizon: Horizon::Short, duration_ms: ms, success_criteria: vec![], non_goals: vec![], renewal_prompt: String::new() };
+    let d = LeaseDraft {
+        frame: "sort photos".into(),
+        horizon: Horizon::Short,
+        duration_ms: ms,
+        success_criteria: vec![],
+        non_goals: vec![],
+        renewal_prompt: String::new(),
+    };
     let dec = h.kernel.draft_lease(&h.state, d, h.now).unwrap();
     h.apply(dec)
 }
@@ -126,7 +133,13 @@ fn undo_checks_the_world_and_happens_once() {
     let c = h.call("t.l3", json!({"path": "/r/q"}));
     let d = h.kernel.propose(&h.state, c, h.now, &h.world).unwrap();
     let Outcome::Admitted(a) = h.apply(d) else { panic!() };
-    h.commit(&a, kernel::ToolOutput { rollback: Some(json!({"inputs": {"/r/b.txt": Hash::of_bytes(b"a")}})), ..Default::default() });
+    h.commit(
+        &a,
+        kernel::ToolOutput {
+            rollback: Some(json!({"inputs": {"/r/b.txt": Hash::of_bytes(b"a")}})),
+            ..Default::default()
+        },
+    );
     let seq = h.state.seq;
     let committed = h.log.last().unwrap().0.clone();
 
@@ -164,6 +177,15 @@ fn replay_rejects_events_that_cannot_happen() {
     let before = s.hash().unwrap();
     assert!(s.apply(&bogus, h.now).is_err());
     assert_eq!(s.hash().unwrap(), before, "a failed apply changes nothing");
-    assert!(s.apply(&KernelEvent::StanceChanged { from: Stance::Sensemaking, to: Stance::Execution, act: GateAct::Commitment }, h.now).is_err());
-    assert!(s.apply(&KernelEvent::ScopeIssued { token: h.state.scope.clone().unwrap() }, Millis(1)).is_err(), "time runs backwards");
+    assert!(
+        s.apply(
+            &KernelEvent::StanceChanged { from: Stance::Sensemaking, to: Stance::Execution, act: GateAct::Commitment },
+            h.now
+        )
+        .is_err()
+    );
+    assert!(
+        s.apply(&KernelEvent::ScopeIssued { token: h.state.scope.clone().unwrap() }, Millis(1)).is_err(),
+        "time runs backwards"
+    );
 }

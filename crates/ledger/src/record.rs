@@ -57,7 +57,17 @@ impl StoredEvent {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn chain_hash(prev: &Hash, seq: u64, corr: &str, kind: &str, payload: &str, at_ms: u64, wall_ms: u64, before: &str, after: &str) -> Hash {
+pub(crate) fn chain_hash(
+    prev: &Hash,
+    seq: u64,
+    corr: &str,
+    kind: &str,
+    payload: &str,
+    at_ms: u64,
+    wall_ms: u64,
+    before: &str,
+    after: &str,
+) -> Hash {
     let body = serde_json::json!({
         "seq": seq, "corr": corr, "kind": kind, "payload": payload,
         "at_ms": at_ms, "wall_ms": wall_ms, "state_before": before, "state_after": after,
@@ -72,5 +82,6 @@ pub(crate) fn chain_hash(prev: &Hash, seq: u64, corr: &str, kind: &str, payload:
 
 /// The message the device key signs to vouch for the ledger's head.
 pub fn head_message(seq: u64, hash: &str) -> Vec<u8> {
-    canonical_bytes(&serde_json::json!({"domain": "smart.ledger_head.v1", "seq": seq, "hash": hash})).unwrap_or_default()
+    canonical_bytes(&serde_json::json!({"domain": "smart.ledger_head.v1", "seq": seq, "hash": hash}))
+        .unwrap_or_default()
 }

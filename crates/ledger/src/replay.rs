@@ -43,15 +43,30 @@ pub fn replay(ledger: &Ledger) -> Result<(KernelState, ReplayReport), LedgerErro
                 Err(e) => return Some((seq, e.to_string())),
             }
             if row.state_after != current {
-                return Some((seq, "the replayed state after this event differs from the recorded state hash".to_string()));
+                return Some((
+                    seq,
+                    "the replayed state after this event differs from the recorded state hash".to_string(),
+                ));
             }
             None
         })();
         bad.is_none()
     })?;
     let report = match bad {
-        None => ReplayReport { ok: true, events: state.seq, state_hash: Some(current), first_divergent_seq: None, reason: None },
-        Some((seq, reason)) => ReplayReport { ok: false, events: state.seq, state_hash: None, first_divergent_seq: Some(seq), reason: Some(reason) },
+        None => ReplayReport {
+            ok: true,
+            events: state.seq,
+            state_hash: Some(current),
+            first_divergent_seq: None,
+            reason: None,
+        },
+        Some((seq, reason)) => ReplayReport {
+            ok: false,
+            events: state.seq,
+            state_hash: None,
+            first_divergent_seq: Some(seq),
+            reason: Some(reason),
+        },
     };
     Ok((state, report))
 }

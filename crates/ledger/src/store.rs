@@ -18,7 +18,9 @@ pub enum LedgerError {
     Corrupt { path: PathBuf, reason: String },
     #[error("a ledger already exists at {0}")]
     Exists(PathBuf),
-    #[error("the ledger moved on (it ends at sequence {actual}, this process expected {expected}); another SMART process wrote to it — retry")]
+    #[error(
+        "the ledger moved on (it ends at sequence {actual}, this process expected {expected}); another SMART process wrote to it — retry"
+    )]
     Conflict { expected: u64, actual: u64 },
     #[error("ledger schema migration failed: {0}")]
     Migration(String),
@@ -42,7 +44,8 @@ pub struct Ledger {
     path: PathBuf,
 }
 
-const SELECT: &str = "SELECT seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal FROM events";
+const SELECT: &str =
+    "SELECT seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal FROM events";
 
 fn row_to_event(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredEvent> {
     Ok(StoredEvent {
@@ -85,7 +88,10 @@ impl Ledger {
         // anything is written to it.
         let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).map_err(corrupt)?;
         if !mode.eq_ignore_ascii_case("wal") {
-            return Err(LedgerError::Corrupt { path: path.to_path_buf(), reason: format!("cannot enable WAL (journal mode is {mode})") });
+            return Err(LedgerError::Corrupt {
+                path: path.to_path_buf(),
+                reason: format!("cannot enable WAL (journal mode is {mode})"),
+            });
         }
         conn.pragma_update(None, "synchronous", "FULL").map_err(corrupt)?;
         migrations().to_latest(&mut conn).map_err(|e| match e {
@@ -106,7 +112,12 @@ impl Ledger {
 
     /// Appends a batch atomically, after checking nobody else appended since `expected_seq`.
     /// Returns the sequences assigned.
-    pub fn append(&mut self, expected_seq: u64, batch: &[NewEvent<'_>], signer: &dyn HeadSigner) -> Result<Vec<u64>, LedgerError> {
+    pub fn append(
+        &mut self,
+        expected_seq: u64,
+        batch: &[NewEvent<'_>],
+        signer: &dyn HeadSigner,
+    ) -> Result<Vec<u64>, LedgerError> {
         if batch.is_empty() {
             return Ok(Vec::new());
         }
@@ -128,7 +139,19 @@ impl Ledger {
                 let before = e.state_before.to_hex();
                 let after = e.state_after.to_hex();
                 let hash = chain_hash(&prev, seq, e.corr, e.event.kind(), &payload, e.at.0, e.wall_ms, &before, &after);
-                insert.execute(params![seq as i64, e.corr, e.event.kind(), payload, e.at.0 as i64, e.wall_ms as i64, before, after, prev.to_hex(), hash.to_hex(), signer.seal_hex(&hash)])?;
+                insert.execute(params![
+                    seq as i64,
+                    e.corr,
+                    e.event.kind(),
+                    payload,
+                    e.at.0 as i64,
+                    e.wall_ms as i64,
+                    before,
+                    after,
+                    prev.to_hex(),
+                    hash.to_hex(),
+                    signer.seal_hex(&hash)
+                ])?;
                 prev = hash;
                 seqs.push(seq);
             }
@@ -151,7 +174,9 @@ impl Ledger {
 
     /// Events from `since` (inclusive), optionally of one kind, at most `limit`.
     pub fn list(&self, since: u64, kind: Option<&str>, limit: usize) -> Result<Vec<StoredEvent>, LedgerError> {
-        let mut stmt = self.conn.prepare_cached(&format!("{SELECT} WHERE seq >= ?1 AND (?2 IS NULL OR kind = ?2) ORDER BY seq LIMIT ?3"))?;
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("{SELECT} WHERE seq >= ?1 AND (?2 IS NULL OR kind = ?2) ORDER BY seq LIMIT ?3"))?;
         let rows = stmt.query_map(params![since as i64, kind, limit as i64], row_to_event)?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
@@ -177,7 +202,9 @@ impl Ledger {
     pub fn head(&self) -> Result<Option<(u64, String, String)>, LedgerError> {
         Ok(self
             .conn
-            .query_row("SELECT seq, hash, signature FROM head WHERE id = 1", [], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?, r.get(2)?)))
+            .query_row("SELECT seq, hash, signature FROM head WHERE id = 1", [], |r| {
+                Ok((r.get::<_, i64>(0)? as u64, r.get(1)?, r.get(2)?))
+            })
             .optional()?)
     }
 
@@ -190,7 +217,12 @@ impl Ledger {
     }
 
     pub fn load_snapshot(&self) -> Result<Option<(u64, String)>, LedgerError> {
-        Ok(self.conn.query_row("SELECT seq, state FROM snapshot WHERE id = 1", [], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?))).optional()?)
+        Ok(self
+            .conn
+            .query_row("SELECT seq, state FROM snapshot WHERE id = 1", [], |r| {
+                Ok((r.get::<_, i64>(0)? as u64, r.get(1)?))
+            })
+            .optional()?)
     }
 
     /// Direct access for tests that tamper with the file the way an attacker would.
@@ -200,9 +232,17 @@ impl Ledger {
 }
 
 fn tail(conn: &Connection) -> Result<(u64, Hash), LedgerError> {
-    let last: Option<(i64, String)> = conn.query_row("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
+    let last: Option<(i64, String)> = conn
+        .query_row("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
     match last {
         None => Ok((0, Hash::ZERO)),
-        Some((seq, h)) => Ok((seq as u64, Hash::from_hex(&h).map_err(|e| LedgerError::Corrupt { path: PathBuf::new(), reason: format!("last event's hash: {e}") })?)),
+        Some((seq, h)) => Ok((
+            seq as u64,
+            Hash::from_hex(&h).map_err(|e| LedgerError::Corrupt {
+                path: PathBuf::new(),
+                reason: format!("last event's hash: {e}"),
+            })?,
+        )),
     }
 }

@@ -28,7 +28,11 @@ pub struct VerifyReport {
 /// hash after it (blake3 is unkeyed; the seal is not). Without it, such a re-chained edit is
 /// still caught, by the signed head, but only as "the chain does not end where the device
 /// signed it".
-pub fn verify(ledger: &Ledger, device_key: Option<&str>, sealer: Option<&dyn HeadSigner>) -> Result<VerifyReport, LedgerError> {
+pub fn verify(
+    ledger: &Ledger,
+    device_key: Option<&str>,
+    sealer: Option<&dyn HeadSigner>,
+) -> Result<VerifyReport, LedgerError> {
     let mut expected_seq = 1u64;
     let mut prev = Hash::ZERO;
     let mut last_at = 0u64;
@@ -104,17 +108,33 @@ pub fn verify(ledger: &Ledger, device_key: Option<&str>, sealer: Option<&dyn Hea
         bad = check_head(ledger, events, &prev, genesis_key.as_deref())?;
     }
     Ok(match bad {
-        None => VerifyReport { ok: true, events, head: (events > 0).then(|| prev.to_hex()), first_bad_seq: None, reason: None },
-        Some((seq, reason)) => VerifyReport { ok: false, events, head: None, first_bad_seq: Some(seq), reason: Some(reason) },
+        None => VerifyReport {
+            ok: true,
+            events,
+            head: (events > 0).then(|| prev.to_hex()),
+            first_bad_seq: None,
+            reason: None,
+        },
+        Some((seq, reason)) => {
+            VerifyReport { ok: false, events, head: None, first_bad_seq: Some(seq), reason: Some(reason) }
+        }
     })
 }
 
-fn check_head(ledger: &Ledger, last_seq: u64, last_hash: &Hash, key: Option<&str>) -> Result<Option<(u64, String)>, LedgerError> {
+fn check_head(
+    ledger: &Ledger,
+    last_seq: u64,
+    last_hash: &Hash,
+    key: Option<&str>,
+) -> Result<Option<(u64, String)>, LedgerError> {
     let Some(key) = key else {
         return Ok(if last_seq == 0 { None } else { Some((1, "no genesis event".into())) });
     };
     let Some((seq, hash, sig)) = ledger.head()? else {
-        return Ok(Some((last_seq + 1, "the signed head record is missing: the ledger's end cannot be vouched for".into())));
+        return Ok(Some((
+            last_seq + 1,
+            "the signed head record is missing: the ledger's end cannot be vouched for".into(),
+        )));
     };
     let valid = (|| {
         let key: [u8; 32] = hex::decode(key).ok()?.try_into().ok()?;
@@ -127,10 +147,18 @@ fn check_head(ledger: &Ledger, last_seq: u64, last_hash: &Hash, key: Option<&str
         return Ok(Some((seq.min(last_seq + 1), "the head record's signature is not the device's".into())));
     }
     if seq > last_seq {
-        return Ok(Some((last_seq + 1, format!("the signed head vouches for {seq} events but the ledger ends at {last_seq}: events were removed from the end"))));
+        return Ok(Some((
+            last_seq + 1,
+            format!(
+                "the signed head vouches for {seq} events but the ledger ends at {last_seq}: events were removed from the end"
+            ),
+        )));
     }
     if seq < last_seq || hash != last_hash.to_hex() {
-        return Ok(Some((seq.min(last_seq), format!("the signed head (event {seq}) does not match the chain's end (event {last_seq})"))));
+        return Ok(Some((
+            seq.min(last_seq),
+            format!("the signed head (event {seq}) does not match the chain's end (event {last_seq})"),
+        )));
     }
     Ok(None)
 }

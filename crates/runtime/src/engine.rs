@@ -9,7 +9,10 @@ use serde_json::{Value, json};
 use smart_kernel::kernel::{Decision, Outcome, ToolOutput};
 use smart_kernel::lease::LeaseDraft;
 use smart_kernel::orbit::ScopeRequest;
-use smart_kernel::{AdmittedCall, CallSource, GateAct, Kernel, KernelEvent, KernelState, Millis, Policy, ProposedCall, Registry, UserSignal};
+use smart_kernel::{
+    AdmittedCall, CallSource, GateAct, Kernel, KernelEvent, KernelState, Millis, Policy, ProposedCall, Registry,
+    UserSignal,
+};
 use smart_ledger::{HeadSigner, Ledger, NewEvent};
 use smart_signals::{DeviceKey, KeyStoreKind};
 use std::path::{Path, PathBuf};
@@ -80,7 +83,18 @@ pub struct CallReport {
 
 impl CallReport {
     fn bare(outcome: &'static str) -> CallReport {
-        CallReport { outcome, code: None, reason: None, pending_id: None, seq: None, tier: None, output: None, artifact: None, admissible_in_ms: None, notify: false }
+        CallReport {
+            outcome,
+            code: None,
+            reason: None,
+            pending_id: None,
+            seq: None,
+            tier: None,
+            output: None,
+            artifact: None,
+            admissible_in_ms: None,
+            notify: false,
+        }
     }
 }
 
@@ -108,7 +122,11 @@ fn corr() -> String {
 impl Engine {
     /// Initialises a data dir: validates roots and policy, creates the device key and the ledger
     /// with its genesis event and a first scope token. On any failure nothing is left behind.
-    pub fn init(data_dir: &Path, opts: InitOptions, clock: Box<dyn Clock>) -> Result<(Engine, InitReport), RuntimeError> {
+    pub fn init(
+        data_dir: &Path,
+        opts: InitOptions,
+        clock: Box<dyn Clock>,
+    ) -> Result<(Engine, InitReport), RuntimeError> {
         let dir = DataDir::new(data_dir);
         if dir.ledger().exists() {
             return Err(RuntimeError::AlreadyInitialised(data_dir.to_path_buf()));
@@ -146,9 +164,16 @@ impl Engine {
             }
             if data_canon.starts_with(&canon) {
                 cleanup(created_dir);
-                return Err(RuntimeError::BadInput(format!("the data dir {} is inside root {}: the tools could then move the ledger itself", data_canon.display(), canon.display())));
+                return Err(RuntimeError::BadInput(format!(
+                    "the data dir {} is inside root {}: the tools could then move the ledger itself",
+                    data_canon.display(),
+                    canon.display()
+                )));
             }
-            let s = canon.to_str().map(str::to_string).ok_or_else(|| RuntimeError::BadInput(format!("root {} is not valid UTF-8", canon.display())))?;
+            let s = canon
+                .to_str()
+                .map(str::to_string)
+                .ok_or_else(|| RuntimeError::BadInput(format!("root {} is not valid UTF-8", canon.display())))?;
             if !roots.contains(&s) {
                 roots.push(s);
             }
@@ -166,7 +191,14 @@ impl Engine {
         let store = smart_signals::store_info(data_dir).map(|(k, _)| k).unwrap_or(KeyStoreKind::File);
         let made = (|| -> Result<Engine, RuntimeError> {
             let ledger = Ledger::create(&dir.ledger())?;
-            let mut engine = Engine { dir: DataDir::new(data_dir), ledger, kernel, state: KernelState::default(), key: Ok(key), clock };
+            let mut engine = Engine {
+                dir: DataDir::new(data_dir),
+                ledger,
+                kernel,
+                state: KernelState::default(),
+                key: Ok(key),
+                clock,
+            };
             let now = Millis(engine.clock.now_ms());
             let genesis = engine.kernel.genesis(&engine.public_key()?)?;
             let c = corr();
@@ -180,7 +212,14 @@ impl Engine {
         })();
         match made {
             Ok(engine) => {
-                let report = InitReport { data_dir: data_dir.to_path_buf(), roots, public_key: engine.public_key()?, key_store: store, warning, events: engine.state.seq };
+                let report = InitReport {
+                    data_dir: data_dir.to_path_buf(),
+                    roots,
+                    public_key: engine.public_key()?,
+                    key_store: store,
+                    warning,
+                    events: engine.state.seq,
+                };
                 Ok((engine, report))
             }
             Err(e) => {
@@ -303,10 +342,21 @@ impl Engine {
         let seqs = self.commit(corr, d.events, now)?;
         let last = seqs.last().copied();
         Ok(match d.outcome {
-            Outcome::Refused(r) => CallReport { code: Some(r.code.as_str().to_string()), reason: Some(r.reason), seq: last, ..CallReport::bare("refused") },
+            Outcome::Refused(r) => CallReport {
+                code: Some(r.code.as_str().to_string()),
+                reason: Some(r.reason),
+                seq: last,
+                ..CallReport::bare("refused")
+            },
             Outcome::Pending { id, admissible_at } => {
                 let tier = self.state.pending.get(&id).map(|p| u8::from(p.tier));
-                CallReport { pending_id: Some(id), seq: last, tier, admissible_in_ms: Some(admissible_at.since(now)), ..CallReport::bare("pending") }
+                CallReport {
+                    pending_id: Some(id),
+                    seq: last,
+                    tier,
+                    admissible_in_ms: Some(admissible_at.since(now)),
+                    ..CallReport::bare("pending")
+                }
             }
             Outcome::Done => CallReport { seq: last, ..CallReport::bare("recorded") },
             Outcome::Admitted(admitted) => self.execute(corr, &admitted)?,
@@ -329,7 +379,9 @@ impl Engine {
                 output: Some(output),
                 ..CallReport::bare("committed")
             },
-            KernelEvent::Failed { error, .. } => CallReport { seq: seqs.last().copied(), tier, reason: Some(error), ..CallReport::bare("failed") },
+            KernelEvent::Failed { error, .. } => {
+                CallReport { seq: seqs.last().copied(), tier, reason: Some(error), ..CallReport::bare("failed") }
+            }
             _ => CallReport::bare("recorded"),
         })
     }
@@ -436,7 +488,9 @@ impl Engine {
         let now = self.now();
         let committed = match self.ledger.get(seq)?.map(|r| r.event()) {
             Some(Ok(ev)) => ev,
-            Some(Err(e)) => return Err(RuntimeError::BrokenLedger { path: self.dir.ledger(), reason: format!("event {seq}: {e}") }),
+            Some(Err(e)) => {
+                return Err(RuntimeError::BrokenLedger { path: self.dir.ledger(), reason: format!("event {seq}: {e}") });
+            }
             // Let the kernel refuse (and record) an undo of something that is not there.
             None => KernelEvent::UndoRequested { target_seq: seq },
         };
@@ -473,7 +527,9 @@ fn load_state(ledger: &Ledger) -> Result<KernelState, String> {
             .for_each_from(seq + 1, |row| {
                 let res = row.event().and_then(|ev| state.apply(&ev, Millis(row.at_ms)).map_err(|e| e.to_string()));
                 match res {
-                    Ok(()) if state.hash().map(|h| h.to_hex()).ok().as_deref() == Some(row.state_after.as_str()) => true,
+                    Ok(()) if state.hash().map(|h| h.to_hex()).ok().as_deref() == Some(row.state_after.as_str()) => {
+                        true
+                    }
                     Ok(()) => {
                         err = Some(format!("event {} does not replay to its recorded state", row.seq));
                         false

@@ -49,7 +49,14 @@ impl DeviceKey {
 
     /// A signed user signal: the person's decision on `pending_id` (bound to `call_hash`),
     /// valid from `now` for `ttl_ms`, with a fresh nonce.
-    pub fn sign_signal(&self, pending_id: &str, call_hash: Option<Hash>, decision: Decision, now: Millis, ttl_ms: u64) -> Result<UserSignal, SignalsError> {
+    pub fn sign_signal(
+        &self,
+        pending_id: &str,
+        call_hash: Option<Hash>,
+        decision: Decision,
+        now: Millis,
+        ttl_ms: u64,
+    ) -> Result<UserSignal, SignalsError> {
         let mut signal = UserSignal {
             pending_id: pending_id.to_string(),
             call_hash,

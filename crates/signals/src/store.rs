@@ -58,7 +58,10 @@ pub fn store_info(data_dir: &Path) -> Option<(KeyStoreKind, String)> {
 /// Creates the device key for a data dir. `preference`: `Some(kind)` forces a store; `None`
 /// tries the keyring and falls back to the file. Returns the key and a warning for the person
 /// when it had to fall back.
-pub fn create_device_key(data_dir: &Path, preference: Option<KeyStoreKind>) -> Result<(DeviceKey, Option<String>), SignalsError> {
+pub fn create_device_key(
+    data_dir: &Path,
+    preference: Option<KeyStoreKind>,
+) -> Result<(DeviceKey, Option<String>), SignalsError> {
     let key = DeviceKey::generate()?;
     let account = format!("device-key:{}", data_dir.display());
     let mut warning = None;
@@ -71,7 +74,9 @@ pub fn create_device_key(data_dir: &Path, preference: Option<KeyStoreKind>) -> R
         None => match keyring_put(&account, &key) {
             Ok(()) => KeyStoreKind::Keyring,
             Err(e) => {
-                warning = Some(format!("no usable OS keyring ({e}); the device key is in a 0600 file in the data dir instead"));
+                warning = Some(format!(
+                    "no usable OS keyring ({e}); the device key is in a 0600 file in the data dir instead"
+                ));
                 KeyStoreKind::File
             }
         },
@@ -79,7 +84,11 @@ pub fn create_device_key(data_dir: &Path, preference: Option<KeyStoreKind>) -> R
     if store == KeyStoreKind::File {
         write_key_file(&data_dir.join(KEY_FILE), &key)?;
     }
-    let record = Record { store, account: if store == KeyStoreKind::Keyring { account } else { String::new() }, public_key: key.public_hex() };
+    let record = Record {
+        store,
+        account: if store == KeyStoreKind::Keyring { account } else { String::new() },
+        public_key: key.public_hex(),
+    };
     let text = serde_json::to_string_pretty(&record).map_err(|e| SignalsError::Encoding(e.to_string()))?;
     let path = data_dir.join(RECORD);
     fs::write(&path, text).map_err(|e| io(&path, e))?;
@@ -90,13 +99,17 @@ pub fn create_device_key(data_dir: &Path, preference: Option<KeyStoreKind>) -> R
 pub fn load_device_key(data_dir: &Path) -> Result<DeviceKey, SignalsError> {
     let path = data_dir.join(RECORD);
     let text = fs::read_to_string(&path).map_err(|_| SignalsError::NoKey(data_dir.to_path_buf()))?;
-    let record: Record = serde_json::from_str(&text).map_err(|e| SignalsError::Damaged { where_: path.display().to_string(), reason: e.to_string() })?;
+    let record: Record = serde_json::from_str(&text)
+        .map_err(|e| SignalsError::Damaged { where_: path.display().to_string(), reason: e.to_string() })?;
     let key = match record.store {
         KeyStoreKind::File => read_key_file(&data_dir.join(KEY_FILE))?,
         KeyStoreKind::Keyring => keyring_get(&record.account)?,
     };
     if key.public_hex() != record.public_key {
-        return Err(SignalsError::Damaged { where_: format!("{:?} store", record.store), reason: "the stored key is not the one recorded at init".into() });
+        return Err(SignalsError::Damaged {
+            where_: format!("{:?} store", record.store),
+            reason: "the stored key is not the one recorded at init".into(),
+        });
     }
     Ok(key)
 }
@@ -114,7 +127,8 @@ fn keyring_put(account: &str, key: &DeviceKey) -> Result<(), SignalsError> {
     entry.set_password(&key.secret_hex()).map_err(|e| SignalsError::Keyring(e.to_string()))?;
     // Some backends accept a write they cannot read back (keyutils outside a session keyring):
     // only a round trip proves the store works.
-    let back = entry.get_password().map_err(|e| SignalsError::Keyring(format!("written but not readable back: {e}")))?;
+    let back =
+        entry.get_password().map_err(|e| SignalsError::Keyring(format!("written but not readable back: {e}")))?;
     if back != key.secret_hex() {
         return Err(SignalsError::Keyring("read back a different value".into()));
     }
@@ -123,7 +137,9 @@ fn keyring_put(account: &str, key: &DeviceKey) -> Result<(), SignalsError> {
 
 fn keyring_get(account: &str) -> Result<DeviceKey, SignalsError> {
     let entry = keyring::Entry::new(SERVICE, account).map_err(|e| SignalsError::Keyring(e.to_string()))?;
-    let secret = entry.get_password().map_err(|e| SignalsError::Keyring(format!("cannot read the device key ({e}); is the keyring unlocked?")))?;
+    let secret = entry
+        .get_password()
+        .map_err(|e| SignalsError::Keyring(format!("cannot read the device key ({e}); is the keyring unlocked?")))?;
     parse_secret(&secret, "the OS keyring")
 }
 

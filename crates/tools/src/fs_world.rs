@@ -69,7 +69,8 @@ fn append_missing(raw: &str, base: PathBuf, missing: &[Component]) -> Result<Pat
         match component {
             Component::Normal(name) => {
                 out.push(name);
-                let more_follow = missing[i + 1..].iter().any(|c| matches!(c, Component::Normal(_) | Component::ParentDir));
+                let more_follow =
+                    missing[i + 1..].iter().any(|c| matches!(c, Component::Normal(_) | Component::ParentDir));
                 if more_follow
                     && let Ok(meta) = fs::symlink_metadata(&out)
                     && meta.file_type().is_symlink()
@@ -110,9 +111,7 @@ pub fn content_hash(path: &Path) -> Result<Option<Hash>, WorldError> {
 pub fn file_hash(path: &Path) -> Result<Hash, WorldError> {
     let file = fs::File::open(path).map_err(|e| WorldError(format!("cannot open {}: {e}", path.display())))?;
     let mut hasher = blake3::Hasher::new();
-    hasher
-        .update_reader(file)
-        .map_err(|e| WorldError(format!("cannot read {}: {e}", path.display())))?;
+    hasher.update_reader(file).map_err(|e| WorldError(format!("cannot read {}: {e}", path.display())))?;
     Ok(Hash(*hasher.finalize().as_bytes()))
 }
 
@@ -122,7 +121,8 @@ fn hash_entry(path: &Path, kind: fs::FileType) -> Result<Hash, WorldError> {
     } else if kind.is_dir() {
         tree_hash(path)
     } else if kind.is_symlink() {
-        let target = fs::read_link(path).map_err(|e| WorldError(format!("cannot read the symlink {}: {e}", path.display())))?;
+        let target =
+            fs::read_link(path).map_err(|e| WorldError(format!("cannot read the symlink {}: {e}", path.display())))?;
         let mut hasher = blake3::Hasher::new_derive_key(SYMLINK_CONTEXT);
         hasher.update(target.as_os_str().as_encoded_bytes());
         Ok(Hash(*hasher.finalize().as_bytes()))
@@ -140,7 +140,8 @@ fn tree_hash(dir: &Path) -> Result<Hash, WorldError> {
     let mut entries = Vec::new();
     for entry in fs::read_dir(dir).map_err(read)? {
         let entry = entry.map_err(read)?;
-        let kind = entry.file_type().map_err(|e| WorldError(format!("cannot inspect {}: {e}", entry.path().display())))?;
+        let kind =
+            entry.file_type().map_err(|e| WorldError(format!("cannot inspect {}: {e}", entry.path().display())))?;
         entries.push((entry.file_name(), kind));
     }
     entries.sort_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));

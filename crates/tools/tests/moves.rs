@@ -37,7 +37,10 @@ fn propose_apply_undo_round_trip_restores_everything_exactly() {
     };
     assert_eq!(rollback["inputs"][h.p("docs/a.txt")], json!(null));
     assert_eq!(rollback["inputs"][h.p("sorted/text/a.txt")], json!(Hash::of_bytes(b"alpha").to_hex()));
-    assert_eq!(rollback["created_dirs"], json!([h.p("sorted"), h.p("sorted/text"), h.p("archive"), h.p("archive/2024")]));
+    assert_eq!(
+        rollback["created_dirs"],
+        json!([h.p("sorted"), h.p("sorted/text"), h.p("archive"), h.p("archive/2024")])
+    );
 
     let undone = h.undo(applied.seq).unwrap();
     assert_eq!(undone.output["undone"], "apply.move");

@@ -20,7 +20,13 @@ fn scan_lists_a_tree_in_order_without_following_symlinks() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (e["path"].as_str().unwrap().to_string(), e["kind"].as_str().unwrap().to_string(), e["size"].as_u64().unwrap()))
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap().to_string(),
+                e["kind"].as_str().unwrap().to_string(),
+                e["size"].as_u64().unwrap(),
+            )
+        })
         .collect();
     let mut expected = vec![
         (h.p("a"), "dir".to_string(), 0),

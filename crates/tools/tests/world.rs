@@ -17,7 +17,11 @@ fn a_symlink_out_of_the_root_resolves_to_its_target_and_the_kernel_refuses_it() 
     fs::write(outside.join("secret"), b"s").unwrap();
     std::os::unix::fs::symlink(&outside, h.root.join("door")).unwrap();
     assert_eq!(resolve(&h.p("door/secret")).unwrap(), outside.join("secret"));
-    assert_eq!(resolve(&h.p("door/not-yet/x")).unwrap(), outside.join("not-yet/x"), "the missing tail is appended to the real target");
+    assert_eq!(
+        resolve(&h.p("door/not-yet/x")).unwrap(),
+        outside.join("not-yet/x"),
+        "the missing tail is appended to the real target"
+    );
     let r = h.run("fs.hash", json!({"path": h.p("door/secret")})).unwrap_err();
     assert_eq!(r.refused(), RefusalCode::PathOutsideRoots);
 }

@@ -46,7 +46,10 @@ impl Smart {
 
     pub fn cmd(&self) -> Command {
         let mut c = Command::new(bin());
-        c.env("SMART_DATA_DIR", &self.data).env("SMART_KEY_STORE", "file").env("SMART_NOW_MS", self.now.to_string()).current_dir(&self.root);
+        c.env("SMART_DATA_DIR", &self.data)
+            .env("SMART_KEY_STORE", "file")
+            .env("SMART_NOW_MS", self.now.to_string())
+            .current_dir(&self.root);
         c
     }
 
@@ -58,7 +61,8 @@ impl Smart {
     pub fn json(&self, args: &[&str]) -> (i32, Value) {
         let out = self.cmd().arg("--json").args(args).output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
-        let v = serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {text:?}; stderr {}", String::from_utf8_lossy(&out.stderr)));
+        let v = serde_json::from_str(text.trim())
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {text:?}; stderr {}", String::from_utf8_lossy(&out.stderr)));
         (out.status.code().unwrap_or(-1), v)
     }
 
@@ -87,7 +91,16 @@ impl Smart {
     }
 
     pub fn commit_lease(&self) {
-        let (c, _) = self.json(&["lease", "draft", "--frame", "tidy the docs folder", "--horizon", "short", "--expires-in", "1h"]);
+        let (c, _) = self.json(&[
+            "lease",
+            "draft",
+            "--frame",
+            "tidy the docs folder",
+            "--horizon",
+            "short",
+            "--expires-in",
+            "1h",
+        ]);
         assert_eq!(c, 0);
         let (c, _) = self.json(&["gate", "commitment"]);
         assert_eq!(c, 0);

@@ -62,7 +62,8 @@ pub fn tool(name: &str, layer: Layer, rev: Reversibility, cap: &str) -> ToolSpec
 
 pub fn registry() -> Registry {
     let mut apply = tool("t.apply_plan", Layer::L3, Reversibility::Reversible, "fs:move:*");
-    apply.args_schema = json!({"type": "object", "properties": {"proposal": {"type": "string"}}, "required": ["proposal"]});
+    apply.args_schema =
+        json!({"type": "object", "properties": {"proposal": {"type": "string"}}, "required": ["proposal"]});
     apply.path_args = vec![];
     apply.artifact_arg = Some("proposal".into());
     Registry::new(vec![
@@ -101,7 +102,8 @@ impl Harness {
     pub fn with(policy: Policy) -> Harness {
         let kernel = Kernel::new(policy, registry());
         let key = SigningKey::from_bytes(&[7u8; 32]);
-        let mut h = Harness { kernel, state: KernelState::default(), world: MapWorld::default(), key, now: T0, log: vec![] };
+        let mut h =
+            Harness { kernel, state: KernelState::default(), world: MapWorld::default(), key, now: T0, log: vec![] };
         let g = h.kernel.genesis(&hex::encode(h.key.verifying_key().to_bytes())).unwrap();
         h.apply_all(vec![g]);
         let d = h.kernel.issue_scope(&h.state, &ScopeRequest::default(), h.now).unwrap();
@@ -131,7 +133,14 @@ impl Harness {
     }
 
     pub fn call(&self, tool: &str, args: Value) -> ProposedCall {
-        ProposedCall { tool: tool.into(), args, scope_id: self.scope_id(), source: CallSource::Script, risk_hint: None, snapshot: None }
+        ProposedCall {
+            tool: tool.into(),
+            args,
+            scope_id: self.scope_id(),
+            source: CallSource::Script,
+            risk_hint: None,
+            snapshot: None,
+        }
     }
 
     /// Proposes and, if admitted, commits with an empty output.
@@ -188,7 +197,7 @@ impl Harness {
         let mut s = UserSignal {
             pending_id: pending_id.into(),
             call_hash,
-            nonce: hex::encode(Hash::of_bytes(format!("{pending_id}{}{:?}", self.now.0, decision).as_bytes()).0[..16].to_vec()),
+            nonce: hex::encode(&Hash::of_bytes(format!("{pending_id}{}{:?}", self.now.0, decision).as_bytes()).0[..16]),
             issued_at: self.now,
             expires_at: self.now.plus(60_000),
             decision: decision.0,

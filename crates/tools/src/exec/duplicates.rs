@@ -59,7 +59,8 @@ pub(crate) fn run(call: &AdmittedCall) -> Result<ToolOutput, String> {
         out_groups.push(json!({"blake3": hash.to_hex(), "size": size, "paths": listed}));
     }
     unreadable.sort();
-    let unreadable_list: Vec<Value> = unreadable.iter().take(MAX_UNREADABLE).map(|(p, why)| json!({"path": text(p), "error": why})).collect();
+    let unreadable_list: Vec<Value> =
+        unreadable.iter().take(MAX_UNREADABLE).map(|(p, why)| json!({"path": text(p), "error": why})).collect();
     Ok(ToolOutput {
         output: json!({
             "root": text(root),

@@ -76,9 +76,7 @@ impl Journal {
             .open(path)
             .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         self.created_files.push(path.to_path_buf());
-        f.write_all(bytes)
-            .and_then(|()| f.sync_all())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        f.write_all(bytes).and_then(|()| f.sync_all()).map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 
     /// How many moves were done.

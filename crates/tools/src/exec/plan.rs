@@ -56,16 +56,31 @@ pub(crate) fn check_independent(moves: &[Move]) -> Result<(), String> {
                 return Err(if i == j {
                     format!("{}: a folder cannot be moved inside itself", m.describe(i))
                 } else {
-                    format!("{}: its destination is inside {}, which {} moves away", m.describe(i), ancestor, moves[j].describe(j))
+                    format!(
+                        "{}: its destination is inside {}, which {} moves away",
+                        m.describe(i),
+                        ancestor,
+                        moves[j].describe(j)
+                    )
                 });
             }
             if let Some(&j) = tos.get(ancestor) {
-                return Err(format!("{}: its destination is inside the destination of {}", m.describe(i), moves[j].describe(j)));
+                return Err(format!(
+                    "{}: its destination is inside the destination of {}",
+                    m.describe(i),
+                    moves[j].describe(j)
+                ));
             }
         }
         for ancestor in Path::new(&m.from).ancestors().skip(1).filter_map(Path::to_str) {
             if let Some(&j) = froms.get(ancestor) {
-                return Err(format!("{}: {} is inside {}, which {} already moves", m.describe(i), m.from, ancestor, moves[j].describe(j)));
+                return Err(format!(
+                    "{}: {} is inside {}, which {} already moves",
+                    m.describe(i),
+                    m.from,
+                    ancestor,
+                    moves[j].describe(j)
+                ));
             }
         }
     }

@@ -38,7 +38,11 @@ pub(crate) fn run(call: &AdmittedCall, quarantine_dir: &Path) -> Result<ToolOutp
         .and_then(|raw| resolve(raw).map_err(|e| format!("the quarantine folder: {}", e.0)))?;
     for p in &paths {
         if qdir.starts_with(p) {
-            return Err(format!("{} holds the quarantine folder {}; it cannot be quarantined into itself", p.display(), qdir.display()));
+            return Err(format!(
+                "{} holds the quarantine folder {}; it cannot be quarantined into itself",
+                p.display(),
+                qdir.display()
+            ));
         }
         if p.starts_with(&qdir) {
             return Err(format!("{} is already in the quarantine folder", p.display()));
@@ -49,8 +53,11 @@ pub(crate) fn run(call: &AdmittedCall, quarantine_dir: &Path) -> Result<ToolOutp
     // Everything is checked before the first move.
     let mut items = Vec::with_capacity(paths.len());
     for (i, original) in paths.into_iter().enumerate() {
-        let meta = fs::symlink_metadata(&original).map_err(|e| format!("cannot quarantine {}: {e}", original.display()))?;
-        let hash = content_hash(&original).map_err(|e| e.0)?.ok_or_else(|| format!("{} does not exist", original.display()))?;
+        let meta =
+            fs::symlink_metadata(&original).map_err(|e| format!("cannot quarantine {}: {e}", original.display()))?;
+        let hash = content_hash(&original)
+            .map_err(|e| e.0)?
+            .ok_or_else(|| format!("{} does not exist", original.display()))?;
         if let Some(Some(approved)) = call.inputs().get(&text(&original))
             && *approved != hash
         {
@@ -68,7 +75,11 @@ pub(crate) fn run(call: &AdmittedCall, quarantine_dir: &Path) -> Result<ToolOutp
     }
     for (i, item) in items.iter().enumerate() {
         if let Err(e) = journal.transfer(&item.original, &item.stored) {
-            return Err(journal.abort(format!("fs.quarantine stopped at item {} ({}): {e}", i + 1, item.original.display())));
+            return Err(journal.abort(format!(
+                "fs.quarantine stopped at item {} ({}): {e}",
+                i + 1,
+                item.original.display()
+            )));
         }
     }
     let listed: Vec<Value> = items
@@ -89,7 +100,8 @@ pub(crate) fn run(call: &AdmittedCall, quarantine_dir: &Path) -> Result<ToolOutp
         inputs.insert(text(&it.stored), json!(it.hash));
         inputs.insert(text(&it.original), Value::Null);
     }
-    let pairs: Vec<Value> = items.iter().map(|it| json!({"original": text(&it.original), "stored": text(&it.stored)})).collect();
+    let pairs: Vec<Value> =
+        items.iter().map(|it| json!({"original": text(&it.original), "stored": text(&it.stored)})).collect();
     Ok(ToolOutput {
         output: json!({ "batch": batch, "count": items.len(), "manifest": text(&manifest_path), "items": listed }),
         rollback: Some(json!({ "inputs": inputs, "items": pairs, "batch_dir": text(&batch_dir) })),
@@ -112,7 +124,11 @@ fn paths_of(call: &AdmittedCall) -> Result<Vec<PathBuf>, String> {
     for p in &paths {
         for ancestor in p.ancestors().skip(1).filter_map(Path::to_str) {
             if seen.contains_key(ancestor) {
-                return Err(format!("{} is inside {}, which is also listed; list only one of them", p.display(), ancestor));
+                return Err(format!(
+                    "{} is inside {}, which is also listed; list only one of them",
+                    p.display(),
+                    ancestor
+                ));
             }
         }
     }

@@ -39,8 +39,10 @@ pub(crate) fn run(call: &AdmittedCall) -> Result<ToolOutput, String> {
     let files = entries.iter().filter(|e| e.kind == Kind::File).count();
     let dirs = entries.iter().filter(|e| e.kind == Kind::Dir).count();
     let total_bytes: u64 = entries.iter().filter(|e| e.kind == Kind::File).map(|e| e.size).sum();
-    let listed: Vec<Value> = entries.iter().map(|e| json!({"path": text(&e.path), "kind": e.kind.name(), "size": e.size})).collect();
-    let unreadable_list: Vec<Value> = unreadable.iter().take(MAX_UNREADABLE).map(|(p, why)| json!({"path": text(p), "error": why})).collect();
+    let listed: Vec<Value> =
+        entries.iter().map(|e| json!({"path": text(&e.path), "kind": e.kind.name(), "size": e.size})).collect();
+    let unreadable_list: Vec<Value> =
+        unreadable.iter().take(MAX_UNREADABLE).map(|(p, why)| json!({"path": text(p), "error": why})).collect();
     Ok(ToolOutput {
         output: json!({
             "root": text(root),

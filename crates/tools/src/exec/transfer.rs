@@ -68,7 +68,11 @@ pub(crate) fn copy_then_remove(from: &Path, to: &Path) -> Result<(), String> {
             ));
         }
         let _ = remove_any(to);
-        return Err(format!("cannot move {} to {}: the original could not be removed ({e}), so it was kept and the copy removed", from.display(), to.display()));
+        return Err(format!(
+            "cannot move {} to {}: the original could not be removed ({e}), so it was kept and the copy removed",
+            from.display(),
+            to.display()
+        ));
     }
     Ok(())
 }
@@ -111,7 +115,8 @@ fn copy_entry(from: &Path, to: &Path, merge: bool) -> Result<(), String> {
                 copy_entry(&from.join(&name), &to.join(&name), merge)?;
             }
             // Last, so a read-only folder can still be filled first.
-            fs::set_permissions(to, meta.permissions()).map_err(|e| format!("cannot set permissions of {}: {e}", to.display()))
+            fs::set_permissions(to, meta.permissions())
+                .map_err(|e| format!("cannot set permissions of {}: {e}", to.display()))
         }
         Kind::Symlink => {
             if merge && exists {
@@ -120,7 +125,9 @@ fn copy_entry(from: &Path, to: &Path, merge: bool) -> Result<(), String> {
             let target = fs::read_link(from).map_err(|e| format!("cannot read the symlink {}: {e}", from.display()))?;
             make_symlink(&target, to)
         }
-        Kind::Other => Err(format!("{} is a special file (a pipe, socket or device) and cannot be copied", from.display())),
+        Kind::Other => {
+            Err(format!("{} is a special file (a pipe, socket or device) and cannot be copied", from.display()))
+        }
     }
 }
 
@@ -148,7 +155,11 @@ fn make_symlink(target: &Path, at: &Path) -> Result<(), String> {
 #[cfg(windows)]
 fn make_symlink(target: &Path, at: &Path) -> Result<(), String> {
     let resolved = at.parent().map(|p| p.join(target)).unwrap_or_else(|| target.to_path_buf());
-    let made = if resolved.is_dir() { std::os::windows::fs::symlink_dir(target, at) } else { std::os::windows::fs::symlink_file(target, at) };
+    let made = if resolved.is_dir() {
+        std::os::windows::fs::symlink_dir(target, at)
+    } else {
+        std::os::windows::fs::symlink_file(target, at)
+    };
     made.map_err(|e| format!("cannot create the symlink {}: {e}", at.display()))
 }
 

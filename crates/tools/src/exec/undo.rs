@@ -43,18 +43,16 @@ pub(crate) fn run(call: &AdmittedCall) -> Result<ToolOutput, String> {
 fn undo_moves(rollback: &Value) -> Result<(usize, Vec<String>), String> {
     let moves = moves_in(rollback, "the rollback data")?;
     let created: Vec<String> = match rollback.get("created_dirs") {
-        Some(v) => serde_json::from_value(v.clone()).map_err(|e| format!("the rollback data has malformed created_dirs: {e}"))?,
+        Some(v) => serde_json::from_value(v.clone())
+            .map_err(|e| format!("the rollback data has malformed created_dirs: {e}"))?,
         None => Vec::new(),
     };
-    let pairs: Vec<(PathBuf, PathBuf)> = moves.iter().rev().map(|m| (PathBuf::from(&m.to), PathBuf::from(&m.from))).collect();
+    let pairs: Vec<(PathBuf, PathBuf)> =
+        moves.iter().rev().map(|m| (PathBuf::from(&m.to), PathBuf::from(&m.from))).collect();
     let restored = put_back(&pairs, "undo of apply.move")?;
     let mut dirs: Vec<PathBuf> = created.into_iter().map(PathBuf::from).collect();
     dirs.sort_by(|a, b| b.components().count().cmp(&a.components().count()).then_with(|| a.cmp(b)));
-    let removed = dirs
-        .iter()
-        .filter(|d| fs::remove_dir(d).is_ok())
-        .map(|d| d.to_string_lossy().into_owned())
-        .collect();
+    let removed = dirs.iter().filter(|d| fs::remove_dir(d).is_ok()).map(|d| d.to_string_lossy().into_owned()).collect();
     Ok((restored, removed))
 }
 
@@ -66,7 +64,8 @@ fn undo_quarantine(rollback: &Value) -> Result<(usize, Vec<String>), String> {
         .map(serde_json::from_value)
         .ok_or("the rollback data has no list of items")?
         .map_err(|e| format!("the rollback data has malformed items: {e}"))?;
-    let pairs: Vec<(PathBuf, PathBuf)> = items.iter().rev().map(|it| (PathBuf::from(&it.stored), PathBuf::from(&it.original))).collect();
+    let pairs: Vec<(PathBuf, PathBuf)> =
+        items.iter().rev().map(|it| (PathBuf::from(&it.stored), PathBuf::from(&it.original))).collect();
     let restored = put_back(&pairs, "undo of fs.quarantine")?;
     let mut removed = Vec::new();
     if let Some(batch) = rollback.get("batch_dir").and_then(Value::as_str) {

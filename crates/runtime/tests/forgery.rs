@@ -1,0 +1,142 @@
+//! Forged approvals through the real runtime and ledger: unsigned, signed by another key, for
+//! another call, expired, replayed, and an approval whose deny was edited into an approve. Each
+//! is refused with its code, recorded as `signal_refused`, leaves the pending call waiting and
+//! the files untouched, and the ledger still verifies. Then the genuine approval goes through.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::json;
+use smart_kernel::{CallSource, Decision, GateAct, Hash, Horizon, Millis, Policy};
+use smart_runtime::{Engine, FixedClock, InitOptions};
+use smart_signals::KeyStoreKind;
+
+const T0: u64 = 1_800_000_000_000;
+
+struct Setup {
+    _tmp: tempfile::TempDir,
+    data: std::path::PathBuf,
+    root: std::path::PathBuf,
+}
+
+fn engine(s: &Setup, now: u64) -> Engine {
+    Engine::open(&s.data, Box::new(FixedClock(now))).unwrap()
+}
+
+/// An initialised data dir with one fs.quarantine call pending.
+fn pending() -> (Setup, String, Hash) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap().join("root");
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::write(root.join("docs/old.txt"), "old").unwrap();
+    let data = tmp.path().join("data");
+    let mut policy = Policy::default();
+    policy.gates.after_l1_ms = 0;
+    policy.gates.after_l2_ms = 0;
+    policy.gates.after_l3_ms = 0;
+    let (mut e, _) = Engine::init(
+        &data,
+        InitOptions { roots: vec![root.clone()], policy: Some(policy), key_store: Some(KeyStoreKind::File) },
+        Box::new(FixedClock(T0)),
+    )
+    .unwrap();
+    let draft = smart_kernel::lease::LeaseDraft {
+        frame: "clean docs".into(),
+        horizon: Horizon::Short,
+        duration_ms: 3_600_000,
+        success_criteria: vec![],
+        non_goals: vec![],
+        renewal_prompt: String::new(),
+    };
+    assert_eq!(e.draft_lease(draft).unwrap().outcome, "recorded");
+    assert_eq!(e.gates(&[GateAct::Commitment]).unwrap().outcome, "recorded");
+    let docs = root.join("docs");
+    for (tool, args) in [("fs.scan", json!({"path": docs})), ("cluster.duplicates", json!({"path": docs}))] {
+        assert_eq!(e.call(tool, args, CallSource::Model).unwrap().outcome, "committed");
+    }
+    let r = e
+        .call(
+            "propose.move",
+            json!({"moves": [{"from": docs.join("old.txt"), "to": docs.join("old2.txt")}]}),
+            CallSource::Model,
+        )
+        .unwrap();
+    let r = e.call("apply.move", json!({"proposal": r.artifact.unwrap()}), CallSource::Model).unwrap();
+    assert_eq!(r.outcome, "committed");
+    let r = e.call("fs.quarantine", json!({"paths": [docs.join("old2.txt")]}), CallSource::Model).unwrap();
+    assert_eq!(r.outcome, "pending", "{r:?}");
+    let id = r.pending_id.unwrap();
+    let hash = e.state().pending[&id].call.hash;
+    (Setup { _tmp: tmp, data, root }, id, hash)
+}
+
+fn refused_and_recorded(s: &Setup, signal: smart_kernel::UserSignal, code: &str) {
+    let mut e = engine(s, T0 + 1_000);
+    let id = signal.pending_id.clone();
+    let before = e.state().seq;
+    let r = e.submit_signal(signal).unwrap();
+    assert_eq!((r.outcome, r.code.as_deref()), ("refused", Some(code)), "{r:?}");
+    let last = e.ledger().get(e.state().seq).unwrap().unwrap();
+    assert_eq!(last.kind, "signal_refused");
+    assert!(e.state().seq > before);
+    assert!(e.state().pending.contains_key(&id) || code == "approval_replayed", "the pending call survives a forgery");
+    assert!(s.root.join("docs/old2.txt").exists() || code == "approval_replayed", "nothing ran");
+    let key = smart_signals::load_device_key(&s.data).unwrap();
+    let sealer = smart_runtime::sealer(&key);
+    let report = smart_ledger::verify(e.ledger(), Some(&key.public_hex()), Some(&sealer)).unwrap();
+    assert!(report.ok, "{report:?}");
+}
+
+#[test]
+fn forged_signals_are_refused_ledgered_and_harmless() {
+    let (s, id, hash) = pending();
+    let device = smart_signals::load_device_key(&s.data).unwrap();
+    let now = Millis(T0 + 1_000);
+
+    let mut unsigned = device.sign_signal(&id, Some(hash), Decision::Approve, now, 60_000).unwrap();
+    unsigned.signature = None;
+    refused_and_recorded(&s, unsigned, "signature_invalid");
+
+    let other_dir = tempfile::tempdir().unwrap();
+    let (other, _) = smart_signals::create_device_key(other_dir.path(), Some(KeyStoreKind::File)).unwrap();
+    refused_and_recorded(
+        &s,
+        other.sign_signal(&id, Some(hash), Decision::Approve, now, 60_000).unwrap(),
+        "signature_invalid",
+    );
+    // Another key's signature presented under the device's public key.
+    let mut borrowed = other.sign_signal(&id, Some(hash), Decision::Approve, now, 60_000).unwrap();
+    borrowed.public_key = device.public_hex();
+    refused_and_recorded(&s, borrowed, "signature_invalid");
+
+    let mut edited = device.sign_signal(&id, Some(hash), Decision::Deny, now, 60_000).unwrap();
+    edited.decision = Decision::Approve;
+    refused_and_recorded(&s, edited, "signature_invalid");
+
+    refused_and_recorded(
+        &s,
+        device.sign_signal(&id, Some(Hash::of_bytes(b"another call")), Decision::Approve, now, 60_000).unwrap(),
+        "approval_mismatch",
+    );
+    refused_and_recorded(
+        &s,
+        device.sign_signal(&id, Some(hash), Decision::Approve, Millis(T0 - 120_000), 60_000).unwrap(),
+        "approval_expired",
+    );
+
+    // The genuine approval commits; replaying it is refused as a replay.
+    let genuine = device.sign_signal(&id, Some(hash), Decision::Approve, now, 60_000).unwrap();
+    let mut e = engine(&s, T0 + 1_000);
+    let r = e.submit_signal(genuine.clone()).unwrap();
+    assert_eq!(r.outcome, "committed", "{r:?}");
+    assert!(!s.root.join("docs/old2.txt").exists());
+    drop(e);
+    refused_and_recorded(&s, genuine, "approval_replayed");
+}
+
+#[test]
+fn the_engine_reopens_from_its_snapshot_to_the_same_state_as_a_full_replay() {
+    let (s, _, _) = pending();
+    let e = engine(&s, T0 + 1);
+    let (replayed, report) = smart_ledger::replay(e.ledger()).unwrap();
+    assert!(report.ok);
+    assert_eq!(replayed.hash().unwrap(), e.state().hash().unwrap());
+}
