@@ -326,3 +326,41 @@ proptest! {
         prop_assert_eq!(h.replayed_hash(), h.state.hash().unwrap());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// Whatever mix of `..`, `.`, symlinks in and out, and ordinary names a path is made of, an
+    /// admitted call's resolved path is inside the root, and a refused one names the escape.
+    #[test]
+    fn no_path_escapes_the_roots(parts in proptest::collection::vec(prop_oneof![
+        Just(".."), Just("."), Just("a"), Just("b"), Just("out"), Just("in"), Just("r"), Just("etc"),
+    ], 0..10)) {
+        let mut h = Harness::new();
+        h.world.links.insert("/r/out".into(), "/etc".into());
+        h.world.links.insert("/r/a/out".into(), "/".into());
+        h.world.links.insert("/r/in".into(), "/r/a".into());
+        let raw = format!("/r/{}", parts.join("/"));
+        let resolved = h.world.resolve(&raw).unwrap();
+        let inside = resolved.starts_with("/r");
+        let c = h.call("t.l0", json!({"path": raw}));
+        let d = h.kernel.propose(&h.state, c, h.now, &h.world).unwrap();
+        let ev = d.events.clone();
+        match h.apply(d) {
+            Outcome::Admitted(a) => {
+                let p = a.args()["path"].as_str().unwrap().to_string();
+                prop_assert!(std::path::Path::new(&p).starts_with("/r"), "admitted {raw} as {p}");
+                prop_assert!(inside);
+            }
+            Outcome::Refused(r) => {
+                // Only the monotone bound may refuse a path that is inside (a repeated path).
+                if inside {
+                    prop_assert_eq!(r.code, RefusalCode::MonotoneBound, "{}: {:?}", raw, ev);
+                } else {
+                    prop_assert_eq!(r.code, RefusalCode::PathOutsideRoots);
+                }
+            }
+            other => prop_assert!(false, "{other:?}"),
+        }
+    }
+}

@@ -154,11 +154,17 @@ fn check_head(
             ),
         )));
     }
-    if seq < last_seq || hash != last_hash.to_hex() {
+    if seq < last_seq {
         return Ok(Some((
-            seq.min(last_seq),
-            format!("the signed head (event {seq}) does not match the chain's end (event {last_seq})"),
+            seq + 1,
+            format!(
+                "events {}..={last_seq} come after the signed head (event {seq}): they were not written by this device's SMART",
+                seq + 1
+            ),
         )));
+    }
+    if hash != last_hash.to_hex() {
+        return Ok(Some((seq, format!("the signed head names a different event {seq} than the chain holds"))));
     }
     Ok(None)
 }

@@ -1,0 +1,163 @@
+//! The store on its own: triggers, atomic batches, concurrent writers, a forged tail.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use ed25519_dalek::{Signer, SigningKey};
+use rusqlite::params;
+use smart_kernel::{Hash, KernelEvent, KernelState, Millis, Policy};
+use smart_ledger::{HeadSigner, Ledger, LedgerError, NewEvent};
+
+struct Key(SigningKey);
+impl HeadSigner for Key {
+    fn sign_hex(&self, msg: &[u8]) -> String {
+        hex::encode(self.0.sign(msg).to_bytes())
+    }
+    fn seal_hex(&self, hash: &Hash) -> String {
+        blake3::keyed_hash(&blake3::derive_key("test seal", &self.0.to_bytes()), &hash.0).to_hex().to_string()
+    }
+}
+
+fn key() -> Key {
+    Key(SigningKey::from_bytes(&[3u8; 32]))
+}
+
+/// A ledger holding a genesis event, and the state after it.
+fn genesis(path: &std::path::Path) -> (Ledger, KernelState) {
+    let mut l = Ledger::create(path).unwrap();
+    let k = key();
+    let ev = KernelEvent::Genesis {
+        device_key: hex::encode(k.0.verifying_key().to_bytes()),
+        policy: Policy::default(),
+        policy_hash: Policy::default().hash().unwrap(),
+        registry_hash: Hash::ZERO,
+    };
+    let mut st = KernelState::default();
+    let before = st.hash().unwrap();
+    st.apply(&ev, Millis(1)).unwrap();
+    let ne = NewEvent {
+        corr: "c",
+        event: &ev,
+        at: Millis(1),
+        wall_ms: 1,
+        state_before: before,
+        state_after: st.hash().unwrap(),
+    };
+    assert_eq!(l.append(0, &[ne], &k).unwrap(), vec![1]);
+    (l, st)
+}
+
+fn expiry(st: &mut KernelState, at: u64) -> (KernelEvent, Hash, Hash) {
+    // A harmless, always-applicable event: a gate refusal.
+    let ev = KernelEvent::GateRefused {
+        act: smart_kernel::GateAct::Framing,
+        code: smart_kernel::RefusalCode::GateForbidden,
+        reason: "test".into(),
+    };
+    let b = st.hash().unwrap();
+    st.apply(&ev, Millis(at)).unwrap();
+    (ev, b, st.hash().unwrap())
+}
+
+#[test]
+fn triggers_refuse_updates_and_deletes_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let (l, _) = genesis(&dir.path().join("l.db"));
+    let e = l.connection().execute("UPDATE events SET corr = 'x' WHERE seq = 1", []).unwrap_err();
+    assert!(e.to_string().contains("append-only"), "{e}");
+    let e = l.connection().execute("DELETE FROM events", []).unwrap_err();
+    assert!(e.to_string().contains("append-only"), "{e}");
+}
+
+#[test]
+fn a_writer_that_fell_behind_is_refused_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l.db");
+    let (mut a, mut st) = genesis(&path);
+    let mut b = Ledger::open(&path).unwrap();
+    let (ev, x, y) = expiry(&mut st, 2);
+    a.append(
+        1,
+        &[NewEvent { corr: "a", event: &ev, at: Millis(2), wall_ms: 2, state_before: x, state_after: y }],
+        &key(),
+    )
+    .unwrap();
+    // b still thinks the ledger ends at 1.
+    let err = b
+        .append(
+            1,
+            &[NewEvent { corr: "b", event: &ev, at: Millis(2), wall_ms: 2, state_before: x, state_after: y }],
+            &key(),
+        )
+        .unwrap_err();
+    assert!(matches!(err, LedgerError::Conflict { expected: 1, actual: 2 }), "{err}");
+    assert_eq!(b.tail().unwrap().0, 2);
+}
+
+#[test]
+fn a_batch_lands_whole_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut l, mut st) = genesis(&dir.path().join("l.db"));
+    let evs: Vec<(KernelEvent, Hash, Hash)> = (0..5).map(|i| expiry(&mut st, 10 + i)).collect();
+    let batch: Vec<NewEvent> = evs
+        .iter()
+        .map(|(e, b, a)| NewEvent {
+            corr: "x",
+            event: e,
+            at: Millis(20),
+            wall_ms: 3,
+            state_before: *b,
+            state_after: *a,
+        })
+        .collect();
+    assert_eq!(l.append(1, &batch, &key()).unwrap(), vec![2, 3, 4, 5, 6]);
+    let k = key();
+    let pk = hex::encode(k.0.verifying_key().to_bytes());
+    let r = smart_ledger::verify(&l, Some(&pk), Some(&k)).unwrap();
+    assert!(r.ok, "{r:?}");
+    assert_eq!(r.events, 6);
+}
+
+#[test]
+fn a_row_forged_after_the_signed_head_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut l, mut st) = genesis(&dir.path().join("l.db"));
+    let (ev, b, a) = expiry(&mut st, 5);
+    l.append(
+        1,
+        &[NewEvent { corr: "x", event: &ev, at: Millis(5), wall_ms: 5, state_before: b, state_after: a }],
+        &key(),
+    )
+    .unwrap();
+    // The attacker appends a well-chained row but cannot re-sign the head or seal the row.
+    let last = l.get(2).unwrap().unwrap();
+    let mut forged = last.clone();
+    forged.seq = 3;
+    forged.prev_hash = last.hash.clone();
+    forged.hash = forged.compute_hash().unwrap().to_hex();
+    l.connection()
+        .execute(
+            "INSERT INTO events (seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![3, forged.corr, forged.kind, forged.payload, forged.at_ms as i64, forged.wall_ms as i64, forged.state_before, forged.state_after, forged.prev_hash, forged.hash, forged.seal],
+        )
+        .unwrap();
+    let pk = hex::encode(key().0.verifying_key().to_bytes());
+    // Without the seal key: the head gives it away, at the first unvouched event.
+    let r = smart_ledger::verify(&l, Some(&pk), None).unwrap();
+    assert_eq!((r.ok, r.first_bad_seq), (false, Some(3)), "{r:?}");
+    // With it: the seal does.
+    let r = smart_ledger::verify(&l, Some(&pk), Some(&key())).unwrap();
+    assert_eq!((r.ok, r.first_bad_seq), (false, Some(3)), "{r:?}");
+    assert!(r.reason.unwrap().contains("seal"));
+}
+
+#[test]
+fn opening_a_missing_or_non_database_file_is_a_clear_error_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("none.db");
+    assert!(matches!(Ledger::open(&missing), Err(LedgerError::Missing(_))));
+    assert!(!missing.exists());
+    let junk = dir.path().join("junk.db");
+    std::fs::write(&junk, vec![0x42u8; 8192]).unwrap();
+    assert!(matches!(Ledger::open(&junk), Err(LedgerError::Corrupt { .. })));
+    assert_eq!(std::fs::read(&junk).unwrap(), vec![0x42u8; 8192]);
+    assert!(matches!(Ledger::create(&junk), Err(LedgerError::Exists(_))));
+}
