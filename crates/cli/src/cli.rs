@@ -76,6 +76,9 @@ pub enum Cmd {
         #[arg(long)]
         release: bool,
     },
+    /// Submit a user signal made elsewhere (JSON; a file path or - for stdin). It is verified
+    /// exactly like `approve`, `deny` and `stop`: signature, nonce, window, binding to the call.
+    Signal { file: PathBuf },
     /// Emergency stop: invalidate the lease, cancel pending calls, back to Sensemaking.
     Stop {
         #[arg(long, default_value = "the person pressed stop")]
@@ -217,9 +220,16 @@ fn absolutize(tool: &str, args: &mut Value) -> Result<()> {
             visit_pattern::<()>(args, pattern, &mut |v| {
                 if let Some(s) = v.as_str()
                     && !s.is_empty()
-                    && !Path::new(s).is_absolute()
                 {
-                    *v = Value::String(cwd.join(s).to_string_lossy().into_owned());
+                    let home = std::env::var_os("HOME").map(PathBuf::from);
+                    let expanded = match (s.strip_prefix("~/").or(if s == "~" { Some("") } else { None }), home) {
+                        (Some(rest), Some(h)) => Some(h.join(rest)),
+                        _ if !Path::new(s).is_absolute() => Some(cwd.join(s)),
+                        _ => None,
+                    };
+                    if let Some(p) = expanded {
+                        *v = Value::String(p.to_string_lossy().into_owned());
+                    }
                 }
                 Ok(())
             })
@@ -402,6 +412,26 @@ pub fn run(args: Args) -> Result<i32> {
             if !json && r.outcome != "refused" {
                 println!("stance: {}", e.state().stance);
             }
+            Ok(exit_code(&r))
+        }
+        Cmd::Signal { file } => {
+            let text = if file.as_os_str() == "-" {
+                let mut t = String::new();
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut t)
+                    .context("cannot read the signal from stdin")?;
+                t
+            } else {
+                std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?
+            };
+            let signal: smart_kernel::UserSignal =
+                serde_json::from_str(&text).map_err(|e| anyhow!("not a user signal ({e}); nothing was submitted"))?;
+            let mut e = open(&args)?;
+            let r = if signal.decision == smart_kernel::Decision::Emergency {
+                e.submit_emergency(signal, "signal submitted by the person")?
+            } else {
+                e.submit_signal(signal)?
+            };
+            print_report(&r, "signal", json);
             Ok(exit_code(&r))
         }
         Cmd::Stop { reason } => {

@@ -12,10 +12,14 @@ use clap::Parser;
 
 fn main() {
     let args = cli::Args::parse();
+    let json = args.json;
     let code = match cli::run(args) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("smart: {e:#}");
+            if json {
+                output::print_json(&serde_json::json!({ "ok": false, "error": format!("{e:#}") }));
+            }
             1
         }
     };

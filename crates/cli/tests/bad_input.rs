@@ -183,3 +183,44 @@ fn refusal_codes_are_listed() {
         assert!(codes.contains(&required), "{required}");
     }
 }
+
+#[test]
+fn signals_from_outside_are_verified_like_any_other() {
+    let s = Smart::init(None);
+    // Garbage is not submitted at all.
+    let out = s
+        .cmd()
+        .args(["signal", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(b"{\"decision\": \"approve\"}")?;
+            c.wait_with_output()
+        });
+    let out = out.unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a user signal"));
+    // A well-formed but unsigned stop is refused and recorded.
+    let stop = serde_json::json!({
+        "pending_id": "", "call_hash": null, "nonce": "00112233445566778899aabbccddeeff",
+        "issued_at": T0, "expires_at": T0 + 60_000, "decision": "emergency",
+        "public_key": "00".repeat(32), "signature": null
+    });
+    let f = s.tmp.path().join("stop.json");
+    std::fs::write(&f, stop.to_string()).unwrap();
+    let (c, v) = s.json(&["signal", f.to_str().unwrap()]);
+    assert_eq!((c, v["code"].as_str()), (3, Some("signature_invalid")), "{v}");
+    assert_eq!(s.json(&["ledger", "verify"]).0, 0);
+}
+
+#[test]
+fn json_mode_reports_errors_as_json() {
+    let s = Smart::new();
+    let (c, v) = s.json(&["status"]);
+    assert_eq!(c, 1);
+    assert_eq!(v["ok"], false);
+    assert!(v["error"].as_str().unwrap().contains("smart init"));
+}

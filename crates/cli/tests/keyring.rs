@@ -24,7 +24,11 @@ fn the_device_key_lives_in_the_secret_service_when_there_is_one() {
          {smart} --data-dir {data} --json call fs.scan --args '{{\"path\": \"{root}\"}}' || exit 92
          {smart} --data-dir {data} doctor || exit 93"
     );
-    let out = Command::new("dbus-run-session").args(["--", "sh", "-c", &script]).env_remove("SMART_KEY_STORE").output().unwrap();
+    let out = Command::new("dbus-run-session")
+        .args(["--", "sh", "-c", &script])
+        .env_remove("SMART_KEY_STORE")
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "exit {:?}\n{stdout}\n{}", out.status.code(), String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("Keyring store"), "{stdout}");

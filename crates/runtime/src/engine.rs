@@ -441,6 +441,12 @@ impl Engine {
         let now = self.now();
         let key = self.key.as_ref().map_err(|e| RuntimeError::NoKey(e.clone()))?;
         let signal = key.sign_signal("", None, smart_kernel::Decision::Emergency, now, SIGNAL_TTL_MS)?;
+        self.submit_emergency(signal, reason)
+    }
+
+    /// Submits an emergency signal as given; the kernel verifies it like any other.
+    pub fn submit_emergency(&mut self, signal: UserSignal, reason: &str) -> Result<CallReport, RuntimeError> {
+        let now = self.now();
         let d = self.kernel.emergency(&self.state, signal, reason, now)?;
         self.settle(&corr(), d, now)
     }
@@ -489,7 +495,10 @@ impl Engine {
         let committed = match self.ledger.get(seq)?.map(|r| r.event()) {
             Some(Ok(ev)) => ev,
             Some(Err(e)) => {
-                return Err(RuntimeError::BrokenLedger { path: self.dir.ledger(), reason: format!("event {seq}: {e}") });
+                return Err(RuntimeError::BrokenLedger {
+                    path: self.dir.ledger(),
+                    reason: format!("event {seq}: {e}"),
+                });
             }
             // Let the kernel refuse (and record) an undo of something that is not there.
             None => KernelEvent::UndoRequested { target_seq: seq },
