@@ -15,7 +15,10 @@ fn elapsed_ns(t: Instant) -> u64 {
 /// Admitted `fs.hash` calls on distinct paths, lease epochs of `epoch` calls (0: one epoch).
 pub fn admitted(n: u64, epoch: u64, s: &mut Summary) -> Result<()> {
     println!("\n== 1a. admission: {} fs.hash calls on distinct paths, admitted ==", int(n));
-    println!("   real registry ({} tools), roots [/bench], gates 0, bounds unlimited, in-memory world;", smart_tools::specs().len());
+    println!(
+        "   real registry ({} tools), roots [/bench], gates 0, bounds unlimited, in-memory world;",
+        smart_tools::specs().len()
+    );
     if epoch > 0 {
         println!("   a new lease epoch every {epoch} calls (draft+commit / evaluate+release, untimed)");
     } else {
@@ -30,7 +33,8 @@ pub fn admitted(n: u64, epoch: u64, s: &mut Summary) -> Result<()> {
         sim.open_epoch()?;
     }
     let cap = n as usize;
-    let (mut propose, mut apply, mut hash) = (Vec::with_capacity(cap), Vec::with_capacity(cap), Vec::with_capacity(cap));
+    let (mut propose, mut apply, mut hash) =
+        (Vec::with_capacity(cap), Vec::with_capacity(cap), Vec::with_capacity(cap));
     let mut in_epoch = 0u64;
     let wall = Instant::now();
     for i in 0..n {
@@ -73,9 +77,21 @@ pub fn admitted(n: u64, epoch: u64, s: &mut Summary) -> Result<()> {
     println!("   apply (2 events)  {}", a.line());
     println!("   state hash        {}", h.line());
     println!("   propose+apply     {}", pa.line());
-    println!("   throughput: {} calls/s propose only; {} calls/s propose+apply;", rate(p.per_sec()), rate(pa.per_sec()));
-    println!("               {} calls/s propose+apply+2 state hashes (the runtime's CPU work per decision, before SQLite)", rate(full.per_sec()));
-    println!("   state at the end: {} repeat entries, {} bytes canonical JSON; loop wall {:.2} s", int(repeats as u64), int(state_bytes as u64), wall.as_secs_f64());
+    println!(
+        "   throughput: {} calls/s propose only; {} calls/s propose+apply;",
+        rate(p.per_sec()),
+        rate(pa.per_sec())
+    );
+    println!(
+        "               {} calls/s propose+apply+2 state hashes (the runtime's CPU work per decision, before SQLite)",
+        rate(full.per_sec())
+    );
+    println!(
+        "   state at the end: {} repeat entries, {} bytes canonical JSON; loop wall {:.2} s",
+        int(repeats as u64),
+        int(state_bytes as u64),
+        wall.as_secs_f64()
+    );
     s.add("admission: propose p50 / p99 / p99.9 / max (µs)", p.short());
     s.add("admission: propose+apply p50 / p99 / p99.9 / max (µs)", pa.short());
     s.add("admission: throughput, propose+apply (calls/s)", rate(pa.per_sec()));
@@ -110,7 +126,11 @@ pub fn refused(n: u64, s: &mut Summary) -> Result<()> {
     println!("   propose           {}", p.line());
     println!("   apply (2 events)  {}", a.line());
     println!("   propose+apply     {}", pa.line());
-    println!("   throughput: {} refusals/s propose only; {} refusals/s propose+apply", rate(p.per_sec()), rate(pa.per_sec()));
+    println!(
+        "   throughput: {} refusals/s propose only; {} refusals/s propose+apply",
+        rate(p.per_sec()),
+        rate(pa.per_sec())
+    );
     s.add("refusal: propose p50 / p99 / p99.9 / max (µs)", p.short());
     s.add("refusal: throughput, propose+apply (calls/s)", rate(pa.per_sec()));
     Ok(())
@@ -148,10 +168,24 @@ pub fn growth(n: u64, s: &mut Summary) -> Result<()> {
     }
     let h = Dist::of(hashes);
     let bytes = canonical_bytes(&sim.state)?.len() as u64;
-    println!("   propose+apply, first {window} calls: p50 {} µs; last {window} calls: p50 {} µs ({:.1}x)", us(first.p50), us(last.p50), last.p50 as f64 / first.p50.max(1) as f64);
-    println!("   state after {} calls: {} repeat entries, {} bytes canonical JSON, one state hash {} µs", int(n), int(sim.state.repeats.len() as u64), int(bytes), us_f(h.p50 as f64));
+    println!(
+        "   propose+apply, first {window} calls: p50 {} µs; last {window} calls: p50 {} µs ({:.1}x)",
+        us(first.p50),
+        us(last.p50),
+        last.p50 as f64 / first.p50.max(1) as f64
+    );
+    println!(
+        "   state after {} calls: {} repeat entries, {} bytes canonical JSON, one state hash {} µs",
+        int(n),
+        int(sim.state.repeats.len() as u64),
+        int(bytes),
+        us_f(h.p50 as f64)
+    );
     println!("   (cost per call is O(calls admitted in the epoch): the state is cloned and hashed whole)");
-    s.add(&format!("one-epoch growth: propose+apply p50, call 1..{window} → last {window} of {} (µs)", int(n)), format!("{} → {}", us(first.p50), us(last.p50)));
+    s.add(
+        &format!("one-epoch growth: propose+apply p50, call 1..{window} → last {window} of {} (µs)", int(n)),
+        format!("{} → {}", us(first.p50), us(last.p50)),
+    );
     s.add(&format!("one-epoch growth: state hash after {} calls (µs)", int(n)), us(h.p50));
     Ok(())
 }

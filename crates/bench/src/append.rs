@@ -11,7 +11,14 @@ use std::path::Path;
 use std::time::Instant;
 
 fn new_event(r: &Row) -> NewEvent<'_> {
-    NewEvent { corr: &r.corr, event: &r.event, at: r.at, wall_ms: r.wall_ms, state_before: r.before, state_after: r.after }
+    NewEvent {
+        corr: &r.corr,
+        event: &r.event,
+        at: r.at,
+        wall_ms: r.wall_ms,
+        state_before: r.before,
+        state_after: r.after,
+    }
 }
 
 /// The ledger's pragmas, set the way `Ledger` sets them.
@@ -65,11 +72,15 @@ fn insert_sql(cols: usize) -> String {
 }
 
 fn avg_payload(rows: &[Vec<Value>]) -> f64 {
-    let total: usize = rows.iter().flatten().map(|v| match v {
-        Value::Text(t) => t.len(),
-        Value::Blob(b) => b.len(),
-        _ => 8,
-    }).sum();
+    let total: usize = rows
+        .iter()
+        .flatten()
+        .map(|v| match v {
+            Value::Text(t) => t.len(),
+            Value::Blob(b) => b.len(),
+            _ => 8,
+        })
+        .sum();
     total as f64 / rows.len().max(1) as f64
 }
 
@@ -87,7 +98,15 @@ const HEAD_UPSERT: &str = "INSERT INTO head (id, seq, hash, signature) VALUES (1
      ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, signature = excluded.signature";
 
 /// Writes rows `[from, to)` in transactions of `per_tx`; returns each transaction's nanoseconds.
-fn write(sink: &mut Sink, rows: &[Row], stored: &[Vec<Value>], from: usize, to: usize, per_tx: usize, key: &BenchKey) -> Result<Vec<u64>> {
+fn write(
+    sink: &mut Sink,
+    rows: &[Row],
+    stored: &[Vec<Value>],
+    from: usize,
+    to: usize,
+    per_tx: usize,
+    key: &BenchKey,
+) -> Result<Vec<u64>> {
     let mut lat = Vec::with_capacity((to - from).div_ceil(per_tx));
     let signature = "0".repeat(128);
     let mut start = from;
@@ -133,7 +152,13 @@ fn write(sink: &mut Sink, rows: &[Row], stored: &[Vec<Value>], from: usize, to: 
 const ROUNDS: usize = 10;
 
 /// Runs every sink over all the rows, interleaved; returns each sink's per-transaction latencies.
-fn contest(sinks: &mut [Sink], rows: &[Row], stored: &[Vec<Value>], per_tx: usize, key: &BenchKey) -> Result<Vec<Vec<u64>>> {
+fn contest(
+    sinks: &mut [Sink],
+    rows: &[Row],
+    stored: &[Vec<Value>],
+    per_tx: usize,
+    key: &BenchKey,
+) -> Result<Vec<Vec<u64>>> {
     let txs = rows.len().div_ceil(per_tx);
     let rounds = ROUNDS.min(txs).max(1);
     let mut lat: Vec<Vec<u64>> = sinks.iter().map(|_| Vec::with_capacity(txs)).collect();
@@ -186,7 +211,11 @@ fn round(dir: &Path, tag: &str, n: u64, per_tx: usize, epoch: u64, key: &BenchKe
             bail!("sinks out of order");
         };
         println!("   pragmas: ledger {}; raw {}", pragmas(l.connection())?, pragmas(r)?);
-        println!("   rows: {} columns, {:.0} bytes of values on average (real kernel events)", stored.first().map(Vec::len).unwrap_or(0), avg_payload(&stored));
+        println!(
+            "   rows: {} columns, {:.0} bytes of values on average (real kernel events)",
+            stored.first().map(Vec::len).unwrap_or(0),
+            avg_payload(&stored)
+        );
     }
     let lat = contest(&mut sinks, &rows, &stored, per_tx, key)?;
     if let [Sink::Ledger(l), ..] = &sinks {
@@ -215,7 +244,12 @@ pub fn run(n: u64, batched: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Res
     println!("   (a) Ledger::append, 1 event/tx : {:>7} events/s   per append {}", rate(ea), a.line());
     println!("   (b) raw INSERT, autocommit     : {:>7} events/s   per insert {}", rate(eb), b.line());
     println!("   (b') control, raw INSERT + head upsert, 1 tx: {:>7} events/s   per tx {}", rate(eh), h.line());
-    println!("   ledger/raw throughput = {:.2} (an append takes {:.2}x a bare insert; {:.2}x the insert + head-upsert control)", ratio(ea, eb), ratio(a.mean_ns(), b.mean_ns()), ratio(a.mean_ns(), h.mean_ns()));
+    println!(
+        "   ledger/raw throughput = {:.2} (an append takes {:.2}x a bare insert; {:.2}x the insert + head-upsert control)",
+        ratio(ea, eb),
+        ratio(a.mean_ns(), b.mean_ns()),
+        ratio(a.mean_ns(), h.mean_ns())
+    );
     s.add(&format!("append 1 event/tx: Ledger::append (events/s, N={})", int(n)), rate(ea));
     s.add("append 1 event/tx: raw SQLite INSERT, autocommit (events/s)", rate(eb));
     s.add("append 1 event/tx: ledger / raw throughput", format!("{:.2}", ratio(ea, eb)));
@@ -223,9 +257,20 @@ pub fn run(n: u64, batched: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Res
     s.add("append 1 event/tx: Ledger::append p50 / p99 / p99.9 / max (µs)", a.short());
 
     let [(c, ec), (d, ed), (_, eh2)] = round(dir, "batch", batched, 100, epoch, &key)?;
-    println!("   (c) Ledger::append, 100 events/tx: {} events/s (per append p50 {} µs); raw, 100 rows/tx: {} events/s (p50 {} µs); raw + head upsert: {} events/s",
-        rate(ec), crate::stats::us(c.p50), rate(ed), crate::stats::us(d.p50), rate(eh2));
-    println!("       ledger/raw = {:.2}  ({} events, {} transactions each)", ratio(ec, ed), int(batched), int(batched.div_ceil(100)));
+    println!(
+        "   (c) Ledger::append, 100 events/tx: {} events/s (per append p50 {} µs); raw, 100 rows/tx: {} events/s (p50 {} µs); raw + head upsert: {} events/s",
+        rate(ec),
+        crate::stats::us(c.p50),
+        rate(ed),
+        crate::stats::us(d.p50),
+        rate(eh2)
+    );
+    println!(
+        "       ledger/raw = {:.2}  ({} events, {} transactions each)",
+        ratio(ec, ed),
+        int(batched),
+        int(batched.div_ceil(100))
+    );
     s.add(&format!("append 100 events/tx: Ledger::append (events/s, N={})", int(batched)), rate(ec));
     s.add("append 100 events/tx: raw SQLite (events/s)", rate(ed));
     s.add("append 100 events/tx: ledger / raw throughput", format!("{:.2}", ratio(ec, ed)));

@@ -17,7 +17,14 @@ fn flush(ledger: &mut Ledger, buf: &mut Vec<Row>, appended: &mut u64, key: &Benc
     }
     let batch: Vec<NewEvent<'_>> = buf
         .iter()
-        .map(|r| NewEvent { corr: &r.corr, event: &r.event, at: r.at, wall_ms: r.wall_ms, state_before: r.before, state_after: r.after })
+        .map(|r| NewEvent {
+            corr: &r.corr,
+            event: &r.event,
+            at: r.at,
+            wall_ms: r.wall_ms,
+            state_before: r.before,
+            state_after: r.after,
+        })
         .collect();
     let seqs = ledger.append(*appended, &batch, key)?;
     *appended += seqs.len() as u64;
@@ -68,7 +75,11 @@ pub fn run(n: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Result<()> {
     let size = file_len(&path);
     let wal = file_len(&path.with_extension("db-wal"));
     let mix: Vec<String> = generator.kinds.iter().map(|(k, v)| format!("{k} {}", int(*v))).collect();
-    println!("   workload: {} fs.hash calls; lease epochs of {} calls; batches of ~{BATCH} events per transaction", int(generator.calls), if epoch == 0 { "unbounded".to_string() } else { int(epoch) });
+    println!(
+        "   workload: {} fs.hash calls; lease epochs of {} calls; batches of ~{BATCH} events per transaction",
+        int(generator.calls),
+        if epoch == 0 { "unbounded".to_string() } else { int(epoch) }
+    );
     println!("   event mix: {}", mix.join(", "));
     println!(
         "   generation: {} total ({} events/s): kernel + state hashes {}, Ledger::append {}",
@@ -77,7 +88,12 @@ pub fn run(n: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Result<()> {
         secs(kernel_t),
         secs(append_t)
     );
-    println!("   file: {} ({} bytes/event){}", bytes(size + wal), int((size + wal) / n.max(1)), if wal > 0 { format!(", of which WAL {}", bytes(wal)) } else { String::new() });
+    println!(
+        "   file: {} ({} bytes/event){}",
+        bytes(size + wal),
+        int((size + wal) / n.max(1)),
+        if wal > 0 { format!(", of which WAL {}", bytes(wal)) } else { String::new() }
+    );
     if wal_before_close > 0 {
         println!("   (WAL was {} before the writer closed; closing checkpointed it)", bytes(wal_before_close));
     }
@@ -88,23 +104,46 @@ pub fn run(n: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Result<()> {
     let v = smart_ledger::verify(&ledger, Some(&public), Some(&key))?;
     let verify_t = t.elapsed();
     if !v.ok || v.events != n {
-        bail!("verify: ok={} events={} (expected {n}); first bad {:?}: {:?}", v.ok, v.events, v.first_bad_seq, v.reason);
+        bail!(
+            "verify: ok={} events={} (expected {n}); first bad {:?}: {:?}",
+            v.ok,
+            v.events,
+            v.first_bad_seq,
+            v.reason
+        );
     }
-    println!("   verify (chain, seals, signatures, signed head): {} → {} events/s", secs(verify_t), rate(per_sec(n, verify_t.as_nanos())));
+    println!(
+        "   verify (chain, seals, signatures, signed head): {} → {} events/s",
+        secs(verify_t),
+        rate(per_sec(n, verify_t.as_nanos()))
+    );
 
     let t = Instant::now();
     let (_state, r) = smart_ledger::replay(&ledger)?;
     let replay_t = t.elapsed();
     if !r.ok || r.events != n {
-        bail!("replay: ok={} events={} (expected {n}); first divergent {:?}: {:?}", r.ok, r.events, r.first_divergent_seq, r.reason);
+        bail!(
+            "replay: ok={} events={} (expected {n}); first divergent {:?}: {:?}",
+            r.ok,
+            r.events,
+            r.first_divergent_seq,
+            r.reason
+        );
     }
     if r.state_hash.as_deref() != Some(final_hash.as_str()) {
         bail!("replay ended at state {:?}, the generator at {final_hash}", r.state_hash);
     }
-    println!("   replay (apply every event, recompute every state hash): {} → {} events/s", secs(replay_t), rate(per_sec(n, replay_t.as_nanos())));
+    println!(
+        "   replay (apply every event, recompute every state hash): {} → {} events/s",
+        secs(replay_t),
+        rate(per_sec(n, replay_t.as_nanos()))
+    );
     println!("   both reports ok, {} events each; replayed state hash = generator's", int(n));
 
-    s.add(&format!("ledger of {} events: generation through the kernel", int(n)), format!("{} ({} events/s)", secs(generated), rate(per_sec(n, generated.as_nanos()))));
+    s.add(
+        &format!("ledger of {} events: generation through the kernel", int(n)),
+        format!("{} ({} events/s)", secs(generated), rate(per_sec(n, generated.as_nanos()))),
+    );
     s.add("ledger file size", format!("{} ({} bytes/event)", bytes(size + wal), int((size + wal) / n.max(1))));
     s.add("verify (events/s)", format!("{} ({})", rate(per_sec(n, verify_t.as_nanos())), secs(verify_t)));
     s.add("replay (events/s)", format!("{} ({})", rate(per_sec(n, replay_t.as_nanos())), secs(replay_t)));

@@ -77,7 +77,16 @@ struct Args {
 }
 
 fn parse_args() -> Result<Option<Args>> {
-    let mut a = Args { quick: false, events: None, admissions: None, appends: None, probe: None, epoch: 200, dir: None, only: None };
+    let mut a = Args {
+        quick: false,
+        events: None,
+        admissions: None,
+        appends: None,
+        probe: None,
+        epoch: 200,
+        dir: None,
+        only: None,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().with_context(|| format!("{flag} needs a value\n{USAGE}"));
@@ -111,9 +120,12 @@ fn parse_args() -> Result<Option<Args>> {
 
 /// The CPU model, from /proc/cpuinfo where there is one.
 fn cpu() -> String {
-    let model = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, m)| m.trim().to_string()));
+    let model = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|t| {
+        t.lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, m)| m.trim().to_string())
+    });
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     format!("{}, {cores} cores", model.unwrap_or_else(|| std::env::consts::ARCH.to_string()))
 }
@@ -149,7 +161,10 @@ fn main() -> Result<()> {
     let run = |s: &str| args.only.as_ref().is_none_or(|o| o.iter().any(|x| x == s));
 
     let base = args.dir.clone().unwrap_or_else(std::env::temp_dir);
-    let tmp = tempfile::Builder::new().prefix("smart-bench-").tempdir_in(&base).with_context(|| format!("a temp dir in {}", base.display()))?;
+    let tmp = tempfile::Builder::new()
+        .prefix("smart-bench-")
+        .tempdir_in(&base)
+        .with_context(|| format!("a temp dir in {}", base.display()))?;
     let machine = cpu();
     let fs = filesystem(tmp.path());
     println!("smart-bench{}: {machine}; files on {fs}", if quick { " --quick" } else { "" });
@@ -178,7 +193,12 @@ fn main() -> Result<()> {
     }
 
     println!("\n== summary ==\n");
-    println!("smart-bench{} — {machine}; SQLite files on {fs}; lease epoch {} calls; total run {:.1} s\n", if quick { " --quick" } else { "" }, args.epoch, started.elapsed().as_secs_f64());
+    println!(
+        "smart-bench{} — {machine}; SQLite files on {fs}; lease epoch {} calls; total run {:.1} s\n",
+        if quick { " --quick" } else { "" },
+        args.epoch,
+        started.elapsed().as_secs_f64()
+    );
     println!("| metric | value |");
     println!("|---|---|");
     for (m, v) in &s.rows {

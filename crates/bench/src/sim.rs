@@ -8,7 +8,10 @@ use smart_kernel::kernel::{Decision, Outcome, ToolOutput};
 use smart_kernel::lease::{Horizon, LeaseDraft};
 use smart_kernel::orbit::ScopeRequest;
 use smart_kernel::policy::{Budget, Gates, Monotone};
-use smart_kernel::{AdmittedCall, Artifact, CallSource, GateAct, Hash, Kernel, KernelEvent, KernelState, Millis, Policy, ProposedCall, Registry, World, WorldError};
+use smart_kernel::{
+    AdmittedCall, Artifact, CallSource, GateAct, Hash, Kernel, KernelEvent, KernelState, Millis, Policy, ProposedCall,
+    Registry, World, WorldError,
+};
 use smart_ledger::HeadSigner;
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -128,7 +131,14 @@ pub struct Sim {
 impl Sim {
     pub fn new(world: MapWorld) -> Result<Sim> {
         let registry = Registry::new(smart_tools::specs()).context("the real tool registry")?;
-        Ok(Sim { kernel: Kernel::new(policy(), registry), state: KernelState::default(), world, key: BenchKey::new(), now: T0, state_hash: None })
+        Ok(Sim {
+            kernel: Kernel::new(policy(), registry),
+            state: KernelState::default(),
+            world,
+            key: BenchKey::new(),
+            now: T0,
+            state_hash: None,
+        })
     }
 
     /// Genesis and a first scope token, applied (unhashed). For the in-memory benches.
@@ -145,7 +155,14 @@ impl Sim {
 
     /// An `fs.hash` call as the model would propose it.
     pub fn call(&self, path: &str) -> ProposedCall {
-        ProposedCall { tool: "fs.hash".into(), args: json!({ "path": path }), scope_id: self.scope_id(), source: CallSource::Model, risk_hint: None, snapshot: None }
+        ProposedCall {
+            tool: "fs.hash".into(),
+            args: json!({ "path": path }),
+            scope_id: self.scope_id(),
+            source: CallSource::Model,
+            risk_hint: None,
+            snapshot: None,
+        }
     }
 
     /// Applies events at `now`, without hashing.
@@ -264,7 +281,15 @@ pub struct Generator {
 
 impl Generator {
     pub fn new(epoch: u64) -> Result<Generator> {
-        Ok(Generator { sim: Sim::new(MapWorld::default())?, epoch, in_lease: false, epoch_calls: 0, calls: 0, units: 0, kinds: BTreeMap::new() })
+        Ok(Generator {
+            sim: Sim::new(MapWorld::default())?,
+            epoch,
+            in_lease: false,
+            epoch_calls: 0,
+            calls: 0,
+            units: 0,
+            kinds: BTreeMap::new(),
+        })
     }
 
     pub fn seq(&self) -> u64 {
@@ -303,7 +328,8 @@ impl Generator {
             let s = self.sim.issue_scope()?;
             self.push(&corr, s, out)?;
             expected = 1;
-        } else if self.epoch > 0 && self.in_lease && (self.epoch_calls >= self.epoch || remaining < 8) && remaining >= 5 {
+        } else if self.epoch > 0 && self.in_lease && (self.epoch_calls >= self.epoch || remaining < 8) && remaining >= 5
+        {
             let e = self.sim.gate(GateAct::Evaluate)?;
             self.push(&corr, e, out)?;
             let r = self.sim.gate(GateAct::Release)?;
@@ -332,7 +358,12 @@ impl Generator {
             self.epoch_calls += 1;
             expected = 3;
         } else if remaining == 2 {
-            let d = self.sim.kernel.propose(&self.sim.state, self.sim.call("/outside/filler"), self.sim.now, &self.sim.world)?;
+            let d = self.sim.kernel.propose(
+                &self.sim.state,
+                self.sim.call("/outside/filler"),
+                self.sim.now,
+                &self.sim.world,
+            )?;
             if !matches!(d.outcome, Outcome::Refused(_)) {
                 bail!("the filler call outside the roots was not refused: {:?}", d.outcome);
             }
@@ -345,7 +376,9 @@ impl Generator {
         }
         let got = out.len() - start;
         if got != expected {
-            bail!("a workload unit produced {got} events, the plan counts {expected}: the kernel's decisions changed shape; update the bench");
+            bail!(
+                "a workload unit produced {got} events, the plan counts {expected}: the kernel's decisions changed shape; update the bench"
+            );
         }
         Ok(())
     }

@@ -23,7 +23,14 @@ impl Dist {
             let i = ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
             ns.get(i).copied().unwrap_or(0)
         };
-        Dist { n, total_ns: ns.iter().map(|&x| u128::from(x)).sum(), p50: rank(0.50), p99: rank(0.99), p999: rank(0.999), max: ns.last().copied().unwrap_or(0) }
+        Dist {
+            n,
+            total_ns: ns.iter().map(|&x| u128::from(x)).sum(),
+            p50: rank(0.50),
+            p99: rank(0.99),
+            p999: rank(0.999),
+            max: ns.last().copied().unwrap_or(0),
+        }
     }
 
     pub fn mean_ns(&self) -> f64 {
@@ -37,7 +44,14 @@ impl Dist {
 
     /// `p50 … max` in µs.
     pub fn line(&self) -> String {
-        format!("p50 {} µs  p99 {} µs  p99.9 {} µs  max {} µs  (mean {} µs)", us(self.p50), us(self.p99), us(self.p999), us(self.max), us_f(self.mean_ns()))
+        format!(
+            "p50 {} µs  p99 {} µs  p99.9 {} µs  max {} µs  (mean {} µs)",
+            us(self.p50),
+            us(self.p99),
+            us(self.p999),
+            us(self.max),
+            us_f(self.mean_ns())
+        )
     }
 
     pub fn short(&self) -> String {
@@ -55,7 +69,13 @@ pub fn us(ns: u64) -> String {
 
 pub fn us_f(ns: f64) -> String {
     let us = ns / 1_000.0;
-    if us >= 100.0 { format!("{us:.0}") } else if us >= 10.0 { format!("{us:.1}") } else { format!("{us:.2}") }
+    if us >= 100.0 {
+        format!("{us:.0}")
+    } else if us >= 10.0 {
+        format!("{us:.1}")
+    } else {
+        format!("{us:.2}")
+    }
 }
 
 /// Thousands separators: 1234567 → "1,234,567".
@@ -73,7 +93,13 @@ pub fn int(n: u64) -> String {
 
 /// A rate, rounded to 3 significant-ish figures with separators.
 pub fn rate(r: f64) -> String {
-    if r >= 1_000.0 { int(r.round() as u64) } else if r >= 10.0 { format!("{r:.0}") } else { format!("{r:.2}") }
+    if r >= 1_000.0 {
+        int(r.round() as u64)
+    } else if r >= 10.0 {
+        format!("{r:.0}")
+    } else {
+        format!("{r:.2}")
+    }
 }
 
 pub fn secs(d: Duration) -> String {

@@ -189,7 +189,7 @@ pub enum HorizonArg {
     Long,
 }
 
-fn clock() -> Result<Box<dyn Clock>> {
+fn clock() -> Result<Box<dyn Clock + Send>> {
     // SMART_NOW_MS pins the clock: recorded scenarios and tests run deterministically.
     match std::env::var("SMART_NOW_MS") {
         Ok(v) => Ok(Box::new(FixedClock(

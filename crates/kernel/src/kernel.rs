@@ -80,7 +80,8 @@ impl Builder {
     }
 
     fn push(&mut self, ev: KernelEvent) -> Result<(), KernelError> {
-        self.state.apply(&ev, self.at)?;
+        // The scratch state is thrown away if any step fails, so it needs no atomic apply.
+        self.state.apply_mut(&ev, self.at)?;
         self.events.push(ev);
         Ok(())
     }

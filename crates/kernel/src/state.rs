@@ -127,12 +127,15 @@ impl KernelState {
     /// Applies one event decided at `at`. On error the state is unchanged.
     pub fn apply(&mut self, event: &KernelEvent, at: Millis) -> Result<(), KernelError> {
         let mut next = self.clone();
-        next.apply_in_place(event, at)?;
+        next.apply_mut(event, at)?;
         *self = next;
         Ok(())
     }
 
-    fn apply_in_place(&mut self, event: &KernelEvent, at: Millis) -> Result<(), KernelError> {
+    /// [`apply`](Self::apply) without the copy that makes it atomic: on error the state may be
+    /// half-updated. For scratch copies that are discarded on error (decision builders, the
+    /// runtime's commit, replay), where the extra clone per event would be pure cost.
+    pub fn apply_mut(&mut self, event: &KernelEvent, at: Millis) -> Result<(), KernelError> {
         let seq = self.seq + 1;
         let fail = |reason: String| KernelError::Inapplicable { seq, reason };
         if self.seq == 0 && !matches!(event, KernelEvent::Genesis { .. }) {

@@ -32,7 +32,8 @@ pub fn replay(ledger: &Ledger) -> Result<(KernelState, ReplayReport), LedgerErro
                 Ok(e) => e,
                 Err(e) => return Some((seq, e)),
             };
-            if let Err(e) = state.apply(&event, Millis(row.at_ms)) {
+            // Replay stops at the first failure, so the state needs no atomic apply.
+            if let Err(e) = state.apply_mut(&event, Millis(row.at_ms)) {
                 return Some((seq, e.to_string()));
             }
             if state.seq != seq {

@@ -104,7 +104,7 @@ pub struct Engine {
     kernel: Kernel,
     state: KernelState,
     key: Result<DeviceKey, String>,
-    clock: Box<dyn Clock>,
+    clock: Box<dyn Clock + Send>,
 }
 
 fn registry() -> Result<Registry, RuntimeError> {
@@ -125,7 +125,7 @@ impl Engine {
     pub fn init(
         data_dir: &Path,
         opts: InitOptions,
-        clock: Box<dyn Clock>,
+        clock: Box<dyn Clock + Send>,
     ) -> Result<(Engine, InitReport), RuntimeError> {
         let dir = DataDir::new(data_dir);
         if dir.ledger().exists() {
@@ -234,7 +234,7 @@ impl Engine {
     }
 
     /// Opens an initialised data dir. Refuses a ledger that does not replay.
-    pub fn open(data_dir: &Path, clock: Box<dyn Clock>) -> Result<Engine, RuntimeError> {
+    pub fn open(data_dir: &Path, clock: Box<dyn Clock + Send>) -> Result<Engine, RuntimeError> {
         let dir = DataDir::new(data_dir);
         if !dir.ledger().is_file() {
             return Err(RuntimeError::NotInitialised(data_dir.to_path_buf()));
@@ -311,12 +311,16 @@ impl Engine {
         }
         let key = self.key.as_ref().map_err(|e| RuntimeError::NoKey(e.clone()))?;
         let wall = crate::clock::SystemClock.now_ms();
+        // `next` is discarded on any error, so events are applied without per-event copies, and
+        // each event's state-before is the previous one's state-after.
         let mut next = self.state.clone();
         let mut hashes = Vec::with_capacity(events.len());
+        let mut before = next.hash()?;
         for ev in &events {
-            let before = next.hash()?;
-            next.apply(ev, at)?;
-            hashes.push((before, next.hash()?));
+            next.apply_mut(ev, at)?;
+            let after = next.hash()?;
+            hashes.push((before, after));
+            before = after;
         }
         let batch: Vec<NewEvent<'_>> = events
             .iter()
@@ -386,8 +390,21 @@ impl Engine {
         })
     }
 
-    /// Lets time-based events happen (pending and lease expiry) before anything else.
+    /// Catches up with events another process (the app, another `smart`) appended since this
+    /// engine last looked, so every decision is made on the ledger's latest state.
+    pub fn refresh(&mut self) -> Result<(), RuntimeError> {
+        let (tail, _) = self.ledger.tail()?;
+        if tail != self.state.seq {
+            self.state = load_state(&self.ledger)
+                .map_err(|reason| RuntimeError::BrokenLedger { path: self.dir.ledger(), reason })?;
+        }
+        Ok(())
+    }
+
+    /// Catches up with the ledger, then lets time-based events happen (pending and lease expiry)
+    /// before anything else.
     pub fn tick(&mut self) -> Result<(), RuntimeError> {
+        self.refresh()?;
         let now = self.now();
         let d = self.kernel.tick(&self.state, now)?;
         if !d.events.is_empty() && self.key.is_ok() {
@@ -423,6 +440,7 @@ impl Engine {
     /// Submits a user signal as given (already signed, or not). Used by `decide` and by the
     /// app's dialog, which signs in the backend; tests use it to submit forgeries.
     pub fn submit_signal(&mut self, signal: UserSignal) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
         let now = self.now();
         let denied = signal.decision == smart_kernel::Decision::Deny;
         let d = {
@@ -438,6 +456,7 @@ impl Engine {
 
     /// The emergency gate, signed with the device key.
     pub fn stop(&mut self, reason: &str) -> Result<CallReport, RuntimeError> {
+        self.refresh()?;
         let now = self.now();
         let key = self.key.as_ref().map_err(|e| RuntimeError::NoKey(e.clone()))?;
         let signal = key.sign_signal("", None, smart_kernel::Decision::Emergency, now, SIGNAL_TTL_MS)?;
@@ -446,6 +465,7 @@ impl Engine {
 
     /// Submits an emergency signal as given; the kernel verifies it like any other.
     pub fn submit_emergency(&mut self, signal: UserSignal, reason: &str) -> Result<CallReport, RuntimeError> {
+        self.refresh()?;
         let now = self.now();
         let d = self.kernel.emergency(&self.state, signal, reason, now)?;
         self.settle(&corr(), d, now)
@@ -483,6 +503,7 @@ impl Engine {
     }
 
     pub fn revoke_scope(&mut self, reason: &str) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
         let now = self.now();
         let d = self.kernel.revoke_scope(&self.state, reason, now)?;
         self.settle(&corr(), d, now)
@@ -534,7 +555,7 @@ fn load_state(ledger: &Ledger) -> Result<KernelState, String> {
         let mut err = None;
         ledger
             .for_each_from(seq + 1, |row| {
-                let res = row.event().and_then(|ev| state.apply(&ev, Millis(row.at_ms)).map_err(|e| e.to_string()));
+                let res = row.event().and_then(|ev| state.apply_mut(&ev, Millis(row.at_ms)).map_err(|e| e.to_string()));
                 match res {
                     Ok(()) if state.hash().map(|h| h.to_hex()).ok().as_deref() == Some(row.state_after.as_str()) => {
                         true

@@ -140,3 +140,23 @@ fn the_engine_reopens_from_its_snapshot_to_the_same_state_as_a_full_replay() {
     assert!(report.ok);
     assert_eq!(replayed.hash().unwrap(), e.state().hash().unwrap());
 }
+
+#[test]
+fn two_engines_on_one_ledger_stay_consistent() {
+    // The app and the CLI open the same data dir: each must see the other's events before it
+    // decides, and neither may fork the chain.
+    let (s, id, _) = pending();
+    let mut app = engine(&s, T0 + 2_000);
+    let mut cli = engine(&s, T0 + 2_000);
+    let r = cli.decide(&id, false).unwrap();
+    assert_eq!(r.outcome, "denied");
+    // The app still holds the pending call in memory; its next operation catches up first.
+    let r = app.decide(&id, true).unwrap();
+    assert_eq!((r.outcome, r.code.as_deref()), ("refused", Some("pending_unknown")), "{r:?}");
+    let key = smart_signals::load_device_key(&s.data).unwrap();
+    let report =
+        smart_ledger::verify(app.ledger(), Some(&key.public_hex()), Some(&smart_runtime::sealer(&key))).unwrap();
+    assert!(report.ok, "{report:?}");
+    let (_, replay) = smart_ledger::replay(cli.ledger()).unwrap();
+    assert!(replay.ok);
+}

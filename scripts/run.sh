@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Builds and starts the SMART desktop app: the README's "run the app" command.
+#
+#   bash scripts/run.sh [ARGS...]     # ARGS go to the app
+#
+# Installs what is missing (scripts/setup.sh), builds the UI (dist/) and the release app with the
+# UI embedded, then starts it. With no display (no $DISPLAY or $WAYLAND_DISPLAY) it says so and
+# shows the command-line interface instead. A second run rebuilds nothing that has not changed.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+
+log() { printf '\033[1mrun:\033[0m %s\n' "$*" >&2; }
+
+bash scripts/setup.sh
+
+# setup.sh may have just installed Rust through rustup; its PATH change did not reach us.
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/smart/target}"
+
+# The UI. Rebuilding dist/ changes its files' times, which makes cargo re-embed them and relink
+# the app, so build it only when its inputs changed.
+ui_inputs_hash() {
+  find -L ui vite.config.ts tsconfig.json package.json package-lock.json -type f -print0 2>/dev/null \
+    | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1
+}
+ui_stamp=node_modules/.smart-ui-hash
+want=$(ui_inputs_hash)
+if [ -f dist/index.html ] && [ -f "$ui_stamp" ] && [ "$(cat "$ui_stamp")" = "$want" ]; then
+  log "ui: dist/ is up to date"
+else
+  log "ui: npm run build"
+  npm run build --silent
+  echo "$want" > "$ui_stamp"
+fi
+
+# The app, with dist/ embedded (custom-protocol) instead of loading the dev server.
+log "app: cargo build --release (target dir $CARGO_TARGET_DIR)"
+cargo build --release --bins --features tauri/custom-protocol -p smart-app
+app="$CARGO_TARGET_DIR/release/smart-app"
+
+if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
+  log "starting $app"
+  exec "$app" "$@"
+fi
+
+log "no display found: the desktop app needs one; here is the command-line interface instead"
+log "(the app is built at $app; start it from a graphical session)"
+if [ ! -f crates/cli/Cargo.toml ]; then
+  log "the command-line interface (crates/cli) is not in this checkout yet"
+  exit 0
+fi
+cargo build --release -p smart-cli
+smart="$CARGO_TARGET_DIR/release/smart"
+if [ ! -x "$smart" ]; then
+  log "no smart binary at $smart after building smart-cli"
+  exit 1
+fi
+"$smart" --help
+echo
+log "smart status"
+# A fresh machine has no data yet: status then says how to create it. That is the expected first
+# answer, not a failure of this script.
+rc=0
+"$smart" status || rc=$?
+[ "$rc" -eq 0 ] || log "smart status exited with $rc (see its message above)"

@@ -1,0 +1,27 @@
+/// <reference types="vitest/config" />
+import { defineConfig } from "vite";
+import { svelte } from "@sveltejs/vite-plugin-svelte";
+
+// The HUD lives in ui/; the build goes to dist/ at the repository root, which is what
+// tauri.conf.json's "frontendDist" points at.
+export default defineConfig({
+  root: "ui",
+  plugins: [svelte({ configFile: false })],
+  // Keep vite/vitest caches with the other npm files rather than in ui/.
+  cacheDir: "../node_modules/.vite",
+  clearScreen: false,
+  server: {
+    port: 5173,
+    strictPort: true,
+  },
+  build: {
+    outDir: "../dist",
+    emptyOutDir: true,
+    // WebKitGTK 2.40+ / WebView2 / Safari 15+: what Tauri v2 runs on.
+    target: "es2021",
+  },
+  test: {
+    include: ["src/**/*.test.ts"],
+    environment: "node",
+  },
+});
