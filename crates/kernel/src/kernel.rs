@@ -9,7 +9,7 @@
 //! stance and re-issues scope) are built on a scratch copy of the state, so each step is judged
 //! against the state the previous step left.
 
-use crate::admission::{self, Mode};
+use crate::admission::{self, Checked, Mode};
 use crate::approval::{Decision as SignalDecision, UserSignal};
 use crate::call::{AdmittedCall, ProposedCall, ResolvedCall};
 use crate::canonical::{Hash, hash_of};
@@ -150,18 +150,7 @@ impl Kernel {
             b.push(KernelEvent::Pending { pending })?;
             return Ok(b.finish(Outcome::Pending { id, admissible_at }));
         }
-        b.push(KernelEvent::Admitted {
-            call: checked.call.clone(),
-            tier: checked.tier,
-            inputs: checked.inputs.clone(),
-            pending_id: None,
-        })?;
-        Ok(b.finish(Outcome::Admitted(Box::new(AdmittedCall::new(
-            checked.call,
-            checked.tier,
-            checked.artifact,
-            checked.inputs,
-        )))))
+        admit(b, checked, None)
     }
 
     fn why_tier_three(&self, call: &ResolvedCall) -> String {
@@ -287,18 +276,7 @@ impl Kernel {
             );
         }
         b.push(KernelEvent::Approved { pending_id: pending.id.clone(), signal })?;
-        b.push(KernelEvent::Admitted {
-            call: checked.call.clone(),
-            tier: checked.tier,
-            inputs: checked.inputs.clone(),
-            pending_id: Some(pending.id),
-        })?;
-        Ok(b.finish(Outcome::Admitted(Box::new(AdmittedCall::new(
-            checked.call,
-            checked.tier,
-            checked.artifact,
-            checked.inputs,
-        )))))
+        admit(b, checked, Some(pending.id))
     }
 
     /// The emergency gate: a signed stop from the person.
@@ -652,6 +630,22 @@ impl Kernel {
             Err(error) => KernelEvent::Failed { call_hash: call.hash, tool: call.tool.clone(), error },
         }
     }
+}
+
+/// Records the admission and hands out the only proof of it.
+fn admit(mut b: Builder, checked: Checked, pending_id: Option<String>) -> Result<Decision, KernelError> {
+    b.push(KernelEvent::Admitted {
+        call: checked.call.clone(),
+        tier: checked.tier,
+        inputs: checked.inputs.clone(),
+        pending_id,
+    })?;
+    Ok(b.finish(Outcome::Admitted(Box::new(AdmittedCall::new(
+        checked.call,
+        checked.tier,
+        checked.artifact,
+        checked.inputs,
+    )))))
 }
 
 fn gate_refused(mut b: Builder, act: GateAct, code: C, reason: String) -> Result<Decision, KernelError> {
