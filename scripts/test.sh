@@ -30,9 +30,12 @@ cargo fmt --all -- --check
 step "lints"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
 if [ -f package.json ]; then
   step "ui: unit tests"
-  npm test --silent
+  npm test --silent 2>&1 | tee -a "$log"
   # The app embeds dist/ in release builds; its display-less test needs the folder to exist.
   [ -f dist/index.html ] || npm run build --silent
 fi
@@ -41,4 +44,18 @@ step "bench (quick mode: the code runs, the figures are not judged here)"
 cargo run --locked -p smart-bench -- --quick
 
 step "rust: every crate"
-cargo test --workspace --locked
+set +e
+cargo test --workspace --locked 2>&1 | tee -a "$log"
+status=${PIPESTATUS[0]}
+set -e
+
+# One closing line for the whole run: cargo's per-binary lines and Vitest's summary, added up
+# (colour codes removed first: Vitest colours its summary even into a pipe).
+sed -i 's/\x1b\[[0-9;]*m//g' "$log"
+passed=$(grep -Eo 'test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s += $4} END {print s + 0}')
+failed=$(grep -Eo 'test result: [a-zA-Z]+\. [0-9]+ passed; [0-9]+ failed' "$log" | awk '{s += $6} END {print s + 0}')
+ui_passed=$(grep -Eo 'Tests +[0-9]+ passed' "$log" | awk '{s += $2} END {print s + 0}')
+ui_failed=$(grep -Eo 'Tests +[0-9]+ failed' "$log" | awk '{s += $2} END {print s + 0}')
+echo
+echo "$((passed + ui_passed)) passed, $((failed + ui_failed)) failed"
+exit "$status"
