@@ -10,10 +10,10 @@ use smart_kernel::kernel::{Decision, Outcome, ToolOutput};
 use smart_kernel::lease::LeaseDraft;
 use smart_kernel::orbit::ScopeRequest;
 use smart_kernel::{
-    AdmittedCall, CallSource, GateAct, Kernel, KernelEvent, KernelState, Millis, Policy, ProposedCall, Registry,
+    AdmittedCall, CallSource, GateAct, Hash, Kernel, KernelEvent, KernelState, Millis, Policy, ProposedCall, Registry,
     UserSignal,
 };
-use smart_ledger::{HeadSigner, Ledger, NewEvent};
+use smart_ledger::{HeadSigner, Ledger, NewEvent, StoredEvent};
 use smart_signals::{DeviceKey, KeyStoreKind};
 use std::path::{Path, PathBuf};
 
@@ -248,8 +248,9 @@ impl Engine {
             Err(e) => return Err(broken(e)),
         };
         let kernel = Kernel::new(policy, registry()?);
-        let state = load_state(&ledger).map_err(broken)?;
         let key = smart_signals::load_device_key(data_dir).map_err(|e| e.to_string());
+        let sealer = key.as_ref().ok().map(KeySigner);
+        let state = load_state(&ledger, sealer.as_ref().map(|s| s as &dyn HeadSigner)).map_err(broken)?;
         let mut engine = Engine { dir, ledger, kernel, state, key, clock };
         engine.recover_in_flight()?;
         Ok(engine)
@@ -395,7 +396,8 @@ impl Engine {
     pub fn refresh(&mut self) -> Result<(), RuntimeError> {
         let (tail, _) = self.ledger.tail()?;
         if tail != self.state.seq {
-            self.state = load_state(&self.ledger)
+            let sealer = self.key.as_ref().ok().map(KeySigner);
+            self.state = load_state(&self.ledger, sealer.as_ref().map(|s| s as &dyn HeadSigner))
                 .map_err(|reason| RuntimeError::BrokenLedger { path: self.dir.ledger(), reason })?;
         }
         Ok(())
@@ -543,43 +545,62 @@ impl Engine {
     }
 }
 
-/// Kernel state: the snapshot if it is vouched for by the chain, then the events after it.
-fn load_state(ledger: &Ledger) -> Result<KernelState, String> {
-    if let Ok(Some((seq, json))) = ledger.load_snapshot()
-        && let Ok(state) = serde_json::from_str::<KernelState>(&json)
-        && state.seq == seq
-        && let Ok(Some(row)) = ledger.get(seq)
-        && state.hash().map(|h| h.to_hex()).ok().as_deref() == Some(row.state_after.as_str())
-    {
-        let mut state = state;
-        let mut err = None;
-        ledger
-            .for_each_from(seq + 1, |row| {
-                let res = row.event().and_then(|ev| state.apply_mut(&ev, Millis(row.at_ms)).map_err(|e| e.to_string()));
-                match res {
-                    Ok(()) if state.hash().map(|h| h.to_hex()).ok().as_deref() == Some(row.state_after.as_str()) => {
-                        true
-                    }
-                    Ok(()) => {
-                        err = Some(format!("event {} does not replay to its recorded state", row.seq));
-                        false
-                    }
-                    Err(e) => {
-                        err = Some(e);
-                        false
-                    }
-                }
-            })
-            .map_err(|e| e.to_string())?;
-        return match err {
-            None => Ok(state),
-            Some(e) => Err(e),
-        };
+/// Checks a row is what this device wrote: its hash recomputes, it links to the row before, and,
+/// where the device key is at hand, its seal is the device's.
+fn authentic(row: &StoredEvent, prev: &str, sealer: Option<&dyn HeadSigner>) -> Result<(), String> {
+    let hash = row.compute_hash()?;
+    if hash.to_hex() != row.hash {
+        return Err(format!("event {} does not match its hash", row.seq));
     }
-    let (state, report) = smart_ledger::replay(ledger).map_err(|e| e.to_string())?;
-    if report.ok {
-        Ok(state)
-    } else {
-        Err(format!("event {}: {}", report.first_divergent_seq.unwrap_or(0), report.reason.unwrap_or_default()))
+    if row.prev_hash != prev {
+        return Err(format!("event {} does not link to the event before it", row.seq));
+    }
+    if let Some(s) = sealer
+        && s.seal_hex(&hash) != row.seal
+    {
+        return Err(format!("event {} does not carry this device's seal", row.seq));
+    }
+    Ok(())
+}
+
+/// Kernel state: the snapshot where an authentic event vouches for it, then every event after
+/// it, each checked (hash, link, seal) before it is applied — so an edited file cannot feed the
+/// kernel a forged state. Without a usable snapshot, the same from genesis.
+fn load_state(ledger: &Ledger, sealer: Option<&dyn HeadSigner>) -> Result<KernelState, String> {
+    let zero = Hash::ZERO.to_hex();
+    let from_snapshot = (|| {
+        let (seq, json) = ledger.load_snapshot().ok()??;
+        let state = serde_json::from_str::<KernelState>(&json).ok()?;
+        let row = ledger.get(seq).ok()??;
+        let vouched = state.seq == seq
+            && authentic(&row, &row.prev_hash, sealer).is_ok()
+            && state.hash().ok()?.to_hex() == row.state_after;
+        vouched.then_some((state, row.hash))
+    })();
+    let (mut state, mut prev) = from_snapshot.unwrap_or_else(|| (KernelState::default(), zero));
+    let mut current = state.hash().map_err(|e| e.to_string())?.to_hex();
+    let mut err = None;
+    ledger
+        .for_each_from(state.seq + 1, |row| {
+            let step = (|| {
+                authentic(&row, &prev, sealer)?;
+                if row.state_before != current {
+                    return Err(format!("event {} was recorded against another state", row.seq));
+                }
+                state.apply_mut(&row.event()?, Millis(row.at_ms)).map_err(|e| e.to_string())?;
+                current = state.hash().map_err(|e| e.to_string())?.to_hex();
+                if current != row.state_after {
+                    return Err(format!("event {} does not replay to its recorded state", row.seq));
+                }
+                Ok(())
+            })();
+            prev = row.hash;
+            err = step.err();
+            err.is_none()
+        })
+        .map_err(|e| e.to_string())?;
+    match err {
+        None => Ok(state),
+        Some(e) => Err(e),
     }
 }

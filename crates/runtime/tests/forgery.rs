@@ -160,3 +160,51 @@ fn two_engines_on_one_ledger_stay_consistent() {
     let (_, replay) = smart_ledger::replay(cli.ledger()).unwrap();
     assert!(replay.ok);
 }
+
+/// What an attacker with the file can do to the state cache: rewrite the snapshot, and make the
+/// last row's recorded state and hash agree with it (blake3 is unkeyed). Only the seal is out of
+/// reach.
+fn forge_snapshot(s: &Setup, also_rows: bool) -> Hash {
+    let conn = rusqlite::Connection::open(s.data.join("ledger.db")).unwrap();
+    conn.execute_batch("DROP TRIGGER events_append_only_update;").unwrap();
+    let (seq, json): (i64, String) =
+        conn.query_row("SELECT seq, state FROM snapshot", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    let mut state: smart_kernel::KernelState = serde_json::from_str(&json).unwrap();
+    // The forgery: the pending quarantine is dropped from the state, as if decided.
+    state.pending.clear();
+    let forged = state.hash().unwrap();
+    conn.execute("UPDATE snapshot SET state = ?1", [serde_json::to_string(&state).unwrap()]).unwrap();
+    if also_rows {
+        let e = Engine::open(&s.data, Box::new(FixedClock(T0))).err();
+        assert!(e.is_none(), "the snapshot alone must not break opening");
+        let mut row = smart_ledger::Ledger::open(&s.data.join("ledger.db")).unwrap().get(seq as u64).unwrap().unwrap();
+        row.state_after = forged.to_hex();
+        row.hash = row.compute_hash().unwrap().to_hex();
+        conn.execute(
+            "UPDATE events SET state_after = ?1, hash = ?2 WHERE seq = ?3",
+            rusqlite::params![row.state_after, row.hash, seq],
+        )
+        .unwrap();
+    }
+    forged
+}
+
+#[test]
+fn a_forged_snapshot_alone_is_ignored_for_the_chain_s_own_state() {
+    let (s, id, _) = pending();
+    let forged = forge_snapshot(&s, false);
+    let e = engine(&s, T0 + 1);
+    assert!(e.state().pending.contains_key(&id), "the real state, rebuilt from the events");
+    assert_ne!(e.state().hash().unwrap(), forged);
+}
+
+#[test]
+fn a_forged_snapshot_with_a_re_hashed_row_stops_the_engine() {
+    let (s, _, _) = pending();
+    forge_snapshot(&s, true);
+    match Engine::open(&s.data, Box::new(FixedClock(T0 + 1))) {
+        Err(smart_runtime::RuntimeError::BrokenLedger { reason, .. }) => assert!(reason.contains("seal"), "{reason}"),
+        Err(other) => panic!("wrong error: {other}"),
+        Ok(_) => panic!("opened a ledger whose state was forged"),
+    }
+}
