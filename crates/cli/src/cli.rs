@@ -267,13 +267,13 @@ pub fn run(args: Args) -> Result<i32> {
             if json {
                 print_json(&report);
             } else {
-                println!("initialised {}", report.data_dir.display());
+                say!("initialised {}", report.data_dir.display());
                 for r in &report.roots {
-                    println!("  root: {r}");
+                    say!("  root: {r}");
                 }
-                println!("  device key: {}… ({:?} store)", &report.public_key[..16], report.key_store);
+                say!("  device key: {}… ({:?} store)", &report.public_key[..16], report.key_store);
                 if let Some(w) = &report.warning {
-                    println!("  warning: {w}");
+                    say!("  warning: {w}");
                 }
             }
             Ok(0)
@@ -294,7 +294,7 @@ pub fn run(args: Args) -> Result<i32> {
                 print_json(&json!({ "tools": specs }));
             } else {
                 for s in specs {
-                    println!(
+                    say!(
                         "{:<20} L{} {:<13} cost {:<3} {}",
                         s.name,
                         s.layer.index(),
@@ -313,7 +313,7 @@ pub fn run(args: Args) -> Result<i32> {
                 print_json(&json!({ "refusals": codes }));
             } else {
                 for c in RefusalCode::ALL {
-                    println!("{:<24} {}", c.as_str(), c.meaning());
+                    say!("{:<24} {}", c.as_str(), c.meaning());
                 }
             }
             Ok(0)
@@ -334,7 +334,7 @@ pub fn run(args: Args) -> Result<i32> {
             if json {
                 print_json(&json!({ "pending": pending }));
             } else if pending.as_array().is_none_or(Vec::is_empty) {
-                println!("nothing is waiting for you");
+                say!("nothing is waiting for you");
             } else {
                 let now = v.get("now_ms").and_then(Value::as_u64).unwrap_or(0);
                 for p in pending.as_array().into_iter().flatten() {
@@ -370,7 +370,7 @@ pub fn run(args: Args) -> Result<i32> {
             let r = e.draft_lease(draft)?;
             print_report(&r, "lease draft", json);
             if !json && r.outcome != "refused" {
-                println!("next: `smart gate commitment` activates it (stance → Execution)");
+                say!("next: `smart gate commitment` activates it (stance → Execution)");
             }
             Ok(exit_code(&r))
         }
@@ -381,9 +381,9 @@ pub fn run(args: Args) -> Result<i32> {
             if json {
                 print_json(&json!({ "lease": lease }));
             } else if lease.is_null() {
-                println!("no lease");
+                say!("no lease");
             } else if let Ok(s) = serde_json::to_string_pretty(&lease) {
-                println!("{s}");
+                say!("{s}");
             }
             Ok(0)
         }
@@ -410,7 +410,7 @@ pub fn run(args: Args) -> Result<i32> {
             let r = e.gates(&acts)?;
             print_report(&r, "gate", json);
             if !json && r.outcome != "refused" {
-                println!("stance: {}", e.state().stance);
+                say!("stance: {}", e.state().stance);
             }
             Ok(exit_code(&r))
         }
@@ -439,7 +439,7 @@ pub fn run(args: Args) -> Result<i32> {
             let r = e.stop(reason)?;
             print_report(&r, "stop", json);
             if !json && r.outcome != "refused" {
-                println!("stopped: lease invalidated, pending calls cancelled, stance sensemaking");
+                say!("stopped: lease invalidated, pending calls cancelled, stance sensemaking");
             }
             Ok(exit_code(&r))
         }
@@ -452,7 +452,7 @@ pub fn run(args: Args) -> Result<i32> {
                     if json {
                         print_json(&json!({ "scope": scope }));
                     } else if let Ok(s) = serde_json::to_string_pretty(&scope) {
-                        println!("{s}");
+                        say!("{s}");
                     }
                     return Ok(0);
                 }
@@ -516,9 +516,9 @@ fn ledger(args: &Args, cmd: &LedgerCmd) -> Result<i32> {
             if args.json {
                 print_json(&report);
             } else if report.ok {
-                println!("ok: {} events, head {}", report.events, report.head.as_deref().unwrap_or("(empty)"));
+                say!("ok: {} events, head {}", report.events, report.head.as_deref().unwrap_or("(empty)"));
             } else {
-                println!(
+                say!(
                     "FAILED at event {}: {}",
                     report.first_bad_seq.unwrap_or(0),
                     report.reason.as_deref().unwrap_or("")
@@ -531,9 +531,9 @@ fn ledger(args: &Args, cmd: &LedgerCmd) -> Result<i32> {
             if args.json {
                 print_json(&report);
             } else if report.ok {
-                println!("ok: {} events replayed, state {}", report.events, report.state_hash.as_deref().unwrap_or(""));
+                say!("ok: {} events replayed, state {}", report.events, report.state_hash.as_deref().unwrap_or(""));
             } else {
-                println!(
+                say!(
                     "DIVERGED at event {}: {}",
                     report.first_divergent_seq.unwrap_or(0),
                     report.reason.as_deref().unwrap_or("")
@@ -555,7 +555,7 @@ fn ledger(args: &Args, cmd: &LedgerCmd) -> Result<i32> {
                 print_json(&json!({ "events": events }));
             } else {
                 for r in rows {
-                    println!("{:>6}  {}  {:<15} {}", r.seq, r.corr, r.kind, summary(&r.payload));
+                    say!("{:>6}  {}  {:<15} {}", r.seq, r.corr, r.kind, summary(&r.payload));
                 }
             }
             Ok(0)
@@ -653,9 +653,9 @@ fn doctor(args: &Args) -> Result<i32> {
         print_json(&json!({ "ok": problems == 0, "checks": obj }));
     } else {
         for (k, v) in &lines {
-            println!("{k:<11} {v}");
+            say!("{k:<11} {v}");
         }
-        println!("{}", if problems == 0 { "all good".to_string() } else { format!("{problems} problem(s)") });
+        say!("{}", if problems == 0 { "all good".to_string() } else { format!("{problems} problem(s)") });
     }
     Ok(if problems == 0 { 0 } else { 1 })
 }

@@ -5,6 +5,18 @@
 //! for scripts, and exit codes that say what happened (0 committed/ok, 3 refused, 4 pending,
 //! 5 the tool failed, 6 the ledger failed verification or replay, 1 any other error, 2 usage).
 
+/// `println!` that ends the process quietly when the reader has gone away (`smart ledger show |
+/// head`), instead of panicking on the broken pipe. Exit code 141 is the shell's SIGPIPE
+/// convention; whatever the command recorded in the ledger stays recorded.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(141);
+        }
+    }};
+}
+
 mod cli;
 mod output;
 

@@ -15,7 +15,7 @@ pub fn exit_code(r: &CallReport) -> i32 {
 
 pub fn print_json(v: &impl serde::Serialize) {
     match serde_json::to_string(v) {
-        Ok(s) => println!("{s}"),
+        Ok(s) => say!("{s}"),
         Err(e) => eprintln!("smart: cannot encode output: {e}"),
     }
 }
@@ -29,34 +29,34 @@ pub fn print_report(r: &CallReport, what: &str, json: bool) {
     match r.outcome {
         "committed" => {
             let tier = r.tier.map(|t| format!(", tier {t}")).unwrap_or_default();
-            println!("committed: {what}{seq}{tier}");
+            say!("committed: {what}{seq}{tier}");
             if r.notify {
-                println!("note: this changed your files; undo with `smart undo {}`", r.seq.unwrap_or(0));
+                say!("note: this changed your files; undo with `smart undo {}`", r.seq.unwrap_or(0));
             }
             if let Some(a) = &r.artifact {
-                println!("artifact: {a}");
+                say!("artifact: {a}");
             }
             if let Some(out) = &r.output {
                 print_output(out);
             }
         }
         "refused" => {
-            println!("refused: {}: {}{seq}", r.code.as_deref().unwrap_or("?"), r.reason.as_deref().unwrap_or(""))
+            say!("refused: {}: {}{seq}", r.code.as_deref().unwrap_or("?"), r.reason.as_deref().unwrap_or(""))
         }
         "pending" => {
             let id = r.pending_id.as_deref().unwrap_or("?");
-            println!("pending: {what} needs your approval{seq}");
+            say!("pending: {what} needs your approval{seq}");
             match r.admissible_in_ms {
-                Some(ms) if ms > 0 => println!(
+                Some(ms) if ms > 0 => say!(
                     "  its time gate opens in {}; then: smart approve {id}   (or: smart deny {id})",
                     format_duration(ms)
                 ),
-                _ => println!("  approve: smart approve {id}   deny: smart deny {id}"),
+                _ => say!("  approve: smart approve {id}   deny: smart deny {id}"),
             }
         }
-        "failed" => println!("failed: {what}{seq}: {}", r.reason.as_deref().unwrap_or("")),
-        "denied" => println!("denied{seq}: nothing was run"),
-        _ => println!("ok{seq}"),
+        "failed" => say!("failed: {what}{seq}: {}", r.reason.as_deref().unwrap_or("")),
+        "denied" => say!("denied{seq}: nothing was run"),
+        _ => say!("ok{seq}"),
     }
 }
 
@@ -76,16 +76,16 @@ fn print_output(v: &Value) {
         }
     }
     if let Ok(s) = serde_json::to_string_pretty(&shown) {
-        println!("{s}");
+        say!("{s}");
     }
 }
 
 pub fn print_status(v: &Value) {
     let s = |k: &str| v.get(k).cloned().unwrap_or(Value::Null);
     let now = v.get("now_ms").and_then(Value::as_u64).unwrap_or(0);
-    println!("stance     {}", s("stance").as_str().unwrap_or("?"));
+    say!("stance     {}", s("stance").as_str().unwrap_or("?"));
     match v.get("lease").filter(|l| !l.is_null()) {
-        None => println!("lease      none (only L0-L1 calls are admissible)"),
+        None => say!("lease      none (only L0-L1 calls are admissible)"),
         Some(l) => {
             let state = l.get("state").and_then(Value::as_str).unwrap_or("?");
             let frame = l.get("frame").and_then(Value::as_str).unwrap_or("");
@@ -95,10 +95,10 @@ pub fn print_status(v: &Value) {
                 .and_then(Value::as_u64)
                 .map(|e| format!(", expires in {}", format_duration(e.saturating_sub(now))))
                 .unwrap_or_default();
-            println!("lease      {state} \"{frame}\" ({horizon}){exp}");
+            say!("lease      {state} \"{frame}\" ({horizon}){exp}");
         }
     }
-    println!("frontier   L{}", s("frontier"));
+    say!("frontier   L{}", s("frontier"));
     let gates: Vec<String> = v
         .get("gates")
         .and_then(Value::as_array)
@@ -114,12 +114,12 @@ pub fn print_status(v: &Value) {
                 .collect()
         })
         .unwrap_or_default();
-    println!("gates      {}", gates.join(" · "));
+    say!("gates      {}", gates.join(" · "));
     let b = s("budget");
     let st = s("steps");
-    println!("budget     {}/{} units, {}/{} steps", b["used"], b["limit"], st["used"], st["limit"]);
+    say!("budget     {}/{} units, {}/{} steps", b["used"], b["limit"], st["used"], st["limit"]);
     match v.get("scope").filter(|x| !x.is_null()) {
-        None => println!("scope      none"),
+        None => say!("scope      none"),
         Some(t) => {
             let id = t.get("id").and_then(Value::as_str).unwrap_or("");
             let mutation = if t.get("mutation").and_then(Value::as_bool) == Some(true) {
@@ -128,12 +128,12 @@ pub fn print_status(v: &Value) {
                 "read/propose only"
             };
             let revoked = if t.get("revoked").and_then(Value::as_bool) == Some(true) { ", REVOKED" } else { "" };
-            println!("scope      {} ({mutation}{revoked})", id.get(..12).unwrap_or(id));
+            say!("scope      {} ({mutation}{revoked})", id.get(..12).unwrap_or(id));
         }
     }
     let pending = v.get("pending").and_then(Value::as_array).cloned().unwrap_or_default();
     if pending.is_empty() {
-        println!("pending    none");
+        say!("pending    none");
     }
     for p in pending {
         print_pending(&p, now);
@@ -145,7 +145,7 @@ pub fn print_pending(p: &Value, now: u64) {
     let n = |k: &str| p.get(k).and_then(Value::as_u64).unwrap_or(0);
     let gate = n("admissible_at_ms").saturating_sub(now);
     let gate = if gate > 0 { format!(", admissible in {}", format_duration(gate)) } else { String::new() };
-    println!(
+    say!(
         "pending    {}  {} (L{}, tier {}): {}{gate}, expires in {}",
         g("id"),
         g("tool"),
@@ -154,7 +154,7 @@ pub fn print_pending(p: &Value, now: u64) {
         g("why"),
         format_duration(n("expires_at_ms").saturating_sub(now))
     );
-    println!(
+    say!(
         "           call {}  args {}",
         &g("call_hash")[..12.min(g("call_hash").len())],
         p.get("args").cloned().unwrap_or(Value::Null)

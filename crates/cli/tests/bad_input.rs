@@ -224,3 +224,23 @@ fn json_mode_reports_errors_as_json() {
     assert_eq!(v["ok"], false);
     assert!(v["error"].as_str().unwrap().contains("smart init"));
 }
+
+#[test]
+fn output_into_a_closed_pipe_does_not_panic() {
+    // `smart ledger show | head -1` used to panic on the broken pipe.
+    let s = Smart::init(None);
+    for args in [vec!["ledger", "show"], vec!["status"], vec!["--json", "status"]] {
+        let mut child = s
+            .cmd()
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader goes away before anything is written
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {err}");
+    }
+}

@@ -659,6 +659,7 @@ fn forbidden_reason(from: Stance, act: GateAct) -> String {
         (Stance::Execution, GateAct::Framing) => "Execution cannot go back to Discovery directly; pass the evaluation gate first (seed 001: no direct Execution → Discovery)".into(),
         (Stance::Execution, GateAct::Commitment) => "already committed: the stance is Execution".into(),
         (_, GateAct::Renew | GateAct::Revise | GateAct::Release) => format!("{act} is an evaluation-gate decision; the stance is {from} (pass the evaluation gate first)"),
+        (_, GateAct::Evaluate) => format!("the evaluation gate assesses Execution; the stance is {from}"),
         _ => format!("the {act} gate does not lead anywhere from {from}"),
     }
 }
