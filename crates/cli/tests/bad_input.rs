@@ -244,3 +244,25 @@ fn output_into_a_closed_pipe_does_not_panic() {
         assert_eq!(out.status.code(), Some(141), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_plan_whose_destination_became_a_symlink_out_of_the_root_is_refused() {
+    // Between propose.move and apply.move (5 s of gate at least) the destination folder is
+    // replaced by a link to somewhere outside the roots. Applying must not follow it.
+    let s = Smart::init(Some("[gates]\nafter_l1_ms = 0\nafter_l2_ms = 0\n"));
+    s.write("docs/a.txt", "mine");
+    std::fs::create_dir_all(s.root.join("dups")).unwrap();
+    s.commit_lease();
+    assert_eq!(s.call("fs.scan", r#"{"path": "docs"}"#).0, 0);
+    assert_eq!(s.call("cluster.duplicates", r#"{"path": "docs"}"#).0, 0);
+    let (c, v) = s.call("propose.move", r#"{"moves": [{"from": "docs/a.txt", "to": "dups/a.txt"}]}"#);
+    assert_eq!(c, 0, "{v}");
+    let outside = s.tmp.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::remove_dir(s.root.join("dups")).unwrap();
+    std::os::unix::fs::symlink(&outside, s.root.join("dups")).unwrap();
+    let apply = format!(r#"{{"proposal": "{}"}}"#, v["artifact"].as_str().unwrap());
+    assert_refused_changing_nothing(&s, "apply.move", &apply, "path_outside_roots");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing landed outside the root");
+    assert_eq!(std::fs::read_to_string(s.root.join("docs/a.txt")).unwrap(), "mine");
+}

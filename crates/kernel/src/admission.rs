@@ -90,12 +90,30 @@ pub(crate) fn check(
         let text = args.get(key).and_then(Value::as_str).unwrap_or_default();
         let hash = Hash::from_hex(text).map_err(|e| Refusal::new(C::SchemaInvalid, format!("{key}: {e}")))?;
         let a = load_artifact(state, &hash, world)?;
-        for p in a.inputs.keys() {
-            let resolved = resolve_path(k, p, world)?;
-            if resolved != *p {
+        let mut recorded: Vec<String> = a.inputs.keys().cloned().collect();
+        let mut body = a.body.clone();
+        for pattern in &spec.artifact_paths {
+            visit_pattern(&mut body, pattern, &mut |v: &mut Value| {
+                match v.as_str() {
+                    Some(p) => recorded.push(p.to_string()),
+                    None => {
+                        return Err(Refusal::new(
+                            C::ArtifactUnknown,
+                            format!("{pattern} in the proposal is not a path"),
+                        ));
+                    }
+                }
+                Ok(())
+            })?;
+        }
+        for p in recorded {
+            let resolved = resolve_path(k, &p, world)?;
+            if resolved != p {
                 return Err(Refusal::new(C::SnapshotStale, format!("{p} now resolves to {resolved}")));
             }
-            paths.push(resolved);
+            if !paths.contains(&resolved) {
+                paths.push(resolved);
+            }
         }
         artifact_hash = Some(hash);
         artifact = Some(a);

@@ -581,6 +581,20 @@ impl Kernel {
         };
         let mut inputs = BTreeMap::new();
         for (path, want) in &expected {
+            // A folder on the way back swapped for a symlink would send the restore elsewhere.
+            match world.resolve(path) {
+                Ok(p) if p == Path::new(path) => {}
+                Ok(p) => {
+                    return refuse(
+                        b,
+                        Refusal::new(
+                            C::SnapshotStale,
+                            format!("{path} now resolves to {}; undo would write elsewhere", p.display()),
+                        ),
+                    );
+                }
+                Err(e) => return refuse(b, Refusal::new(C::SnapshotStale, format!("{path} cannot be resolved: {e}"))),
+            }
             let have = match world.file_hash(Path::new(path)) {
                 Ok(h) => h,
                 Err(e) => return refuse(b, Refusal::new(C::SnapshotStale, format!("{path} cannot be read: {e}"))),

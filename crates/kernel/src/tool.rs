@@ -49,6 +49,11 @@ pub struct ToolSpec {
     /// The argument that names a proposal artifact by hash (`apply.*` tools).
     #[serde(default)]
     pub artifact_arg: Option<String>,
+    /// Where paths sit in that artifact's body (`moves/*/to`). They were resolved when the
+    /// proposal was made, but the world can change before it is applied (a folder swapped for a
+    /// symlink): each is resolved again at admission and must be unchanged and inside the roots.
+    #[serde(default)]
+    pub artifact_paths: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -182,6 +187,7 @@ mod tests {
             args_schema: schema,
             path_args: vec![],
             artifact_arg: None,
+            artifact_paths: vec![],
         }
     }
 

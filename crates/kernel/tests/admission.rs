@@ -253,6 +253,37 @@ fn an_artifact_applies_once_only_while_its_inputs_are_unchanged() {
 }
 
 #[test]
+fn a_destination_swapped_for_a_symlink_after_the_plan_is_refused() {
+    // The plan was made when /r/b.txt was inside the root; then /r became... no: a folder on the
+    // destination's path is replaced by a link out of the root before the plan is applied.
+    let mut h = Harness::new();
+    h.commit_lease();
+    h.run("t.l0");
+    h.run("t.l1");
+    h.advance(2_000);
+    let artifact = Artifact {
+        kind: "move_plan".into(),
+        body: json!({"moves": [{"from": "/r/a.txt", "to": "/r/dups/a.txt"}]}),
+        inputs: [("/r/a.txt".to_string(), Hash::of_bytes(b"a"))].into(),
+    };
+    let plan = hash_of(&artifact).unwrap();
+    h.world.artifacts.insert(plan, artifact.clone());
+    let d = h.kernel.propose(&h.state, h.call("t.l2", json!({"path": "/r/a.txt"})), h.now, &h.world).unwrap();
+    let Outcome::Admitted(a) = h.apply(d) else { panic!() };
+    h.commit(&a, kernel::ToolOutput { artifact: Some(artifact), ..Default::default() });
+    h.advance(5_000);
+    h.world.links.insert("/r/dups".into(), "/etc".into());
+    let o = h.propose(h.call("t.apply_plan", json!({"proposal": plan.to_hex()})));
+    assert_eq!(refused(&o), RefusalCode::PathOutsideRoots);
+    // Swapped for a link that stays inside the root: the plan no longer means what was proposed.
+    h.world.links.insert("/r/dups".into(), "/r/elsewhere".into());
+    let o = h.propose(h.call("t.apply_plan", json!({"proposal": plan.to_hex()})));
+    assert_eq!(refused(&o), RefusalCode::SnapshotStale);
+    h.world.links.clear();
+    assert!(matches!(h.propose(h.call("t.apply_plan", json!({"proposal": plan.to_hex()}))), Outcome::Admitted(_)));
+}
+
+#[test]
 fn checks_run_in_the_documented_order() {
     // A call failing scope, ceiling and plus-one at once is refused for scope (check 3).
     let mut h = Harness::new();

@@ -157,6 +157,12 @@ fn undo_checks_the_world_and_happens_once() {
     let d = h.kernel.propose_undo(&h.state, seq, &forged, h.now, &h.world).unwrap();
     assert_eq!(refused(&h.apply(d)), RefusalCode::NotReversible);
 
+    // A path on the way back now leads elsewhere (a symlink): undo would write there.
+    h.world.links.insert("/r/b.txt".into(), "/etc/b.txt".into());
+    let d = h.kernel.propose_undo(&h.state, seq, &committed, h.now, &h.world).unwrap();
+    assert_eq!(refused(&h.apply(d)), RefusalCode::SnapshotStale);
+    h.world.links.clear();
+
     let d = h.kernel.propose_undo(&h.state, seq, &committed, h.now, &h.world).unwrap();
     let Outcome::Admitted(u) = h.apply(d) else { panic!("undo not admitted") };
     assert_eq!(u.tool(), "undo");

@@ -107,7 +107,8 @@ pub fn specs() -> Vec<ToolSpec> {
             }),
             &[],
             Some("proposal"),
-        ),
+        )
+        .with_artifact_paths(&["moves/*/from", "moves/*/to"]),
         spec(
             "fs.quarantine",
             "Move files or folders out of the way into the quarantine folder, where they can be restored.",
@@ -148,6 +149,18 @@ fn one_path(description: &str) -> Value {
     })
 }
 
+trait WithArtifactPaths {
+    fn with_artifact_paths(self, patterns: &[&str]) -> ToolSpec;
+}
+
+impl WithArtifactPaths for ToolSpec {
+    /// Where the paths sit in the artifact an `apply.*` tool consumes (re-checked at admission).
+    fn with_artifact_paths(mut self, patterns: &[&str]) -> ToolSpec {
+        self.artifact_paths = patterns.iter().map(|p| (*p).to_string()).collect();
+        self
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn spec(
     name: &str,
@@ -174,6 +187,7 @@ fn spec(
         args_schema,
         path_args: path_args.iter().map(|p| (*p).to_string()).collect(),
         artifact_arg: artifact_arg.map(str::to_string),
+        artifact_paths: Vec::new(),
     }
 }
 

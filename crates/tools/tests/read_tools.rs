@@ -134,6 +134,7 @@ fn a_tool_without_an_executor_is_an_error_not_a_panic() {
         args_schema: json!({"type": "object"}),
         path_args: vec![],
         artifact_arg: None,
+        artifact_paths: vec![],
     });
     let mut h = Harness::with_specs(extra);
     let err = h.run("fs.stat", Value::Object(Default::default())).unwrap_err().failed();

@@ -57,6 +57,7 @@ pub fn tool(name: &str, layer: Layer, rev: Reversibility, cap: &str) -> ToolSpec
         args_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}),
         path_args: vec!["path".into()],
         artifact_arg: None,
+        artifact_paths: vec![],
     }
 }
 
@@ -66,6 +67,7 @@ pub fn registry() -> Registry {
         json!({"type": "object", "properties": {"proposal": {"type": "string"}}, "required": ["proposal"]});
     apply.path_args = vec![];
     apply.artifact_arg = Some("proposal".into());
+    apply.artifact_paths = vec!["moves/*/from".into(), "moves/*/to".into()];
     Registry::new(vec![
         tool("t.l0", Layer::L0, Reversibility::ReadOnly, "fs:read:*"),
         tool("t.l1", Layer::L1, Reversibility::ReadOnly, "fs:read:*"),
