@@ -52,6 +52,7 @@ set -e
 # One closing line for the whole run: cargo's per-binary lines and Vitest's summary, added up
 # (colour codes removed first: Vitest colours its summary even into a pipe).
 sed -i 's/\x1b\[[0-9;]*m//g' "$log"
+set +o pipefail # a count with no match is zero, not a failure
 passed=$(grep -Eo 'test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s += $4} END {print s + 0}')
 failed=$(grep -Eo 'test result: [a-zA-Z]+\. [0-9]+ passed; [0-9]+ failed' "$log" | awk '{s += $6} END {print s + 0}')
 ui_passed=$(grep -Eo 'Tests +[0-9]+ passed' "$log" | awk '{s += $2} END {print s + 0}')
