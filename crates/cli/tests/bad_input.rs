@@ -158,30 +158,19 @@ fn undo_of_something_that_is_not_a_reversible_commit_is_refused() {
 }
 
 #[test]
-fn refusal_codes_are_listed() {
+fn refusal_codes_are_listed_exactly_as_the_kernel_defines_them() {
     let s = Smart::new();
     let (c, v) = s.json(&["refusals"]);
     assert_eq!(c, 0);
-    let codes: Vec<&str> = v["refusals"].as_array().unwrap().iter().map(|x| x["code"].as_str().unwrap()).collect();
-    for required in [
-        "unknown_tool",
-        "schema_invalid",
-        "path_outside_roots",
-        "scope_invalid",
-        "no_lease",
-        "stance_ceiling",
-        "layer_not_reached",
-        "time_gate",
-        "budget_exhausted",
-        "monotone_bound",
-        "mutation_not_permitted",
-        "snapshot_stale",
-        "signature_invalid",
-        "approval_expired",
-        "approval_replayed",
-    ] {
-        assert!(codes.contains(&required), "{required}");
-    }
+    let listed: Vec<(String, String)> = v["refusals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["code"].as_str().unwrap().to_string(), x["meaning"].as_str().unwrap().to_string()))
+        .collect();
+    let defined: Vec<(String, String)> =
+        smart_kernel::RefusalCode::ALL.iter().map(|c| (c.as_str().to_string(), c.meaning().to_string())).collect();
+    assert_eq!(listed, defined);
 }
 
 #[test]
@@ -230,15 +219,10 @@ fn output_into_a_closed_pipe_does_not_panic() {
     // `smart ledger show | head -1` used to panic on the broken pipe.
     let s = Smart::init(None);
     for args in [vec!["ledger", "show"], vec!["status"], vec!["--json", "status"]] {
-        let mut child = s
-            .cmd()
-            .args(&args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        drop(child.stdout.take()); // the reader goes away before anything is written
-        let out = child.wait_with_output().unwrap();
+        // The reader is gone before the child starts: its first write meets a broken pipe.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = s.cmd().args(&args).stdout(writer).stderr(std::process::Stdio::piped()).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         assert_eq!(out.status.code(), Some(141), "{args:?}: {err}");

@@ -59,32 +59,16 @@ fn open_for_attack(data: &Path) -> Connection {
     c
 }
 
-fn rows(c: &Connection) -> Vec<StoredEvent> {
-    let mut st = c.prepare("SELECT seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal FROM events ORDER BY seq").unwrap();
-    st.query_map([], |r| {
-        Ok(StoredEvent {
-            seq: r.get::<_, i64>(0)? as u64,
-            corr: r.get(1)?,
-            kind: r.get(2)?,
-            payload: r.get(3)?,
-            at_ms: r.get::<_, i64>(4)? as u64,
-            wall_ms: r.get::<_, i64>(5)? as u64,
-            state_before: r.get(6)?,
-            state_after: r.get(7)?,
-            prev_hash: r.get(8)?,
-            hash: r.get(9)?,
-            seal: r.get(10)?,
-        })
-    })
-    .unwrap()
-    .map(Result::unwrap)
-    .collect()
+/// Every row of the ledger file `path`, read through the ledger's own reader.
+fn rows(path: &Path) -> Vec<StoredEvent> {
+    smart_ledger::Ledger::open(path).unwrap().list(0, None, usize::MAX).unwrap()
 }
 
 /// Recomputes prev_hash and hash from `from` to the end, as an attacker without the key can.
 fn rechain(c: &Connection, from: u64) {
     let mut prev: Option<String> = None;
-    for mut r in rows(c) {
+    let path = c.path().map(std::path::PathBuf::from).unwrap();
+    for mut r in rows(&path) {
         if r.seq < from {
             prev = Some(r.hash.clone());
             continue;
@@ -142,10 +126,9 @@ fn flip_one_char(text: &str, rng: &mut Rng) -> String {
 #[test]
 fn every_single_mutation_is_caught_at_its_sequence() {
     let s = build();
-    let n = rows(&Connection::open(s.ledger()).unwrap()).len() as u64;
+    let n = rows(&s.ledger()).len() as u64;
     assert!(n > 25, "the ledger under test should be substantial ({n})");
-    let approvals: Vec<u64> =
-        rows(&Connection::open(s.ledger()).unwrap()).iter().filter(|r| r.kind == "approved").map(|r| r.seq).collect();
+    let approvals: Vec<u64> = rows(&s.ledger()).iter().filter(|r| r.kind == "approved").map(|r| r.seq).collect();
     assert_eq!(approvals.len(), 2);
 
     for seed in 1..=8u64 {
@@ -218,8 +201,7 @@ fn every_single_mutation_is_caught_at_its_sequence() {
 #[test]
 fn edited_approval_signatures_are_caught_even_when_re_chained() {
     let s = build();
-    let approvals: Vec<u64> =
-        rows(&Connection::open(s.ledger()).unwrap()).iter().filter(|r| r.kind == "approved").map(|r| r.seq).collect();
+    let approvals: Vec<u64> = rows(&s.ledger()).iter().filter(|r| r.kind == "approved").map(|r| r.seq).collect();
     for (i, k) in approvals.into_iter().enumerate() {
         for rechained in [false, true] {
             let d = copy_data(&s, &format!("sig{i}{rechained}"));
@@ -250,7 +232,7 @@ fn edited_approval_signatures_are_caught_even_when_re_chained() {
 #[test]
 fn truncation_and_moving_a_row_to_the_end_are_caught() {
     let s = build();
-    let n = rows(&Connection::open(s.ledger()).unwrap()).len() as u64;
+    let n = rows(&s.ledger()).len() as u64;
 
     let d = copy_data(&s, "trunc");
     let c = open_for_attack(&d);

@@ -177,7 +177,8 @@ impl Ledger {
         let mut stmt = self
             .conn
             .prepare_cached(&format!("{SELECT} WHERE seq >= ?1 AND (?2 IS NULL OR kind = ?2) ORDER BY seq LIMIT ?3"))?;
-        let rows = stmt.query_map(params![since as i64, kind, limit as i64], row_to_event)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt.query_map(params![since as i64, kind, limit], row_to_event)?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 
