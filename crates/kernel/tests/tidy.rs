@@ -3,7 +3,16 @@
 //! dependencies listed here. Adding to either list is a design decision: say why in the commit.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
+use std::path::PathBuf;
+
+/// The crate's directory, read when the test runs. `env!` would bake in the path this binary was
+/// compiled at, and a shared target dir reuses test binaries across clones at other paths (which
+/// is how this test once read a checkout that no longer existed).
+fn crate_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
 
 /// What the kernel may depend on: serialisation, hashing, signature checks, schema validation
 /// (without remote resolution), TOML, error derives.
@@ -30,7 +39,7 @@ const FORBIDDEN: &[(&str, &str)] = &[
 
 #[test]
 fn the_kernel_source_does_no_io_reads_no_clock_and_iterates_in_order() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let src = crate_dir().join("src");
     let mut offences = vec![];
     for entry in std::fs::read_dir(&src).unwrap() {
         let path = entry.unwrap().path();
@@ -49,7 +58,7 @@ fn the_kernel_source_does_no_io_reads_no_clock_and_iterates_in_order() {
 
 #[test]
 fn the_kernel_depends_only_on_pure_crates() {
-    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    let manifest = std::fs::read_to_string(crate_dir().join("Cargo.toml")).unwrap();
     let table: toml::Table = manifest.parse().unwrap();
     let deps = table["dependencies"].as_table().unwrap();
     for name in deps.keys() {
@@ -58,7 +67,7 @@ fn the_kernel_depends_only_on_pure_crates() {
     // jsonschema's default features fetch remote schemas over HTTP.
     let js = &deps["jsonschema"];
     let workspace = js.get("workspace").and_then(|v| v.as_bool()) == Some(true);
-    let root = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml")).unwrap();
+    let root = std::fs::read_to_string(crate_dir().join("../../Cargo.toml")).unwrap();
     let root: toml::Table = root.parse().unwrap();
     let spec = if workspace { &root["workspace"]["dependencies"]["jsonschema"] } else { js };
     assert_eq!(
