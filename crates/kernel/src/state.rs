@@ -182,7 +182,7 @@ impl KernelState {
                     },
                 );
             }
-            KernelEvent::UndoRequested { .. } => {}
+            KernelEvent::UndoRequested { .. } | KernelEvent::Fault { .. } => {}
             KernelEvent::UndoAdmitted { target_seq, call } => {
                 if self.reversible.get(target_seq).is_none_or(|r| r.undone) {
                     return Err(fail(format!("event {target_seq} is not an undoable commit")));

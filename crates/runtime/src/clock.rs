@@ -25,3 +25,24 @@ impl Clock for FixedClock {
         self.0
     }
 }
+
+/// A clock a test or harness moves by hand: shared, so the engine reads what the driver set.
+/// It is how a scenario walks through real time gates without sleeping.
+#[derive(Clone, Default)]
+pub struct ManualClock(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl ManualClock {
+    pub fn starting_at(ms: u64) -> ManualClock {
+        ManualClock(std::sync::Arc::new(std::sync::atomic::AtomicU64::new(ms)))
+    }
+
+    pub fn advance(&self, ms: u64) {
+        self.0.fetch_add(ms, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_ms(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}

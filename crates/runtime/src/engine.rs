@@ -533,6 +533,44 @@ impl Engine {
         self.settle(&corr(), d, now)
     }
 
+    /// Records a supervised component's fault in the ledger.
+    pub fn record_fault(&mut self, component: &str, reason: &str, restart_in_ms: u64) -> Result<u64, RuntimeError> {
+        self.refresh()?;
+        let now = self.now();
+        let d = self.kernel.record_fault(&self.state, component, reason, restart_in_ms, now)?;
+        let seqs = self.commit(&corr(), d.events, now)?;
+        Ok(seqs.last().copied().unwrap_or(0))
+    }
+
+    /// The tools Orbit shows in the live scope — all a proposer may be told about. None when
+    /// there is no live token (revoked or expired): then nothing may be proposed.
+    pub fn visible_tools(&mut self) -> Result<Vec<smart_kernel::ToolSpec>, RuntimeError> {
+        self.tick()?;
+        let now = self.now();
+        let Some(token) = self.state.scope.as_ref().filter(|t| !t.revoked && t.expires_at > now) else {
+            return Ok(vec![]);
+        };
+        Ok(self.kernel.registry().specs().filter(|s| token.tools.contains(&s.name)).cloned().collect())
+    }
+
+    /// The hash of the most recent move plan (`propose.move`'s artifact) among the last
+    /// events, for "apply the plan".
+    pub fn last_plan(&self) -> Result<Option<String>, RuntimeError> {
+        let (tail, _) = self.ledger.tail()?;
+        let rows = self.ledger.list(tail.saturating_sub(2_000).max(1), Some("committed"), 2_000)?;
+        Ok(rows.iter().rev().find_map(|row| match row.event() {
+            Ok(KernelEvent::Committed { tool, artifact: Some(a), .. }) if tool == "propose.move" => {
+                smart_kernel::hash_of(&a).ok().map(|h| h.to_hex())
+            }
+            _ => None,
+        }))
+    }
+
+    /// The folders SMART may work in.
+    pub fn roots(&self) -> &[String] {
+        &self.kernel.policy().roots
+    }
+
     /// The status view (see `smart_kernel::status`).
     pub fn status(&mut self) -> Result<Value, RuntimeError> {
         self.tick()?;

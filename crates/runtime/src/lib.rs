@@ -13,14 +13,25 @@
 //! as interrupted — the ledger never claims a result it did not see.
 //!
 //! [`Engine`] is used by the `smart` CLI and by the desktop app alike.
+//!
+//! Around it sits the interaction layer: the [`assistant`] that carries one utterance from the
+//! proposers to the kernel, the supervised model [`worker`], the [`interaction`] state machine
+//! and the event [`bus`] that reports each step.
 
+pub mod assistant;
+pub mod bus;
 pub mod clock;
 pub mod engine;
 pub mod error;
+pub mod interaction;
+pub mod model_choice;
 pub mod paths;
+pub mod worker;
 pub mod world;
 
-pub use clock::{Clock, FixedClock, SystemClock};
+pub use assistant::{Assistant, AssistantError, SayOptions, SayReport};
+pub use bus::{Bus, BusEvent, Envelope};
+pub use clock::{Clock, FixedClock, ManualClock, SystemClock};
 pub use engine::{CallReport, Engine, InitOptions, InitReport, sealer};
 pub use error::RuntimeError;
 pub use paths::{DataDir, default_data_dir};

@@ -33,3 +33,28 @@ impl DataDir {
 pub fn default_data_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("dev", "smart", "smart").map(|d| d.data_dir().to_path_buf())
 }
+
+/// Makes the path arguments of a call absolute: `~/x` under `home`, relative names under `base`.
+/// The kernel accepts only absolute paths (and then resolves and confines them itself); this is
+/// only the person's — or a proposer's — shorthand, expanded lexically before anything sees it.
+pub fn absolutize_args(tool: &str, args: &mut serde_json::Value, base: &Path, home: Option<&Path>) {
+    let Some(spec) = smart_tools::specs().into_iter().find(|s| s.name == tool) else { return };
+    for pattern in &spec.path_args {
+        let _ = smart_kernel::tool::visit_pattern::<()>(args, pattern, &mut |v| {
+            if let Some(s) = v.as_str()
+                && !s.is_empty()
+            {
+                let tilde = s.strip_prefix("~/").or(if s == "~" { Some("") } else { None });
+                let expanded = match (tilde, home) {
+                    (Some(rest), Some(h)) => Some(h.join(rest)),
+                    _ if !Path::new(s).is_absolute() => Some(base.join(s)),
+                    _ => None,
+                };
+                if let Some(p) = expanded {
+                    *v = serde_json::Value::String(p.to_string_lossy().into_owned());
+                }
+            }
+            Ok(())
+        });
+    }
+}

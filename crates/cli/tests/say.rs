@@ -1,0 +1,149 @@
+//! `smart say`: the text path through the real proposers, the real kernel and a real folder.
+//!
+//! The model tests use the default proposer model from the models folder (`SMART_MODELS_DIR`;
+//! `scripts/test.sh` fetches it) and the worker binary built beside `smart`. They fail — they do
+//! not skip — when either is missing, with a message saying how to get it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{Smart, snapshot};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn worker() -> PathBuf {
+    let w = Path::new(common::bin()).with_file_name(format!("smart-proposer-worker{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        w.is_file(),
+        "{} is missing: build it with `cargo build -p smart-proposer-worker` (scripts/test.sh does)",
+        w.display()
+    );
+    w
+}
+
+fn say(s: &Smart, args: &[&str]) -> (i32, Value) {
+    let mut c = s.cmd();
+    c.env("SMART_PROPOSER_WORKER", worker()).arg("--json").arg("say").args(args);
+    let out = c.output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v = serde_json::from_str(text.trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {text:?}; stderr {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap_or(-1), v)
+}
+
+/// The default model must be present and verified before a model test means anything.
+fn require_model(s: &Smart) {
+    let (code, v) = s.json(&["models", "verify", "qwen2.5-coder-0.5b"]);
+    assert_eq!(
+        code, 0,
+        "the default proposer model is not available ({v}); fetch it with `smart models fetch --source pip` (scripts/test.sh does)"
+    );
+}
+
+/// The ledger's events of one kind, as JSON.
+fn events(s: &Smart, kind: &str) -> Vec<Value> {
+    let (_, v) = s.json(&["ledger", "show", "--kind", kind]);
+    v["events"].as_array().cloned().unwrap_or_default()
+}
+
+/// L0 → L1 → L2 → L3 under a lease, walking the clock through each time gate, so that an L4
+/// proposal meets every check but its own tier.
+fn climb_to_l3(s: &mut Smart) {
+    s.commit_lease();
+    let root = s.root.display().to_string();
+    s.write("docs/a.txt", "same");
+    s.write("docs/b.txt", "same");
+    let (c, _) = s.call("fs.scan", &format!(r#"{{"path": "{root}/docs"}}"#));
+    assert_eq!(c, 0);
+    let (c, _) = s.call("cluster.duplicates", &format!(r#"{{"path": "{root}/docs"}}"#));
+    assert_eq!(c, 0);
+    s.advance(2_000);
+    let (c, v) = s.call(
+        "propose.move",
+        &format!(r#"{{"moves": [{{"from": "{root}/docs/b.txt", "to": "{root}/docs/b-copy.txt"}}]}}"#),
+    );
+    assert_eq!(c, 0, "{v}");
+    s.advance(5_000);
+    let (c, v) = s.call("apply.move", &format!(r#"{{"proposal": "{}"}}"#, v["artifact"].as_str().unwrap()));
+    assert_eq!(c, 0, "{v}");
+    s.advance(15_000);
+}
+
+#[test]
+fn a_model_proposal_over_a_real_folder_is_admitted_and_committed() {
+    let s = Smart::init(None);
+    require_model(&s);
+    s.write("inbox/report.pdf", "%PDF");
+    s.write("inbox/notes.txt", "notes");
+    let inbox = s.root.join("inbox");
+    let (code, v) = say(&s, &["--no-templates", &format!("list the files in the folder {}", inbox.display())]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["proposal"]["tool"], "fs.scan", "{v}");
+    assert_eq!(v["proposal"]["args"]["path"].as_str().map(|p| p.trim_end_matches('/')), Some(inbox.to_str().unwrap()));
+    assert_eq!(v["outcome"], "committed", "{v}");
+    assert_eq!(v["steps"][0]["source"], "model");
+    assert!(v["model"].as_str().unwrap().to_lowercase().contains("qwen"), "{v}");
+    // The ledger says a model proposed it, and the chain still verifies.
+    let proposed = events(&s, "proposed");
+    assert_eq!(proposed.last().unwrap()["payload"]["call"]["source"], "model");
+    let (c, _) = s.json(&["ledger", "verify"]);
+    assert_eq!(c, 0);
+}
+
+#[test]
+fn asking_the_model_to_delete_produces_a_pending_tier_3_call_never_an_execution() {
+    let mut s = Smart::init(None);
+    require_model(&s);
+    climb_to_l3(&mut s);
+    let victim = s.write("old.log", "keep me until approved");
+    let before = snapshot(&s.root);
+    let (code, v) = say(&s, &["--no-templates", &format!("delete the file {}", victim.display())]);
+    assert_eq!(v["proposal"]["tool"], "fs.quarantine", "{v}");
+    assert_eq!(code, 4, "{v}");
+    assert_eq!(v["outcome"], "pending");
+    assert_eq!(v["tier"], 3);
+    assert!(v["pending_id"].is_string());
+    assert_eq!(snapshot(&s.root), before, "a pending call changed files");
+    assert!(events(&s, "committed").iter().all(|e| e["payload"]["tool"] != "fs.quarantine"));
+    let (_, p) = s.json(&["pending"]);
+    assert_eq!(p["pending"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn the_phrase_templates_answer_common_commands_without_a_model() {
+    let s = Smart::init(None);
+    s.write("inbox/a.txt", "a");
+    // No worker at all: a template answer must not need one.
+    let mut c = s.cmd();
+    c.env("SMART_PROPOSER_WORKER", "/nonexistent/worker").args(["--json", "say", "scan inbox"]);
+    let out = c.output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{v}");
+    assert_eq!(v["steps"][0]["source"], "template");
+    assert_eq!(v["proposal"]["args"]["path"], s.root.join("inbox").to_str().unwrap());
+    assert_eq!(v["outcome"], "committed");
+}
+
+#[test]
+fn propose_only_shows_the_proposal_and_records_nothing() {
+    let s = Smart::init(None);
+    s.write("inbox/a.txt", "a");
+    let before = s.events();
+    let (code, v) = say(&s, &["--propose-only", "find duplicates in inbox"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["proposal"]["tool"], "cluster.duplicates");
+    assert_eq!(v["outcome"], "proposed");
+    assert_eq!(s.events(), before, "propose-only wrote to the ledger");
+}
+
+#[test]
+fn the_human_output_prints_each_step() {
+    let s = Smart::init(None);
+    s.write("inbox/a.txt", "a");
+    let out = s.cmd().env("SMART_PROPOSER_WORKER", "/nonexistent/worker").args(["say", "scan inbox"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("heard: \"scan inbox\""), "{text}");
+    assert!(text.contains("proposal (phrase template): fs.scan"), "{text}");
+    assert!(text.contains("committed: fs.scan"), "{text}");
+}

@@ -1,0 +1,184 @@
+//! `smart say` with bad models and bad workers: each is a clear error and nothing runs.
+//!
+//! The workers here are stand-ins (shell scripts speaking, or breaking, the line protocol):
+//! these tests are about the boundary between the runtime and a worker it cannot trust.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::Smart;
+use std::path::{Path, PathBuf};
+
+fn real_worker() -> PathBuf {
+    let w = Path::new(common::bin()).with_file_name(format!("smart-proposer-worker{}", std::env::consts::EXE_SUFFIX));
+    assert!(w.is_file(), "{} is missing: build it with `cargo build -p smart-proposer-worker`", w.display());
+    w
+}
+
+/// Runs `say --no-templates` and returns (exit code, stderr). Asserts nothing was proposed to
+/// the kernel and no file changed.
+fn say_fails(s: &Smart, worker: &Path, text: &str) -> (i32, String) {
+    let before_files = common::snapshot(&s.root);
+    let (_, before) = s.json(&["ledger", "show", "--kind", "proposed"]);
+    let out = s.cmd().env("SMART_PROPOSER_WORKER", worker).args(["say", "--no-templates", text]).output().unwrap();
+    let (_, after) = s.json(&["ledger", "show", "--kind", "proposed"]);
+    assert_eq!(before, after, "a proposal reached the kernel");
+    assert_eq!(common::snapshot(&s.root), before_files, "files changed");
+    let (c, _) = s.json(&["ledger", "verify"]);
+    assert_eq!(c, 0);
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn choose_file(s: &Smart, file: &Path) {
+    std::fs::write(s.data.join("models.toml"), format!("proposer_file = {:?}\n", file.display().to_string())).unwrap();
+}
+
+/// A GGUF header naming `arch`, with no tensors.
+fn gguf_header(arch: &str) -> Vec<u8> {
+    let mut f = b"GGUF".to_vec();
+    f.extend(3u32.to_le_bytes());
+    f.extend(0u64.to_le_bytes());
+    f.extend(1u64.to_le_bytes());
+    let key = "general.architecture";
+    f.extend((key.len() as u64).to_le_bytes());
+    f.extend(key.as_bytes());
+    f.extend(8u32.to_le_bytes());
+    f.extend((arch.len() as u64).to_le_bytes());
+    f.extend(arch.as_bytes());
+    f
+}
+
+#[test]
+fn a_model_file_that_is_not_a_gguf_is_refused_by_name() {
+    let s = Smart::init(None);
+    let bad = s.tmp.path().join("model.gguf");
+    std::fs::write(&bad, b"<html>404 Not Found</html>").unwrap();
+    choose_file(&s, &bad);
+    let (code, err) = say_fails(&s, &real_worker(), "list the files");
+    assert_eq!(code, 1);
+    assert!(err.contains("not a usable model") && err.contains("not a GGUF file"), "{err}");
+    // `models use` refuses it up front too.
+    let out = s.run(&["models", "use", bad.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a GGUF file"));
+}
+
+#[test]
+fn a_truncated_gguf_is_refused() {
+    let s = Smart::init(None);
+    let bad = s.tmp.path().join("cut.gguf");
+    let mut bytes = gguf_header("qwen2");
+    bytes.truncate(bytes.len() - 3);
+    std::fs::write(&bad, bytes).unwrap();
+    choose_file(&s, &bad);
+    let (code, err) = say_fails(&s, &real_worker(), "list the files");
+    assert_eq!(code, 1);
+    assert!(err.contains("truncated"), "{err}");
+}
+
+#[test]
+fn a_gguf_of_an_architecture_that_cannot_write_is_refused() {
+    let s = Smart::init(None);
+    let bert = s.tmp.path().join("embedder.gguf");
+    std::fs::write(&bert, gguf_header("bert")).unwrap();
+    choose_file(&s, &bert);
+    let (code, err) = say_fails(&s, &real_worker(), "list the files");
+    assert_eq!(code, 1);
+    assert!(err.contains("bert model, which encodes text but cannot write a tool call"), "{err}");
+}
+
+#[test]
+fn a_missing_model_file_is_a_clear_error() {
+    let s = Smart::init(None);
+    choose_file(&s, Path::new("/nonexistent/model.gguf"));
+    let (code, err) = say_fails(&s, &real_worker(), "list the files");
+    assert_eq!(code, 1);
+    assert!(err.contains("/nonexistent/model.gguf") && err.contains("does not exist"), "{err}");
+    let out = s.run(&["models", "use", "/nonexistent/model.gguf"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("neither a catalog model"));
+}
+
+/// A stand-in worker: a proper `loaded` answer, then `reply` (a shell snippet) for `propose`.
+fn fake_worker(s: &Smart, reply: &str) -> PathBuf {
+    let script = format!(
+        r#"#!/bin/sh
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
+  case "$line" in
+    *'"op":"load"'*) printf '{{"v":1,"id":%s,"ok":{{"kind":"loaded","path":"m","architecture":"qwen2","name":"fake","format":"chat_ml","n_params":1,"n_ctx":4096,"threads":1,"load_ms":1}}}}\n' "$id" ;;
+    *'"op":"propose"'*) {reply} ;;
+    *) exit 0 ;;
+  esac
+done
+"#
+    );
+    let path = s.tmp.path().join("fake-worker.sh");
+    std::fs::write(&path, script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    // A catalog-free choice, so no model file is needed.
+    choose_file(s, &path);
+    path
+}
+
+#[test]
+fn a_worker_that_prints_garbage_is_a_fault_and_nothing_runs() {
+    let s = Smart::init(None);
+    let w = fake_worker(&s, "echo 'ggml_cuda_init: found 0 CUDA devices'");
+    let (code, err) = say_fails(&s, &w, "list the files");
+    assert_eq!(code, 1);
+    assert!(err.contains("broke the protocol") && err.contains("nothing was submitted"), "{err}");
+    // The fault is ledgered.
+    let (_, v) = s.json(&["ledger", "show", "--kind", "fault"]);
+    let faults = v["events"].as_array().unwrap();
+    assert_eq!(faults.len(), 1, "{v}");
+    assert_eq!(faults[0]["payload"]["component"], "proposer-worker");
+}
+
+#[test]
+fn a_proposal_naming_a_tool_that_was_not_shown_is_refused_before_the_kernel() {
+    let s = Smart::init(None);
+    // Well-formed, claims a call, names a tool the scope never showed.
+    let reply = r#"printf '{"v":1,"id":%s,"ok":{"kind":"proposal","output":{"kind":"call","tool":"fs.delete","args":{"path":"/"}},"raw":"<tool_call>\\n{\\"name\\": \\"fs.delete\\", \\"arguments\\": {\\"path\\": \\"/\\"}}\\n</tool_call>","timings":{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1,"generated_tokens":1,"generation_ms":1,"grammar_fallbacks":0}}}\n' "$id""#;
+    let w = fake_worker(&s, reply);
+    let (code, err) = say_fails(&s, &w, "delete everything");
+    assert_eq!(code, 1);
+    assert!(err.contains("fs.delete") && err.contains("not among the tools it was shown"), "{err}");
+}
+
+#[test]
+fn a_worker_whose_claim_differs_from_its_text_is_not_believed() {
+    let s = Smart::init(None);
+    // Claims fs.scan but its generated text is a quarantine call.
+    let root = s.root.display().to_string();
+    let reply = format!(
+        r#"printf '{{"v":1,"id":%s,"ok":{{"kind":"proposal","output":{{"kind":"call","tool":"fs.scan","args":{{"path":"{root}"}}}},"raw":"<tool_call>\\n{{\\"name\\": \\"fs.quarantine\\", \\"arguments\\": {{\\"paths\\": [\\"{root}\\"]}}}}\\n</tool_call>","timings":{{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1,"generated_tokens":1,"generation_ms":1,"grammar_fallbacks":0}}}}}}\n' "$id""#
+    );
+    let w = fake_worker(&s, &reply);
+    let (code, err) = say_fails(&s, &w, "scan the root");
+    assert_eq!(code, 1);
+    assert!(err.contains("text says otherwise"), "{err}");
+}
+
+#[test]
+fn with_the_scope_revoked_nothing_is_shown_to_a_proposer() {
+    let s = Smart::init(None);
+    let (c, _) = s.json(&["scope", "revoke"]);
+    assert_eq!(c, 0);
+    let (code, err) = say_fails(&s, &real_worker(), "scan inbox");
+    assert_eq!(code, 1);
+    assert!(err.contains("no tools are visible") && err.contains("smart scope issue"), "{err}");
+}
+
+#[test]
+fn an_empty_utterance_is_refused() {
+    let s = Smart::init(None);
+    let (code, err) = say_fails(&s, &real_worker(), "   ");
+    assert_eq!(code, 1);
+    assert!(err.contains("empty"), "{err}");
+}

@@ -1,0 +1,493 @@
+//! The worker's two states: no model (waiting for `load`), and a model with its context.
+//!
+//! llama.cpp's context borrows its model, so the serving loop for a model lives inside the
+//! scope that owns that model; a new `load` leaves the scope (dropping context, then model)
+//! and enters a fresh one. No self-referential structs, no leaked models.
+
+use crate::Channel;
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::context::params::{LlamaContextParams, LlamaPoolingType};
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
+use smart_proposer::PromptFormat;
+use smart_proposer::protocol::{
+    LoadRequest, ModelInfo, Proposal, ProposeRequest, Request, Response, ResponseBody, Timings, WorkerError,
+    WorkerErrorCode,
+};
+use std::io::{BufRead, Write};
+use std::num::NonZeroU32;
+use std::time::Instant;
+
+/// Architectures this llama.cpp build runs that can generate text. A load failure for one of
+/// these means the file is damaged; for anything else, that the architecture is the problem.
+const GENERATIVE: &[&str] = &[
+    "llama",
+    "gemma",
+    "gemma2",
+    "gemma3",
+    "gemma3n",
+    "qwen2",
+    "qwen3",
+    "qwen2moe",
+    "qwen3moe",
+    "phi2",
+    "phi3",
+    "mistral",
+    "smollm3",
+    "granite",
+    "olmo",
+    "olmo2",
+    "stablelm",
+    "starcoder2",
+    "deepseek2",
+    "exaone",
+    "internlm2",
+];
+/// Architectures that exist in GGUF but cannot write text.
+const ENCODER_ONLY: &[&str] = &["bert", "nomic-bert", "jina-bert-v2", "t5encoder", "modern-bert", "wavtokenizer-dec"];
+
+const BATCH: usize = 512;
+
+fn err(code: WorkerErrorCode, message: impl Into<String>) -> WorkerError {
+    WorkerError::new(code, message)
+}
+
+pub fn run<R: BufRead, W: Write>(channel: &mut Channel<R, W>) -> anyhow::Result<()> {
+    let mut backend = LlamaBackend::init()?;
+    if std::env::var_os("SMART_WORKER_LOG").is_none() {
+        backend.void_logs();
+    }
+    let mut next_load: Option<(u64, LoadRequest)> = None;
+    loop {
+        let (id, load) = match next_load.take() {
+            Some(l) => l,
+            None => {
+                let Some(req) = channel.next() else { return Ok(()) };
+                match req.request {
+                    Request::Load(load) => (req.id, load),
+                    Request::Health => {
+                        if !channel.send(req.id, ResponseBody::Ok(Response::Health { model: None })) {
+                            return Ok(());
+                        }
+                        continue;
+                    }
+                    Request::Shutdown => {
+                        channel.send(req.id, ResponseBody::Ok(Response::Bye));
+                        return Ok(());
+                    }
+                    Request::Propose(_) | Request::Embed { .. } => {
+                        let e = err(WorkerErrorCode::NoModel, "no model is loaded; send `load` first");
+                        if !channel.send(req.id, ResponseBody::Err(e)) {
+                            return Ok(());
+                        }
+                        continue;
+                    }
+                }
+            }
+        };
+        let started = Instant::now();
+        let loaded = load_model(&backend, &load);
+        let (model, mut info) = match loaded {
+            Ok(m) => m,
+            Err(e) => {
+                if !channel.send(id, ResponseBody::Err(e)) {
+                    return Ok(());
+                }
+                continue;
+            }
+        };
+        let threads = load.threads.unwrap_or_else(default_threads).max(1);
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(load.n_ctx.max(256)))
+            .with_n_batch(BATCH as u32)
+            .with_n_threads(threads as i32)
+            .with_n_threads_batch(threads as i32)
+            // Sliding-window models (Gemma 3) forget old positions unless the full cache is
+            // kept, and prefix reuse needs them.
+            .with_swa_full(true);
+        let ctx = match model.new_context(&backend, params) {
+            Ok(c) => c,
+            Err(e) => {
+                let e = err(
+                    WorkerErrorCode::ContextTooSmall,
+                    format!("cannot create a context of {} tokens: {e}", load.n_ctx),
+                );
+                if !channel.send(id, ResponseBody::Err(e)) {
+                    return Ok(());
+                }
+                continue;
+            }
+        };
+        info.threads = threads;
+        info.n_ctx = ctx.n_ctx();
+        info.load_ms = started.elapsed().as_millis() as u64;
+        let mut session =
+            Session { backend: &backend, model: &model, ctx, info, cached: vec![], cache_dir: load.cache_dir.clone() };
+        if !channel.send(id, ResponseBody::Ok(Response::Loaded(session.info.clone()))) {
+            return Ok(());
+        }
+        loop {
+            let Some(req) = channel.next() else { return Ok(()) };
+            let body = match req.request {
+                Request::Load(load) => {
+                    next_load = Some((req.id, load));
+                    break;
+                }
+                Request::Shutdown => {
+                    channel.send(req.id, ResponseBody::Ok(Response::Bye));
+                    return Ok(());
+                }
+                Request::Health => Ok(Response::Health { model: Some(session.info.clone()) }),
+                Request::Propose(p) => session.propose(&p).map(Response::Proposal),
+                Request::Embed { text } => session.embed(&text).map(|vector| Response::Embedding { vector }),
+            };
+            let body = match body {
+                Ok(r) => ResponseBody::Ok(r),
+                Err(e) => ResponseBody::Err(e),
+            };
+            if !channel.send(req.id, body) {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Cores − 1: two threads on two cores collapse as soon as anything else runs (toolchain.md).
+fn default_threads() -> u32 {
+    let cores = std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(2);
+    cores.saturating_sub(1).max(1)
+}
+
+fn load_model(backend: &LlamaBackend, load: &LoadRequest) -> Result<(LlamaModel, ModelInfo), WorkerError> {
+    let path = std::path::Path::new(&load.path);
+    let meta = std::fs::metadata(path)
+        .map_err(|e| err(WorkerErrorCode::ModelMissing, format!("no model file at {}: {e}", load.path)))?;
+    if !meta.is_file() {
+        return Err(err(WorkerErrorCode::ModelMissing, format!("{} is not a file", load.path)));
+    }
+    let file = std::fs::File::open(path)
+        .map_err(|e| err(WorkerErrorCode::ModelMissing, format!("cannot open {}: {e}", load.path)))?;
+    let header = smart_proposer::gguf::read_info(&mut std::io::BufReader::new(file))
+        .map_err(|e| err(WorkerErrorCode::ModelInvalid, format!("{} is not a usable model: {e}", load.path)))?;
+    let arch = header.architecture.clone().unwrap_or_default();
+    if arch.is_empty() {
+        return Err(err(WorkerErrorCode::ModelInvalid, format!("{} names no architecture in its header", load.path)));
+    }
+    if ENCODER_ONLY.contains(&arch.as_str()) {
+        return Err(err(
+            WorkerErrorCode::UnsupportedArchitecture,
+            format!("{} is a {arch} model, which encodes text but cannot write a tool call", load.path),
+        ));
+    }
+    let params = LlamaModelParams::default().with_n_gpu_layers(load.gpu_layers);
+    let model = LlamaModel::load_from_file(backend, path, &params).map_err(|e| {
+        if GENERATIVE.contains(&arch.as_str()) {
+            err(
+                WorkerErrorCode::ModelInvalid,
+                format!("llama.cpp could not load {} ({arch}): the file is damaged or truncated ({e})", load.path),
+            )
+        } else {
+            err(
+                WorkerErrorCode::UnsupportedArchitecture,
+                format!("llama.cpp in this build cannot load {} — architecture {arch:?} ({e})", load.path),
+            )
+        }
+    })?;
+    let name = header
+        .name
+        .clone()
+        .unwrap_or_else(|| path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+    let format = load.format.unwrap_or_else(|| PromptFormat::detect(&name, header.chat_template.as_deref()));
+    let info = ModelInfo {
+        path: load.path.clone(),
+        architecture: arch,
+        name,
+        format,
+        n_params: model.n_params(),
+        n_ctx: 0,
+        threads: 0,
+        load_ms: 0,
+    };
+    Ok((model, info))
+}
+
+struct Session<'m> {
+    backend: &'m LlamaBackend,
+    model: &'m LlamaModel,
+    ctx: LlamaContext<'m>,
+    info: ModelInfo,
+    /// The tokens whose keys and values are in the cache, in order.
+    cached: Vec<LlamaToken>,
+    cache_dir: Option<String>,
+}
+
+impl Session<'_> {
+    fn propose(&mut self, req: &ProposeRequest) -> Result<Proposal, WorkerError> {
+        let format = self.info.format;
+        let grammar = smart_proposer::grammar::build(format, &req.tools)
+            .map_err(|e| err(WorkerErrorCode::BadRequest, e.to_string()))?;
+        let (prefix_text, rest_text) = format.render_parts(req);
+        let vocab = self.model.vocab();
+        // The two parts are tokenized apart, so the prefix's tokens are the same whatever
+        // follows it, and its evaluated state can be reused.
+        let prefix = vocab.tokenize(prefix_text.as_bytes(), true, true);
+        let mut tokens = prefix.clone();
+        tokens.extend(vocab.tokenize(rest_text.as_bytes(), false, true));
+        let room = self.ctx.n_ctx() as usize;
+        if tokens.len() + req.max_tokens as usize >= room {
+            return Err(err(
+                WorkerErrorCode::ContextTooSmall,
+                format!(
+                    "the prompt is {} tokens and the answer may take {}, but the context holds {room}",
+                    tokens.len(),
+                    req.max_tokens
+                ),
+            ));
+        }
+        let mut timings = Timings { prompt_tokens: tokens.len() as u32, ..Timings::default() };
+        let t0 = Instant::now();
+
+        // Reuse the longest common prefix; at least one token is evaluated to get logits.
+        let mut keep = if req.no_cache { 0 } else { common_prefix(&self.cached, &tokens) };
+        keep = keep.min(tokens.len().saturating_sub(1));
+        let disk = if req.no_cache { None } else { self.prefix_file(&prefix) };
+        if keep < prefix.len()
+            && let Some(path) = &disk
+            && path.is_file()
+        {
+            self.ctx.clear_kv_cache();
+            self.cached.clear();
+            match self.ctx.state_load_file(path, prefix.len() + 1) {
+                Ok(saved) if saved == prefix => {
+                    self.cached = saved;
+                    keep = prefix.len();
+                    timings.prefix_from_disk = keep as u32;
+                }
+                _ => {
+                    // Stale or foreign: forget it and evaluate.
+                    self.ctx.clear_kv_cache();
+                    keep = 0;
+                    let _ = std::fs::remove_file(path);
+                }
+            }
+        }
+        if !self.ctx.clear_kv_cache_seq(Some(0), Some(keep as u32), None).unwrap_or(false) {
+            self.ctx.clear_kv_cache();
+            keep = 0;
+        }
+        self.cached.truncate(keep);
+        timings.cached_tokens = keep as u32;
+
+        // The prefix first (then saved, if it was evaluated here), then the rest.
+        let mut pos = keep;
+        if pos < prefix.len() {
+            self.evaluate(&tokens[..prefix.len()], pos, false)?;
+            pos = prefix.len();
+            if let Some(path) = &disk {
+                let tmp = path.with_extension("tmp");
+                if self.ctx.state_save_file(&tmp, &prefix).is_ok() {
+                    let _ = std::fs::rename(&tmp, path);
+                }
+            }
+        }
+        self.evaluate(&tokens, pos, true)?;
+        timings.prompt_ms = t0.elapsed().as_secs_f64() * 1000.0;
+
+        let mut sampler = LlamaSampler::grammar(self.model, &grammar, "root")
+            .map_err(|e| err(WorkerErrorCode::Internal, format!("llama.cpp refused the tool grammar: {e:?}")))?;
+        let t1 = Instant::now();
+        let mut text = Vec::<u8>::new();
+        let mut logits_at = -1i32;
+        let mut n = tokens.len();
+        for _ in 0..req.max_tokens {
+            let token = self.next_token(&mut sampler, logits_at, &mut timings)?;
+            if vocab.is_eog(token) {
+                break;
+            }
+            sampler.accept(token);
+            text.extend(vocab.token_to_piece(token, true, None));
+            timings.generated_tokens += 1;
+            let so_far = String::from_utf8_lossy(&text);
+            let done = match format {
+                PromptFormat::Completion => so_far.ends_with('\n'),
+                _ => format.call_complete(&so_far),
+            };
+            if done {
+                break;
+            }
+            let mut batch = LlamaBatch::new(1, 1);
+            batch.add(token, n as i32, &[0], true).map_err(|e| err(WorkerErrorCode::Internal, e.to_string()))?;
+            self.ctx
+                .decode(&mut batch)
+                .map_err(|e| err(WorkerErrorCode::Internal, format!("generation failed: {e}")))?;
+            self.cached.push(token);
+            n += 1;
+            logits_at = 0;
+        }
+        timings.generation_ms = t1.elapsed().as_secs_f64() * 1000.0;
+        let raw = String::from_utf8_lossy(&text).into_owned();
+        let visible: Vec<&str> = req.tools.iter().map(|t| t.name.as_str()).collect();
+        let output = smart_proposer::parse::parse(format, &raw, &visible)
+            .map_err(|e| err(WorkerErrorCode::Unparsable, format!("{e} (raw answer: {raw:?})")))?;
+        Ok(Proposal { output, raw, timings })
+    }
+
+    /// Evaluates `tokens[from..]` in batches, appending them to the cache; logits for the last
+    /// token only when `logits` (the prompt's end).
+    fn evaluate(&mut self, tokens: &[LlamaToken], from: usize, logits: bool) -> Result<(), WorkerError> {
+        let mut pos = from;
+        while pos < tokens.len() {
+            let end = (pos + BATCH).min(tokens.len());
+            let mut batch = LlamaBatch::new(end - pos, 1);
+            for (i, tok) in tokens[pos..end].iter().enumerate() {
+                let at = pos + i;
+                batch
+                    .add(*tok, at as i32, &[0], logits && at + 1 == tokens.len())
+                    .map_err(|e| err(WorkerErrorCode::Internal, e.to_string()))?;
+            }
+            self.ctx
+                .decode(&mut batch)
+                .map_err(|e| err(WorkerErrorCode::Internal, format!("prompt evaluation failed: {e}")))?;
+            self.cached.extend_from_slice(&tokens[pos..end]);
+            pos = end;
+        }
+        Ok(())
+    }
+
+    /// Where the evaluated state of `prefix` is kept: one file per (model file, context size,
+    /// prefix tokens). The key only has to avoid needless misses — a loaded file is used only if
+    /// the tokens saved with it are exactly `prefix`.
+    fn prefix_file(&self, prefix: &[LlamaToken]) -> Option<std::path::PathBuf> {
+        use std::hash::{Hash, Hasher};
+        let dir = std::path::PathBuf::from(self.cache_dir.as_ref()?);
+        std::fs::create_dir_all(&dir).ok()?;
+        let meta = std::fs::metadata(&self.info.path).ok()?;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (&self.info.path, meta.len(), meta.modified().ok(), self.ctx.n_ctx()).hash(&mut h);
+        prefix.iter().map(|t| t.0).collect::<Vec<i32>>().hash(&mut h);
+        Some(dir.join(format!("prefix-{:016x}.state", h.finish())))
+    }
+
+    /// The constrained greedy token: the unconstrained greedy choice if the grammar accepts it,
+    /// otherwise the best token the grammar allows.
+    fn next_token(
+        &self,
+        grammar: &mut LlamaSampler,
+        at: i32,
+        timings: &mut Timings,
+    ) -> Result<LlamaToken, WorkerError> {
+        let logits = self.ctx.get_logits_ith(at);
+        let mut best = 0usize;
+        for (i, l) in logits.iter().enumerate() {
+            if *l > logits[best] {
+                best = i;
+            }
+        }
+        let best_token = LlamaToken::new(best as i32);
+        let mut single = LlamaTokenDataArray::new(vec![LlamaTokenData::new(best_token, logits[best], 0.0)], false);
+        grammar.apply(&mut single);
+        if single.data.first().is_some_and(|d| d.logit().is_finite()) {
+            return Ok(best_token);
+        }
+        timings.grammar_fallbacks += 1;
+        let mut all = self.ctx.token_data_array_ith(at);
+        grammar.apply(&mut all);
+        all.data
+            .iter()
+            .filter(|d| d.logit().is_finite())
+            .max_by(|a, b| a.logit().total_cmp(&b.logit()))
+            .map(|d| d.id())
+            .ok_or_else(|| err(WorkerErrorCode::Internal, "the grammar allows no token here"))
+    }
+
+    fn embed(&mut self, text: &str) -> Result<Vec<f32>, WorkerError> {
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(2048))
+            .with_n_threads(self.info.threads as i32)
+            .with_n_threads_batch(self.info.threads as i32)
+            .with_embeddings(true)
+            .with_pooling_type(LlamaPoolingType::Mean);
+        let mut ctx = self
+            .model
+            .new_context(self.backend, params)
+            .map_err(|e| err(WorkerErrorCode::Internal, format!("cannot create an embedding context: {e}")))?;
+        let tokens = self.model.vocab().tokenize(text.as_bytes(), true, false);
+        if tokens.is_empty() || tokens.len() > 2048 {
+            return Err(err(
+                WorkerErrorCode::BadRequest,
+                format!("text of {} tokens cannot be embedded (1..=2048)", tokens.len()),
+            ));
+        }
+        let mut batch = LlamaBatch::new(tokens.len(), 1);
+        batch.add_sequence(&tokens, 0, false).map_err(|e| err(WorkerErrorCode::Internal, e.to_string()))?;
+        ctx.decode(&mut batch).map_err(|e| err(WorkerErrorCode::Internal, format!("embedding failed: {e}")))?;
+        let v = ctx.embeddings_seq_ith(0).map_err(|e| err(WorkerErrorCode::Internal, e.to_string()))?;
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::EPSILON);
+        Ok(v.iter().map(|x| x / norm).collect())
+    }
+}
+
+/// Tokenize `prompt_file`, evaluate it and greedily generate `n` tokens: plain llama.cpp, no
+/// grammar, no cache, no protocol. Prints timings as JSON.
+pub fn raw_bench(model_path: &str, prompt_file: &str, n: usize) -> anyhow::Result<String> {
+    let mut backend = LlamaBackend::init()?;
+    if std::env::var_os("SMART_WORKER_LOG").is_none() {
+        backend.void_logs();
+    }
+    let prompt = std::fs::read_to_string(prompt_file)?;
+    let model = LlamaModel::load_from_file(&backend, model_path, &LlamaModelParams::default())?;
+    let threads = default_threads() as i32;
+    let params = LlamaContextParams::default()
+        .with_n_ctx(NonZeroU32::new(4096))
+        .with_n_batch(BATCH as u32)
+        .with_n_threads(threads)
+        .with_n_threads_batch(threads);
+    let mut ctx = model.new_context(&backend, params)?;
+    let tokens = model.vocab().tokenize(prompt.as_bytes(), true, true);
+    let t0 = Instant::now();
+    let mut pos = 0;
+    while pos < tokens.len() {
+        let end = (pos + BATCH).min(tokens.len());
+        let mut batch = LlamaBatch::new(end - pos, 1);
+        for (i, tok) in tokens[pos..end].iter().enumerate() {
+            batch.add(*tok, (pos + i) as i32, &[0], pos + i + 1 == tokens.len())?;
+        }
+        ctx.decode(&mut batch)?;
+        pos = end;
+    }
+    let prompt_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    let t1 = Instant::now();
+    let mut sampler = LlamaSampler::greedy();
+    let mut generated = 0;
+    let mut at = -1;
+    for i in 0..n {
+        let token = sampler.sample(&ctx, at);
+        if model.vocab().is_eog(token) {
+            break;
+        }
+        generated += 1;
+        let mut batch = LlamaBatch::new(1, 1);
+        batch.add(token, (tokens.len() + i) as i32, &[0], true)?;
+        ctx.decode(&mut batch)?;
+        at = 0;
+    }
+    let generation_ms = t1.elapsed().as_secs_f64() * 1000.0;
+    Ok(serde_json::json!({
+        "prompt_tokens": tokens.len(),
+        "prompt_ms": prompt_ms,
+        "generated_tokens": generated,
+        "generation_ms": generation_ms,
+        "threads": threads,
+    })
+    .to_string())
+}
+
+fn common_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}

@@ -1,0 +1,369 @@
+//! Prompt formats: how the tools, the context and the conversation are laid out for a given
+//! model family, and where the model's answer begins.
+//!
+//! A small model answers well only in the layout it was trained on, so the format is chosen
+//! from the GGUF itself (its chat template and name), never configured by hand:
+//!
+//! - [`PromptFormat::FunctionGemma`]: the control-token protocol of seed 000 §5.3 — a
+//!   `developer` turn holding one `<start_function_declaration>` block per tool, the `user`
+//!   turn, a `model` turn that answers with `<start_function_call>{"name", "args"}`, and `tool`
+//!   turns carrying `<start_function_response>`.
+//! - [`PromptFormat::ChatMl`]: ChatML models (Qwen2.5, SmolLM2, Hermes-style), with Qwen2.5's
+//!   tools section (`<tools>` declarations, `<tool_call>` answers, `<tool_response>` results).
+//! - [`PromptFormat::Completion`]: a hand-built few-shot completion prompt for GGUFs without a
+//!   chat template (base models), where examples do the work instructions cannot.
+//!
+//! Each format also names the grammar wrapper of a call and parses the model's text back (see
+//! [`crate::grammar`] and [`crate::parse`]); the three are kept in step by tests that render,
+//! constrain and parse the same calls.
+
+use crate::protocol::{ProposeRequest, Turn};
+use crate::tools::ToolDecl;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptFormat {
+    FunctionGemma,
+    ChatMl,
+    Completion,
+}
+
+impl PromptFormat {
+    /// Chooses the format from what the GGUF says about itself.
+    pub fn detect(name: &str, chat_template: Option<&str>) -> PromptFormat {
+        let template = chat_template.unwrap_or("");
+        if template.contains("start_function_call")
+            || template.contains("start_function_declaration")
+            || name.to_ascii_lowercase().replace(['-', '_', ' '], "").contains("functiongemma")
+        {
+            PromptFormat::FunctionGemma
+        } else if template.contains("<|im_start|>") {
+            PromptFormat::ChatMl
+        } else {
+            PromptFormat::Completion
+        }
+    }
+
+    /// The ways a call may be opened and closed in this format; the first is how this format
+    /// writes one. Qwen2.5-Coder, asked for a call, often writes it as a fenced JSON block rather
+    /// than in `<tool_call>` tags: accepting that form (and only with the grammar's exact shape)
+    /// keeps the model on the call branch instead of pushing it into a reply that merely quotes
+    /// a call.
+    pub fn call_forms(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            PromptFormat::FunctionGemma => &[("<start_function_call>\n", "\n<end_function_call>")],
+            PromptFormat::ChatMl => &[("<tool_call>\n", "\n</tool_call>"), ("```json\n", "\n```")],
+            PromptFormat::Completion => &[("", "")],
+        }
+    }
+
+    /// The text that opens a call in this format, and the one that closes it.
+    pub fn call_delimiters(self) -> (&'static str, &'static str) {
+        self.call_forms()[0]
+    }
+
+    /// Whether `text` (the answer so far) holds a finished call: generation can stop there.
+    pub fn call_complete(self, text: &str) -> bool {
+        let t = text.trim_start();
+        self.call_forms().iter().any(|(open, close)| {
+            !open.is_empty() && t.strip_prefix(open.trim()).is_some_and(|rest| rest.contains(close.trim()))
+        })
+    }
+
+    /// The key the arguments object sits under inside a call.
+    pub fn args_key(self) -> &'static str {
+        match self {
+            PromptFormat::FunctionGemma => "args",
+            PromptFormat::ChatMl | PromptFormat::Completion => "arguments",
+        }
+    }
+
+    /// The whole prompt, ending exactly where the model's answer starts.
+    pub fn render(self, req: &ProposeRequest) -> String {
+        let (prefix, rest) = self.render_parts(req);
+        prefix + &rest
+    }
+
+    /// The prompt in two parts: the static prefix (instructions and the visible tools — the same
+    /// for every utterance in a scope, so its evaluated state can be cached, even on disk) and
+    /// the rest (context, conversation, the opening of the answer).
+    pub fn render_parts(self, req: &ProposeRequest) -> (String, String) {
+        match self {
+            PromptFormat::FunctionGemma => render_function_gemma(req),
+            PromptFormat::ChatMl => render_chatml(req),
+            PromptFormat::Completion => render_completion(req),
+        }
+    }
+
+    /// A call written the way this format writes one (for earlier turns and for examples).
+    pub fn write_call(self, tool: &str, args: &Value) -> String {
+        let (open, close) = self.call_delimiters();
+        format!("{open}{}{close}", call_json(self, tool, args))
+    }
+}
+
+/// `{"name": "fs.scan", "arguments": {...}}` with the spacing the grammar enforces.
+pub fn call_json(format: PromptFormat, tool: &str, args: &Value) -> String {
+    format!(
+        "{{\"name\": {}, \"{}\": {}}}",
+        Value::String(tool.to_string()),
+        format.args_key(),
+        crate::grammar::spaced_json(args)
+    )
+}
+
+const INSTRUCTIONS: &str = "You are SMART, a desktop assistant that acts only through the tools below. \
+Turn the person's request into exactly one tool call with absolute paths, or, when no tool fits \
+(small talk, questions about yourself, requests outside the allowed folders), answer in one short \
+sentence without a call. A call is only a proposal: the kernel decides whether it runs.";
+
+fn render_function_gemma(req: &ProposeRequest) -> (String, String) {
+    let mut prefix = String::from("<start_of_turn>developer\n");
+    prefix.push_str(INSTRUCTIONS);
+    prefix.push('\n');
+    for tool in &req.tools {
+        prefix.push_str("<start_function_declaration>\n");
+        prefix.push_str(&tool.declaration_json());
+        prefix.push_str("\n<end_function_declaration>\n");
+    }
+    let mut out = String::new();
+    out.push_str(req.context.trim());
+    out.push('\n');
+    out.push_str("<end_of_turn>\n");
+    for turn in &req.turns {
+        match turn {
+            Turn::User { text } => {
+                out.push_str(&format!("<start_of_turn>user\n{}\n<end_of_turn>\n", text.trim()));
+            }
+            Turn::Call { tool, args } => {
+                let call = PromptFormat::FunctionGemma.write_call(tool, args);
+                out.push_str(&format!("<start_of_turn>model\n{call}\n<end_of_turn>\n"));
+            }
+            Turn::Response { body, .. } => {
+                out.push_str(&format!(
+                    "<start_of_turn>tool\n<start_function_response>\n{}\n<end_function_response>\n<end_of_turn>\n",
+                    body
+                ));
+            }
+            Turn::Assistant { text } => {
+                out.push_str(&format!("<start_of_turn>model\n{}\n<end_of_turn>\n", text.trim()));
+            }
+        }
+    }
+    out.push_str("<start_of_turn>model\n");
+    (prefix, out)
+}
+
+fn render_chatml(req: &ProposeRequest) -> (String, String) {
+    let mut out = String::from("<|im_start|>system\n");
+    out.push_str(INSTRUCTIONS);
+    out.push_str(
+        "\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n\
+You are provided with function signatures within <tools></tools> XML tags:\n<tools>",
+    );
+    for tool in &req.tools {
+        out.push('\n');
+        out.push_str(
+            &serde_json::json!({
+                "type": "function",
+                "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters},
+            })
+            .to_string(),
+        );
+    }
+    out.push_str(
+        "\n</tools>\n\nFor each function call, return a json object with function name and arguments \
+within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": \
+<args-json-object>}\n</tool_call>\n\n",
+    );
+    let prefix = out;
+    let mut out = String::new();
+    out.push_str(req.context.trim());
+    out.push_str("<|im_end|>\n");
+    for turn in &req.turns {
+        match turn {
+            Turn::User { text } => out.push_str(&format!("<|im_start|>user\n{}<|im_end|>\n", text.trim())),
+            Turn::Call { tool, args } => {
+                let call = PromptFormat::ChatMl.write_call(tool, args);
+                out.push_str(&format!("<|im_start|>assistant\n{call}<|im_end|>\n"));
+            }
+            Turn::Response { body, .. } => {
+                out.push_str(&format!("<|im_start|>user\n<tool_response>\n{body}\n</tool_response><|im_end|>\n"));
+            }
+            Turn::Assistant { text } => {
+                out.push_str(&format!("<|im_start|>assistant\n{}<|im_end|>\n", text.trim()));
+            }
+        }
+    }
+    out.push_str("<|im_start|>assistant\n");
+    (prefix, out)
+}
+
+/// Examples for base models, one per tool that is visible. Only visible tools appear: an
+/// example is as much a declaration as the declaration itself.
+fn examples(tools: &[ToolDecl]) -> Vec<(&'static str, &'static str, Value)> {
+    let table: Vec<(&str, &str, Value)> = vec![
+        ("what is in /home/ana/Pictures", "fs.scan", serde_json::json!({"path": "/home/ana/Pictures"})),
+        ("hash the file /home/ana/notes.txt", "fs.hash", serde_json::json!({"path": "/home/ana/notes.txt"})),
+        (
+            "are there duplicate files in /home/ana/Music",
+            "cluster.duplicates",
+            serde_json::json!({"path": "/home/ana/Music"}),
+        ),
+        (
+            "move /home/ana/a.txt into /home/ana/old",
+            "propose.move",
+            serde_json::json!({"moves": [{"from": "/home/ana/a.txt", "to": "/home/ana/old/a.txt"}]}),
+        ),
+        ("throw away /home/ana/tmp.log", "fs.quarantine", serde_json::json!({"paths": ["/home/ana/tmp.log"]})),
+    ];
+    table.into_iter().filter(|(_, tool, _)| tools.iter().any(|t| t.name == *tool)).collect()
+}
+
+fn render_completion(req: &ProposeRequest) -> (String, String) {
+    let mut out = String::new();
+    out.push_str(INSTRUCTIONS);
+    out.push_str(
+        "\nAnswer with one JSON object {\"name\": TOOL, \"arguments\": {...}}, or with a sentence.\n\nTools:\n",
+    );
+    for tool in &req.tools {
+        out.push_str(&format!("- {}: {} Arguments: {}\n", tool.name, tool.description, tool.parameters));
+    }
+    out.push('\n');
+    for (utterance, tool, args) in examples(&req.tools) {
+        out.push_str(&format!(
+            "Request: {utterance}\nAnswer: {}\n\n",
+            call_json(PromptFormat::Completion, tool, &args)
+        ));
+    }
+    out.push_str("Request: hello, who are you?\nAnswer: I am SMART; tell me what to do with your files.\n\n");
+    let prefix = out;
+    let mut out = String::new();
+    out.push_str(req.context.trim());
+    out.push_str("\n\n");
+    for turn in &req.turns {
+        match turn {
+            Turn::User { text } => {
+                out.push_str(&format!("Request: {}\n", text.trim()));
+            }
+            Turn::Call { tool, args } => {
+                out.push_str(&format!("Answer: {}\n", call_json(PromptFormat::Completion, tool, args)));
+            }
+            Turn::Response { body, .. } => {
+                out.push_str(&format!("Result: {body}\n"));
+            }
+            Turn::Assistant { text } => {
+                out.push_str(&format!("Answer: {}\n\n", text.trim()));
+            }
+        }
+    }
+    out.push_str("Answer: ");
+    (prefix, out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+    use serde_json::json;
+
+    fn req() -> ProposeRequest {
+        ProposeRequest {
+            tools: vec![ToolDecl {
+                name: "fs.scan".into(),
+                description: "List a folder.".into(),
+                parameters: json!({"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}),
+            }],
+            context: "Allowed folders: /tmp/r".into(),
+            turns: vec![
+                Turn::User { text: "Clean up my docs folder".into() },
+                Turn::Call { tool: "fs.scan".into(), args: json!({"path": "/docs"}) },
+                Turn::Response { tool: "fs.scan".into(), body: json!({"count": 42}) },
+            ],
+            max_tokens: 64,
+            no_cache: false,
+        }
+    }
+
+    #[test]
+    fn function_gemma_uses_the_seed_control_tokens_in_order() {
+        let text = PromptFormat::FunctionGemma.render(&req());
+        let order = [
+            "<start_of_turn>developer\n",
+            "<start_function_declaration>\n{\"description\":\"List a folder.\",\"name\":\"fs.scan\"",
+            "<end_function_declaration>\nAllowed folders: /tmp/r\n<end_of_turn>\n",
+            "<start_of_turn>user\nClean up my docs folder\n<end_of_turn>\n",
+            "<start_of_turn>model\n<start_function_call>\n{\"name\": \"fs.scan\", \"args\": {\"path\": \"/docs\"}}\n<end_function_call>\n<end_of_turn>\n",
+            "<start_of_turn>tool\n<start_function_response>\n{\"count\":42}\n<end_function_response>\n<end_of_turn>\n",
+        ];
+        let mut at = 0;
+        for part in order {
+            let found = text[at..].find(part).unwrap_or_else(|| panic!("missing or out of order: {part:?}\n{text}"));
+            at += found + part.len();
+        }
+        assert!(text.ends_with("<start_of_turn>model\n"));
+    }
+
+    #[test]
+    fn chatml_carries_qwens_tools_section_and_tool_responses() {
+        let text = PromptFormat::ChatMl.render(&req());
+        assert!(text.starts_with("<|im_start|>system\n"));
+        assert!(text.contains("<tools>\n{\"function\":{\"description\":\"List a folder.\""));
+        assert!(text.contains("<|im_start|>assistant\n<tool_call>\n{\"name\": \"fs.scan\", \"arguments\": {\"path\": \"/docs\"}}\n</tool_call><|im_end|>"));
+        assert!(text.contains("<tool_response>\n{\"count\":42}\n</tool_response>"));
+        assert!(text.ends_with("<|im_start|>assistant\n"));
+    }
+
+    #[test]
+    fn completion_examples_only_name_visible_tools() {
+        let text = PromptFormat::Completion.render(&req());
+        assert!(text.contains("\"name\": \"fs.scan\""));
+        for hidden in ["fs.quarantine", "propose.move", "fs.hash", "cluster.duplicates"] {
+            assert!(!text.contains(hidden), "{hidden} leaked into the prompt:\n{text}");
+        }
+        assert!(text.ends_with("Answer: "));
+    }
+
+    #[test]
+    fn a_call_is_complete_only_once_its_own_closing_follows_its_opening() {
+        let f = PromptFormat::ChatMl;
+        assert!(!f.call_complete("```json\n{\"name\": \"fs.scan\""));
+        assert!(f.call_complete("```json\n{\"name\": \"fs.scan\", \"arguments\": {}}\n```"));
+        assert!(f.call_complete("<tool_call>\n{}\n</tool_call>"));
+        assert!(!f.call_complete("<tool_call>\n{}"));
+        assert!(!PromptFormat::Completion.call_complete("{}"));
+    }
+
+    #[test]
+    fn the_prefix_depends_only_on_the_tools_not_on_context_or_conversation() {
+        for format in [PromptFormat::FunctionGemma, PromptFormat::ChatMl, PromptFormat::Completion] {
+            let a = req();
+            let mut b = req();
+            b.context = "Allowed folders: /elsewhere".into();
+            b.turns = vec![Turn::User { text: "something else".into() }];
+            let (pa, ra) = format.render_parts(&a);
+            let (pb, _) = format.render_parts(&b);
+            assert_eq!(pa, pb, "{format:?}");
+            assert!(
+                !pa.contains("/tmp/r") && ra.contains("/tmp/r"),
+                "{format:?}: the context belongs after the prefix"
+            );
+            let mut c = req();
+            c.tools[0].description = "Other.".into();
+            assert_ne!(format.render_parts(&c).0, pa, "{format:?}: the tools are in the prefix");
+        }
+    }
+
+    #[test]
+    fn detection_follows_the_gguf() {
+        assert_eq!(PromptFormat::detect("FunctionGemma 270M", None), PromptFormat::FunctionGemma);
+        assert_eq!(
+            PromptFormat::detect("x", Some("{{ '<start_function_declaration>' }}")),
+            PromptFormat::FunctionGemma
+        );
+        assert_eq!(PromptFormat::detect("Qwen2.5", Some("<|im_start|>{{ tools }}")), PromptFormat::ChatMl);
+        assert_eq!(PromptFormat::detect("Gemma 3 270m", None), PromptFormat::Completion);
+    }
+}

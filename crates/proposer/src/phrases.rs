@@ -1,0 +1,306 @@
+//! The phrase-template proposer: exact, instant proposals for the commands people say most.
+//!
+//! "scan Downloads", "find duplicates in Pictures", "quarantine old.log" do not need a language
+//! model, and a 0.5B model on two cores costs a second or more per answer. These templates
+//! answer in microseconds and always the same way. They are still only a proposer: what they
+//! produce goes to the kernel like any model output, and they only ever name visible tools.
+//!
+//! They are deliberately narrow. A template matches only when the whole utterance is the
+//! command and its object looks like a path or a short name ("the reports folder", not "the
+//! reports folder and then tell me which are big"); anything longer, vaguer or compound falls
+//! through to the model. A wrong fast answer is worse than a slow right one.
+
+use serde_json::{Value, json};
+
+/// What the templates may use besides the words.
+#[derive(Clone, Debug, Default)]
+pub struct PhraseContext {
+    /// Where relative names are looked for (the working folder).
+    pub base: String,
+    /// The plan the last `propose.move` produced, for "apply the plan".
+    pub last_plan: Option<String>,
+    /// The tools the current scope shows.
+    pub visible: Vec<String>,
+}
+
+/// A proposal from a template, or `None` to let the model decide.
+pub fn propose(utterance: &str, ctx: &PhraseContext) -> Option<(String, Value)> {
+    let text = normalise(utterance);
+    let lower = text.to_ascii_lowercase();
+    let visible = |tool: &str| ctx.visible.iter().any(|v| v == tool);
+
+    const DUPLICATES: &[&str] = &[
+        "find duplicates in ",
+        "find duplicate files in ",
+        "find the duplicates in ",
+        "find the duplicate files in ",
+        "look for duplicates in ",
+        "look for duplicate files in ",
+        "show duplicates in ",
+        "show duplicate files in ",
+        "check for duplicates in ",
+        "are there duplicates in ",
+        "are there duplicate files in ",
+        "are there any duplicates in ",
+        "are there any duplicate files in ",
+        "any duplicates in ",
+        "duplicates in ",
+    ];
+    const SCAN: &[&str] = &[
+        "scan ",
+        "list ",
+        "list the files in ",
+        "list files in ",
+        "list everything in ",
+        "list the contents of ",
+        "show me what's in ",
+        "show me what is in ",
+        "show what's in ",
+        "show the files in ",
+        "show me the files in ",
+        "what's in ",
+        "what is in ",
+        "what's inside ",
+        "what is inside ",
+        "look inside ",
+    ];
+    const HASH: &[&str] = &["hash ", "checksum ", "fingerprint ", "compute the hash of ", "get the hash of "];
+    const QUARANTINE: &[&str] =
+        &["quarantine ", "delete ", "remove ", "trash ", "throw away ", "get rid of ", "discard ", "bin "];
+    const APPLY: &[&str] = &[
+        "apply the plan",
+        "apply that plan",
+        "apply the move plan",
+        "apply it",
+        "carry out the plan",
+        "carry it out",
+        "go ahead with the plan",
+        "do it",
+        "execute the plan",
+    ];
+
+    if visible("cluster.duplicates") {
+        if let Some(path) = after_any(&text, &lower, DUPLICATES).and_then(|o| object_path(o, &ctx.base)) {
+            return Some(("cluster.duplicates".into(), json!({ "path": path })));
+        }
+    }
+    if visible("fs.hash") {
+        if let Some(path) = after_any(&text, &lower, HASH).and_then(|o| object_path(o, &ctx.base)) {
+            return Some(("fs.hash".into(), json!({ "path": path })));
+        }
+    }
+    if visible("fs.scan") {
+        if let Some(path) = after_any(&text, &lower, SCAN).and_then(|o| object_path(o, &ctx.base)) {
+            return Some(("fs.scan".into(), json!({ "path": path })));
+        }
+    }
+    if visible("apply.move") && APPLY.contains(&lower.as_str()) {
+        if let Some(plan) = &ctx.last_plan {
+            return Some(("apply.move".into(), json!({ "proposal": plan })));
+        }
+    }
+    if visible("fs.quarantine") {
+        if let Some(object) = after_any(&text, &lower, QUARANTINE) {
+            let paths: Option<Vec<String>> = split_list(object).iter().map(|o| object_path(o, &ctx.base)).collect();
+            if let Some(paths) = paths.filter(|p| !p.is_empty()) {
+                return Some(("fs.quarantine".into(), json!({ "paths": paths })));
+            }
+        }
+    }
+    if visible("propose.move") {
+        for verb in ["move ", "put ", "rename "] {
+            let Some(object) = after_any(&text, &lower, &[verb]) else { continue };
+            let lower_obj = object.to_ascii_lowercase();
+            for sep in [" into ", " to ", " in "] {
+                let Some(at) = lower_obj.rfind(sep) else { continue };
+                let (from, to) = (&object[..at], &object[at + sep.len()..]);
+                let (Some(from), Some(to_phrase)) = (object_path(from, &ctx.base), clean_object(to)) else {
+                    continue;
+                };
+                let to = if verb == "rename " && !to_phrase.contains('/') {
+                    format!("{}/{}", parent(&from), to_phrase)
+                } else {
+                    let dest = resolve(&to_phrase, &ctx.base);
+                    // "to X.txt" names the new file; "into X" or "to X" without an extension
+                    // names the folder it goes into.
+                    if sep == " to " && has_extension(&to_phrase) {
+                        dest
+                    } else {
+                        format!("{dest}/{}", basename(&from))
+                    }
+                };
+                return Some(("propose.move".into(), json!({ "moves": [{ "from": from, "to": to }] })));
+            }
+        }
+    }
+    None
+}
+
+/// Lower-cases nothing, trims politeness and end punctuation.
+fn normalise(utterance: &str) -> String {
+    let mut s = utterance.trim().trim_end_matches(['.', '!', '?']).trim().to_string();
+    loop {
+        let lower = s.to_ascii_lowercase();
+        let mut changed = false;
+        for prefix in ["please ", "can you ", "could you ", "would you ", "smart, ", "hey smart, ", "now "] {
+            if lower.starts_with(prefix) {
+                s = s[prefix.len()..].trim_start().to_string();
+                changed = true;
+            }
+        }
+        for suffix in [" please", " for me"] {
+            if s.to_ascii_lowercase().ends_with(suffix) {
+                s.truncate(s.len() - suffix.len());
+                changed = true;
+            }
+        }
+        if !changed {
+            return s;
+        }
+    }
+}
+
+/// The original-case text after the longest matching prefix.
+fn after_any<'a>(text: &'a str, lower: &str, prefixes: &[&str]) -> Option<&'a str> {
+    prefixes
+        .iter()
+        .filter(|p| lower.starts_with(*p))
+        .max_by_key(|p| p.len())
+        .map(|p| text[p.len()..].trim())
+        .filter(|rest| !rest.is_empty())
+}
+
+/// "the reports folder" → "reports"; `None` when the object is not a short name or a path.
+fn clean_object(object: &str) -> Option<String> {
+    let mut o = object.trim().trim_matches(['"', '\'', '`']).trim().to_string();
+    for article in ["the ", "my ", "our ", "this ", "that "] {
+        if o.to_ascii_lowercase().starts_with(article) {
+            o = o[article.len()..].to_string();
+        }
+    }
+    for noun in [" folder", " directory", " dir", " file"] {
+        if o.to_ascii_lowercase().ends_with(noun) {
+            o.truncate(o.len() - noun.len());
+        }
+    }
+    let o = o.trim().to_string();
+    if o.is_empty() {
+        return None;
+    }
+    let looks_like_path = o.starts_with('/') || o.starts_with("~/") || o.starts_with("./");
+    let words: Vec<&str> = o.split_whitespace().collect();
+    const STOP: &[&str] = &["and", "then", "which", "that", "if", "but", "so", "all", "every", "some", "any", "files"];
+    if looks_like_path && !o.contains(" and ") {
+        return Some(o);
+    }
+    if words.len() > 3 || words.iter().any(|w| STOP.contains(&w.to_ascii_lowercase().as_str())) {
+        return None;
+    }
+    Some(o)
+}
+
+fn object_path(object: &str, base: &str) -> Option<String> {
+    clean_object(object).map(|o| resolve(&o, base))
+}
+
+fn resolve(object: &str, base: &str) -> String {
+    if object.starts_with('/') || object.starts_with("~/") || base.is_empty() {
+        object.to_string()
+    } else {
+        format!("{}/{}", base.trim_end_matches('/'), object.trim_start_matches("./"))
+    }
+}
+
+/// "a.txt, b.txt and c.txt" → three objects.
+fn split_list(object: &str) -> Vec<&str> {
+    object.split([',']).flat_map(|part| part.split(" and ")).map(str::trim).filter(|p| !p.is_empty()).collect()
+}
+
+fn basename(path: &str) -> &str {
+    path.trim_end_matches('/').rsplit('/').next().unwrap_or(path)
+}
+
+fn parent(path: &str) -> &str {
+    match path.trim_end_matches('/').rsplit_once('/') {
+        Some((p, _)) if !p.is_empty() => p,
+        _ => "/",
+    }
+}
+
+fn has_extension(name: &str) -> bool {
+    basename(name).rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && !ext.is_empty() && !ext.contains(' '))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    fn ctx() -> PhraseContext {
+        PhraseContext {
+            base: "/home/u".into(),
+            last_plan: Some("ab".repeat(32)),
+            visible: ["fs.scan", "fs.hash", "cluster.duplicates", "propose.move", "apply.move", "fs.quarantine"]
+                .map(String::from)
+                .to_vec(),
+        }
+    }
+
+    fn p(text: &str) -> Option<(String, Value)> {
+        propose(text, &ctx())
+    }
+
+    #[test]
+    fn common_commands_map_to_one_exact_call() {
+        let cases: &[(&str, &str, Value)] = &[
+            ("scan Downloads", "fs.scan", json!({"path": "/home/u/Downloads"})),
+            ("Please list the files in the reports folder.", "fs.scan", json!({"path": "/home/u/reports"})),
+            ("what's in /tmp/x", "fs.scan", json!({"path": "/tmp/x"})),
+            ("hash notes.txt", "fs.hash", json!({"path": "/home/u/notes.txt"})),
+            ("find duplicates in my Pictures folder", "cluster.duplicates", json!({"path": "/home/u/Pictures"})),
+            ("are there any duplicate files in Music?", "cluster.duplicates", json!({"path": "/home/u/Music"})),
+            ("delete old.log and tmp.txt", "fs.quarantine", json!({"paths": ["/home/u/old.log", "/home/u/tmp.txt"]})),
+            ("quarantine the drafts folder", "fs.quarantine", json!({"paths": ["/home/u/drafts"]})),
+            (
+                "move a.txt into archive",
+                "propose.move",
+                json!({"moves": [{"from": "/home/u/a.txt", "to": "/home/u/archive/a.txt"}]}),
+            ),
+            (
+                "move a.txt to b.txt",
+                "propose.move",
+                json!({"moves": [{"from": "/home/u/a.txt", "to": "/home/u/b.txt"}]}),
+            ),
+            ("rename /d/a.txt to b.txt", "propose.move", json!({"moves": [{"from": "/d/a.txt", "to": "/d/b.txt"}]})),
+            ("apply the plan", "apply.move", json!({"proposal": "ab".repeat(32)})),
+        ];
+        for (text, tool, args) in cases {
+            assert_eq!(p(text), Some((tool.to_string(), args.clone())), "{text}");
+        }
+    }
+
+    #[test]
+    fn anything_compound_or_vague_is_left_to_the_model() {
+        for text in [
+            "scan the downloads folder and tell me which files are big",
+            "clean up my downloads",
+            "what time is it",
+            "delete all the files that are older than a year",
+            "hello",
+            "apply the plan", // with no plan known (below)
+        ] {
+            let mut c = ctx();
+            c.last_plan = None;
+            assert_eq!(propose(text, &c), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_template_never_names_a_hidden_tool() {
+        let mut c = ctx();
+        c.visible = vec!["fs.scan".into()];
+        assert_eq!(propose("delete old.log", &c), None);
+        assert_eq!(propose("move a.txt into b", &c), None);
+        assert!(propose("scan b", &c).is_some());
+    }
+}

@@ -1,0 +1,403 @@
+//! One utterance through the whole text path: Orbit's scope → a proposer → the kernel →
+//! execute, refuse or hold for approval — and, after a committed step, back to the proposer
+//! with the tool's response.
+//!
+//! The assistant owns no authority of its own. It asks Orbit (through the engine) which tools
+//! the live scope shows, and tells a proposer about those and nothing else; it hands whatever
+//! comes back to the kernel as a proposal; it reports what the kernel decided. Two proposers
+//! answer, in order: the phrase templates (exact and instant, for the commands people say most)
+//! and the model worker. Neither can do more than propose.
+//!
+//! Multi-step turns are bounded by the kernel, not by the model: the loop continues only while
+//! the kernel commits what the model proposes, and the kernel's budget and repeat bound end any
+//! loop a model would not. The one rule added here is deterministic: a proposal identical to an
+//! earlier step of the same turn ends the turn instead of being submitted again.
+//!
+//! Every stage moves the interaction state machine and is announced on the bus with the turn's
+//! correlation id.
+
+use crate::bus::{Bus, BusEvent, ProposalSource};
+use crate::engine::{CallReport, Engine};
+use crate::error::RuntimeError;
+use crate::interaction::{Interaction, Trigger};
+use crate::worker::{Supervisor, WorkerError, WorkerSpec};
+use serde::Serialize;
+use serde_json::{Value, json};
+use smart_kernel::CallSource;
+use smart_proposer::phrases::{self, PhraseContext};
+use smart_proposer::protocol::{ProposeRequest, Timings, Turn};
+use smart_proposer::{ModelOutput, ToolDecl};
+use std::path::{Path, PathBuf};
+
+/// How much of a tool's output goes back to the model, in characters.
+const RESPONSE_CHARS: usize = 800;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AssistantError {
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    #[error("the proposer failed: {0}")]
+    Worker(#[from] WorkerError),
+    #[error("no tools are visible: the scope token is revoked or expired. Run `smart scope issue` to get a new one")]
+    NoScope,
+    #[error("the utterance is empty")]
+    Empty,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SayOptions {
+    /// Show the proposal; submit nothing.
+    pub propose_only: bool,
+    /// Skip the phrase templates (the eval harness measures the model alone).
+    pub no_templates: bool,
+    /// Where relative names point (the person's current folder when it is inside a root).
+    pub base: Option<PathBuf>,
+}
+
+/// One proposal of a turn and, unless propose-only, what the kernel made of it.
+#[derive(Debug, Serialize)]
+pub struct Step {
+    pub source: ProposalSource,
+    pub proposal: Proposal,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report: Option<CallReport>,
+    /// The model's text, as generated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timings: Option<Timings>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Proposal {
+    pub tool: String,
+    pub args: Value,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SayReport {
+    pub corr: String,
+    pub utterance: String,
+    pub steps: Vec<Step>,
+    /// The proposer's answer when it made no call (or no further call).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply: Option<String>,
+    /// Why the turn ended where it did.
+    pub ended: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// Builds the worker spec when the model is first needed: a template-answered utterance never
+/// loads a model, and a missing model is only an error when one is needed.
+pub type SpecFn = Box<dyn FnMut() -> Result<WorkerSpec, AssistantError> + Send>;
+
+pub struct Assistant {
+    engine: Engine,
+    bus: Bus,
+    interaction: Interaction,
+    spec: SpecFn,
+    supervisor: Option<Supervisor>,
+    /// Applied to a supervisor when it is created (tests shorten timeouts).
+    pub tune: Option<Box<dyn Fn(&mut Supervisor) + Send>>,
+}
+
+fn corr() -> String {
+    smart_signals::new_nonce().map(|n| n[..16].to_string()).unwrap_or_else(|_| "0000000000000000".into())
+}
+
+impl Assistant {
+    pub fn new(engine: Engine, bus: Bus, spec: SpecFn) -> Assistant {
+        Assistant { engine, bus, interaction: Interaction::default(), spec, supervisor: None, tune: None }
+    }
+
+    pub fn engine(&mut self) -> &mut Engine {
+        &mut self.engine
+    }
+
+    pub fn bus(&self) -> &Bus {
+        &self.bus
+    }
+
+    pub fn supervisor(&self) -> Option<&Supervisor> {
+        self.supervisor.as_ref()
+    }
+
+    fn fire(&mut self, corr: &str, trigger: Trigger) {
+        match self.interaction.fire(trigger) {
+            Ok((from, to)) => self.bus.emit(corr, BusEvent::StateChanged { from, to, trigger }),
+            Err(e) => self.bus.emit(corr, BusEvent::IllegalTransition { from: e.from, trigger: e.trigger }),
+        }
+    }
+
+    /// Ledgers the supervisor's faults and announces them.
+    fn record_faults(&mut self, corr: &str) {
+        let faults = self.supervisor.as_mut().map(Supervisor::take_faults).unwrap_or_default();
+        for f in faults {
+            self.bus.emit(corr, BusEvent::WorkerFault { reason: f.reason.clone(), restart_in_ms: f.restart_in_ms });
+            if let Err(e) = self.engine.record_fault("proposer-worker", &f.reason, f.restart_in_ms) {
+                tracing::error!(error = %e, "could not ledger a worker fault");
+            }
+        }
+    }
+
+    /// The facts a proposer needs to fill in arguments.
+    fn context(&self, base: &Path, last_plan: Option<&str>) -> String {
+        let roots = self.engine.roots().join(", ");
+        let mut c = format!(
+            "Allowed folders: {roots}. The working folder is {}; names without a folder are inside it. Write absolute paths.",
+            base.display()
+        );
+        if let Some(plan) = last_plan {
+            c.push_str(&format!(" The latest move plan is {plan}."));
+        }
+        c
+    }
+
+    /// Starts the model worker ahead of the first utterance.
+    pub async fn warm_up(&mut self) -> Result<String, AssistantError> {
+        let corr = corr();
+        let result = self.model_supervisor(&corr).await;
+        self.record_faults(&corr);
+        result
+    }
+
+    async fn model_supervisor(&mut self, corr: &str) -> Result<String, AssistantError> {
+        if self.supervisor.is_none() {
+            let spec = (self.spec)()?;
+            let mut sup = Supervisor::new(spec);
+            if let Some(t) = &self.tune {
+                t(&mut sup);
+            }
+            self.supervisor = Some(sup);
+        }
+        let Some(sup) = self.supervisor.as_mut() else { return Err(AssistantError::NoScope) };
+        let starting = sup.model().is_none();
+        if starting {
+            self.bus.emit(corr, BusEvent::WorkerStarting { model: String::new() });
+        }
+        let Some(sup) = self.supervisor.as_mut() else { return Err(AssistantError::NoScope) };
+        let info = sup.ensure_started().await?.clone();
+        if starting {
+            self.bus.emit(
+                corr,
+                BusEvent::WorkerReady {
+                    model: info.name.clone(),
+                    format: format!("{:?}", info.format),
+                    load_ms: info.load_ms,
+                },
+            );
+        }
+        Ok(info.name)
+    }
+
+    /// The text path for one utterance.
+    pub async fn say(&mut self, text: &str, opts: &SayOptions) -> Result<SayReport, AssistantError> {
+        let corr = corr();
+        let result = self.turn(&corr, text, opts).await;
+        self.record_faults(&corr);
+        if result.is_err() && self.interaction.state() != crate::interaction::State::Idle {
+            self.fire(&corr, Trigger::Fault);
+        }
+        result
+    }
+
+    async fn turn(&mut self, corr: &str, text: &str, opts: &SayOptions) -> Result<SayReport, AssistantError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(AssistantError::Empty);
+        }
+        self.bus.emit(corr, BusEvent::Utterance { text: text.to_string() });
+        self.fire(corr, Trigger::TextSubmitted);
+
+        let tools = self.engine.visible_tools()?;
+        if tools.is_empty() {
+            return Err(AssistantError::NoScope);
+        }
+        let decls: Vec<ToolDecl> = tools
+            .iter()
+            .map(|s| ToolDecl {
+                name: s.name.clone(),
+                description: s.description.clone(),
+                parameters: s.args_schema.clone(),
+            })
+            .collect();
+        let visible: Vec<String> = decls.iter().map(|d| d.name.clone()).collect();
+        let base = opts
+            .base
+            .clone()
+            .filter(|b| self.engine.roots().iter().any(|r| b.starts_with(r)))
+            .or_else(|| self.engine.roots().first().map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let last_plan = self.engine.last_plan()?;
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+
+        let mut report = SayReport {
+            corr: corr.to_string(),
+            utterance: text.to_string(),
+            steps: vec![],
+            reply: None,
+            ended: String::new(),
+            model: None,
+        };
+        let mut turns = vec![Turn::User { text: text.to_string() }];
+        loop {
+            // 1. A proposal: the templates first (only for the utterance itself), then the model.
+            let template = if report.steps.is_empty() && !opts.no_templates {
+                let ctx = PhraseContext {
+                    base: base.to_string_lossy().into_owned(),
+                    last_plan: last_plan.clone(),
+                    visible: visible.clone(),
+                };
+                phrases::propose(text, &ctx)
+            } else {
+                None
+            };
+            let (source, output, raw, timings) = match template {
+                Some((tool, args)) => (ProposalSource::Template, ModelOutput::Call { tool, args }, None, None),
+                None => {
+                    let name = self.model_supervisor(corr).await?;
+                    report.model = Some(name);
+                    let req = ProposeRequest {
+                        tools: decls.clone(),
+                        context: self.context(&base, last_plan.as_deref()),
+                        turns: turns.clone(),
+                        max_tokens: 192,
+                        no_cache: false,
+                    };
+                    let Some(sup) = self.supervisor.as_mut() else { return Err(AssistantError::NoScope) };
+                    let format = sup.model().map(|m| m.format);
+                    let p = sup.propose(&req).await?;
+                    // The worker's own parse is not trusted: the text is parsed again here
+                    // against the tools this turn showed.
+                    let names: Vec<&str> = visible.iter().map(String::as_str).collect();
+                    let reparsed = format.map(|f| smart_proposer::parse::parse(f, &p.raw, &names));
+                    match reparsed {
+                        Some(Ok(o)) if o == p.output => {}
+                        Some(Err(e)) => {
+                            return Err(WorkerError::Garbage(format!("its answer does not parse: {e}")).into());
+                        }
+                        _ => {
+                            return Err(WorkerError::Garbage(format!(
+                                "it claimed {:?} but its text says otherwise: {:?}",
+                                p.output, p.raw
+                            ))
+                            .into());
+                        }
+                    }
+                    (ProposalSource::Model, p.output, Some(p.raw), Some(p.timings))
+                }
+            };
+
+            let (tool, mut args) = match output {
+                ModelOutput::NoCall { reply } => {
+                    self.bus.emit(corr, BusEvent::Reply { text: reply.clone() });
+                    self.fire(corr, Trigger::NoCall);
+                    report.reply = Some(reply);
+                    report.ended = if report.steps.is_empty() { "no_call" } else { "done" }.into();
+                    break;
+                }
+                ModelOutput::Call { tool, args } => (tool, args),
+            };
+            crate::paths::absolutize_args(&tool, &mut args, &base, home.as_deref());
+            let proposal = Proposal { tool: tool.clone(), args: args.clone() };
+            if report.steps.iter().any(|s| s.proposal == proposal) {
+                self.fire(corr, Trigger::NoCall);
+                report.ended = "repeated".into();
+                break;
+            }
+            self.bus.emit(corr, BusEvent::Proposal { source, tool: tool.clone(), args: args.clone() });
+            self.fire(corr, Trigger::ToolCallsGenerated);
+
+            if opts.propose_only {
+                self.fire(corr, Trigger::PlanDeferred);
+                report.steps.push(Step { source, proposal, report: None, raw, timings });
+                report.ended = "propose_only".into();
+                break;
+            }
+
+            // 2. The kernel decides; only it runs anything.
+            self.fire(corr, Trigger::PlanApproved);
+            let call_source = match source {
+                ProposalSource::Template => CallSource::Template,
+                ProposalSource::Model => CallSource::Model,
+            };
+            let outcome = self.engine.call(&tool, args, call_source)?;
+            self.bus.emit(
+                corr,
+                BusEvent::Outcome { tool: tool.clone(), report: serde_json::to_value(&outcome).unwrap_or(Value::Null) },
+            );
+            let (continue_with, ended): (Option<Value>, &str) = match outcome.outcome {
+                "refused" => {
+                    self.fire(corr, Trigger::Refused);
+                    (None, "refused")
+                }
+                "pending" => {
+                    self.fire(corr, Trigger::Tier3);
+                    // The approval is the person's, through the dialog or `smart approve`.
+                    self.fire(corr, Trigger::ConfirmTimeout);
+                    (None, "pending")
+                }
+                "committed" | "failed" => {
+                    self.fire(corr, if outcome.tier == Some(2) { Trigger::Tier2 } else { Trigger::Tier1 });
+                    let body = match (&outcome.outcome, &outcome.output) {
+                        (&"committed", Some(out)) => {
+                            let mut b = json!({ "output": shorten(out) });
+                            if let Some(a) = &outcome.artifact {
+                                b["artifact"] = json!(a);
+                            }
+                            Some(b)
+                        }
+                        _ => None,
+                    };
+                    (body.filter(|_| source == ProposalSource::Model), outcome.outcome)
+                }
+                other => {
+                    self.fire(corr, Trigger::Refused);
+                    (None, other)
+                }
+            };
+            report.steps.push(Step { source, proposal: proposal.clone(), report: Some(outcome), raw, timings });
+            match continue_with {
+                Some(body) => {
+                    self.fire(corr, Trigger::StepCommitted);
+                    turns.push(Turn::Call { tool: proposal.tool.clone(), args: proposal.args.clone() });
+                    turns.push(Turn::Response { tool: proposal.tool, body });
+                }
+                None => {
+                    if matches!(ended, "committed" | "failed") {
+                        self.fire(corr, Trigger::ExecutionComplete);
+                    }
+                    report.ended = ended.to_string();
+                    break;
+                }
+            }
+        }
+        self.fire(corr, Trigger::ResponseDelivered);
+        self.fire(corr, Trigger::MemoryUpdated);
+        Ok(report)
+    }
+
+    /// Stops the worker and gives the engine back.
+    pub async fn into_engine(mut self) -> Engine {
+        self.shutdown().await;
+        self.engine
+    }
+
+    /// Stops the worker cleanly.
+    pub async fn shutdown(&mut self) {
+        if let Some(s) = self.supervisor.as_mut() {
+            s.shutdown().await;
+        }
+    }
+}
+
+/// A tool output cut to what fits in a small model's context.
+fn shorten(v: &Value) -> Value {
+    let text = v.to_string();
+    if text.len() <= RESPONSE_CHARS {
+        return v.clone();
+    }
+    let cut: String = text.chars().take(RESPONSE_CHARS).collect();
+    json!({ "truncated": true, "start": cut })
+}

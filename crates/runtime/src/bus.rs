@@ -1,0 +1,99 @@
+//! The event bus: typed messages between the parts of one interaction, each with the
+//! correlation id that also lands in the ledger.
+//!
+//! Nothing on the bus has authority. It reports what happened — a transcript, a proposal, the
+//! kernel's outcome, a worker fault — so the CLI can print each step, the desktop HUD can show
+//! it, and a test can assert the order. Decisions go through the kernel and the ledger, never
+//! through a bus message. A broadcast channel fits: any number of listeners, none of which can
+//! hold up the pipeline (a slow listener loses old messages, not the interaction).
+
+use crate::interaction::{State, Trigger};
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+/// Who proposed a call: the phrase templates or the model.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProposalSource {
+    Template,
+    Model,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum BusEvent {
+    StateChanged {
+        from: State,
+        to: State,
+        trigger: Trigger,
+    },
+    IllegalTransition {
+        from: State,
+        trigger: Trigger,
+    },
+    Utterance {
+        text: String,
+    },
+    Proposal {
+        source: ProposalSource,
+        tool: String,
+        args: Value,
+    },
+    /// The proposer answered without a call.
+    Reply {
+        text: String,
+    },
+    /// What the kernel made of a proposal (`smart call`'s report).
+    Outcome {
+        tool: String,
+        report: Value,
+    },
+    WorkerStarting {
+        model: String,
+    },
+    WorkerReady {
+        model: String,
+        format: String,
+        load_ms: u64,
+    },
+    WorkerFault {
+        reason: String,
+        restart_in_ms: u64,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Envelope {
+    pub corr: String,
+    #[serde(flatten)]
+    pub event: BusEvent,
+}
+
+#[derive(Clone)]
+pub struct Bus {
+    tx: broadcast::Sender<Envelope>,
+}
+
+impl Default for Bus {
+    fn default() -> Self {
+        Bus::new(256)
+    }
+}
+
+impl Bus {
+    pub fn new(capacity: usize) -> Bus {
+        let (tx, _) = broadcast::channel(capacity.max(1));
+        Bus { tx }
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<Envelope> {
+        self.tx.subscribe()
+    }
+
+    /// Sends to whoever listens; nobody listening is fine.
+    pub fn emit(&self, corr: &str, event: BusEvent) {
+        tracing::debug!(corr, ?event, "bus");
+        let _ = self.tx.send(Envelope { corr: corr.to_string(), event });
+    }
+}

@@ -1,0 +1,72 @@
+//! Which model file a data dir's proposer loads.
+//!
+//! The choice is a line in `<data dir>/models.toml` written by `smart models use`: a catalog
+//! name (the file must then match its pinned checksum before it is loaded) or the path of a GGUF
+//! the person brought themselves (FunctionGemma, say), which is loaded as given — its header is
+//! still read and its architecture checked by the worker. With no choice, the catalog's default
+//! proposer is used.
+
+use crate::error::RuntimeError;
+use serde::{Deserialize, Serialize};
+use smart_models::Models;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelChoice {
+    /// A catalog name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposer: Option<String>,
+    /// A GGUF outside the catalog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposer_file: Option<PathBuf>,
+}
+
+fn path(data_dir: &Path) -> PathBuf {
+    data_dir.join("models.toml")
+}
+
+pub fn read_choice(data_dir: &Path) -> Result<ModelChoice, RuntimeError> {
+    let p = path(data_dir);
+    match std::fs::read_to_string(&p) {
+        Ok(text) => toml::from_str(&text)
+            .map_err(|e| RuntimeError::BadInput(format!("{} is not a valid model choice: {e}", p.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ModelChoice { proposer: None, proposer_file: None }),
+        Err(e) => Err(RuntimeError::Io { path: p, reason: e.to_string() }),
+    }
+}
+
+pub fn write_choice(data_dir: &Path, choice: &ModelChoice) -> Result<(), RuntimeError> {
+    if !data_dir.join("ledger.db").is_file() {
+        return Err(RuntimeError::NotInitialised(data_dir.to_path_buf()));
+    }
+    let p = path(data_dir);
+    let text = toml::to_string(choice).map_err(|e| RuntimeError::BadInput(e.to_string()))?;
+    let tmp = data_dir.join("models.toml.tmp");
+    std::fs::write(&tmp, text).map_err(|e| RuntimeError::Io { path: tmp.clone(), reason: e.to_string() })?;
+    std::fs::rename(&tmp, &p).map_err(|e| RuntimeError::Io { path: p, reason: e.to_string() })
+}
+
+/// The model file to load and the name to show for it.
+pub fn resolve_proposer(data_dir: &Path, models: &Models) -> Result<(PathBuf, String), RuntimeError> {
+    let choice = read_choice(data_dir)?;
+    if let Some(file) = choice.proposer_file {
+        if !file.is_file() {
+            return Err(RuntimeError::BadInput(format!(
+                "the chosen model file {} does not exist; choose another with `smart models use`",
+                file.display()
+            )));
+        }
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        return Ok((file, name));
+    }
+    let m = match &choice.proposer {
+        Some(name) => models.get(name).map_err(|e| RuntimeError::BadInput(e.to_string()))?,
+        None => models
+            .catalog()
+            .default_for("proposer")
+            .ok_or_else(|| RuntimeError::BadInput("the catalog has no default proposer model".into()))?,
+    };
+    let p = models.verified_path(m).map_err(|e| RuntimeError::BadInput(e.to_string()))?;
+    Ok((p, m.name.clone()))
+}

@@ -1,0 +1,384 @@
+//! The model worker as the runtime sees it: a child process behind a line protocol, kept alive
+//! by a supervisor.
+//!
+//! A model is the least trustworthy component SMART runs: a large C++ library on a file from the
+//! internet. So it lives in its own process (`smart-proposer-worker`), and everything it sends is
+//! suspect. This module is the fault boundary around it:
+//!
+//! - every request has a deadline; a worker that misses it is killed, not waited on;
+//! - a line that is not a protocol response, or a closed pipe, is a fault, never a proposal;
+//! - a dead or killed worker is restarted on the next request, after a backoff that doubles with
+//!   each consecutive fault (so a model that crashes at load cannot spin the CPU), and a request
+//!   that found its worker dead is retried once on the fresh one;
+//! - each fault is handed to the caller ([`Supervisor::take_faults`]), which ledgers it.
+//!
+//! What the worker answers is still only text: [`crate::assistant`] re-parses it and the kernel
+//! judges it.
+
+use smart_proposer::protocol::{
+    self, LoadRequest, ModelInfo, PROTOCOL_VERSION, Proposal, ProposeRequest, Request, RequestLine, Response,
+    ResponseBody,
+};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WorkerError {
+    #[error("cannot start the proposer worker {program}: {reason}")]
+    Spawn { program: String, reason: String },
+    #[error("the proposer worker died{detail}")]
+    Crashed { detail: String },
+    #[error("the proposer worker did not answer {op} within {after_ms} ms and was stopped")]
+    Timeout { op: &'static str, after_ms: u64 },
+    #[error("the proposer worker broke the protocol: {0}")]
+    Garbage(String),
+    /// The worker is healthy and answered with an error (no model, a bad model file, ...).
+    #[error("{0}")]
+    Answered(protocol::WorkerError),
+}
+
+impl WorkerError {
+    /// A fault of the process (restart it), as opposed to an answer it gave.
+    pub fn is_fault(&self) -> bool {
+        matches!(self, WorkerError::Crashed { .. } | WorkerError::Timeout { .. } | WorkerError::Garbage(_))
+    }
+}
+
+/// How to start a worker and which model it loads.
+#[derive(Clone, Debug)]
+pub struct WorkerSpec {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub load: LoadRequest,
+}
+
+/// The worker binary: `SMART_PROPOSER_WORKER`, or `smart-proposer-worker` beside this program.
+pub fn locate_worker() -> Result<PathBuf, WorkerError> {
+    if let Some(p) = std::env::var_os("SMART_PROPOSER_WORKER").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| WorkerError::Spawn { program: "smart-proposer-worker".into(), reason: e.to_string() })?;
+    let name = format!("smart-proposer-worker{}", std::env::consts::EXE_SUFFIX);
+    let mut candidates = vec![];
+    if let Some(dir) = exe.parent() {
+        candidates.push(dir.join(&name));
+        // Test binaries live one level down, in deps/.
+        if let Some(up) = dir.parent() {
+            candidates.push(up.join(&name));
+        }
+    }
+    candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| WorkerError::Spawn {
+        program: name.clone(),
+        reason: format!(
+            "it is not installed beside {} (build it with `cargo build -p smart-proposer-worker`, or set SMART_PROPOSER_WORKER)",
+            exe.display()
+        ),
+    })
+}
+
+#[derive(Copy, Clone, Debug)]
+pub struct Timeouts {
+    pub load: Duration,
+    pub propose: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts { load: Duration::from_secs(180), propose: Duration::from_secs(120) }
+    }
+}
+
+/// Restart delays: `base · 2^(faults−1)`, capped.
+#[derive(Copy, Clone, Debug)]
+pub struct Backoff {
+    pub base: Duration,
+    pub max: Duration,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Backoff { base: Duration::from_millis(250), max: Duration::from_secs(30) }
+    }
+}
+
+impl Backoff {
+    /// The wait before the restart that follows `faults` consecutive faults (none before the
+    /// first start).
+    pub fn delay(&self, faults: u32) -> Duration {
+        if faults == 0 {
+            return Duration::ZERO;
+        }
+        let factor = 1u32.checked_shl(faults.saturating_sub(1).min(16)).unwrap_or(u32::MAX);
+        self.base.saturating_mul(factor).min(self.max)
+    }
+}
+
+/// One running worker process.
+struct WorkerProcess {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: Lines<BufReader<ChildStdout>>,
+    next_id: u64,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl WorkerProcess {
+    fn spawn(program: &Path, args: &[String]) -> Result<WorkerProcess, WorkerError> {
+        let spawn_err = |reason: String| WorkerError::Spawn { program: program.display().to_string(), reason };
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| spawn_err(e.to_string()))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(spawn_err("its pipes could not be opened".into()));
+        };
+        // Keep the last lines of stderr: they explain a crash better than an exit code.
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = stderr_tail.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                if let Ok(mut t) = tail.lock() {
+                    if t.len() == 8 {
+                        t.pop_front();
+                    }
+                    t.push_back(line);
+                }
+            }
+        });
+        Ok(WorkerProcess { child, stdin, stdout: BufReader::new(stdout).lines(), next_id: 1, stderr_tail })
+    }
+
+    fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
+    /// Why the process is gone, as far as can be told.
+    async fn death(&mut self) -> WorkerError {
+        let status = tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await;
+        // Give the stderr reader a moment to collect the last words.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let tail =
+            self.stderr_tail.lock().map(|t| t.iter().cloned().collect::<Vec<_>>().join(" | ")).unwrap_or_default();
+        let mut detail = match status {
+            Ok(Ok(s)) => format!(" ({s})"),
+            _ => String::new(),
+        };
+        if !tail.is_empty() {
+            detail.push_str(&format!(": {tail}"));
+        }
+        WorkerError::Crashed { detail }
+    }
+
+    async fn request(
+        &mut self,
+        request: Request,
+        op: &'static str,
+        timeout: Duration,
+    ) -> Result<Response, WorkerError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let line = serde_json::to_string(&RequestLine { v: PROTOCOL_VERSION, id, request })
+            .map_err(|e| WorkerError::Garbage(format!("cannot encode the request: {e}")))?;
+        let exchange = async {
+            if self.stdin.write_all(format!("{line}\n").as_bytes()).await.is_err() || self.stdin.flush().await.is_err()
+            {
+                return Err(self.death().await);
+            }
+            loop {
+                let Ok(Some(text)) = self.stdout.next_line().await else {
+                    return Err(self.death().await);
+                };
+                if text.trim().is_empty() {
+                    continue;
+                }
+                let resp = protocol::decode_response(&text).map_err(WorkerError::Garbage)?;
+                if resp.id != id {
+                    // An answer to a request abandoned earlier; this one's is still coming.
+                    continue;
+                }
+                return match resp.body {
+                    ResponseBody::Ok(r) => Ok(r),
+                    ResponseBody::Err(e) => Err(WorkerError::Answered(e)),
+                };
+            }
+        };
+        match tokio::time::timeout(timeout, exchange).await {
+            Ok(r) => r,
+            Err(_) => Err(WorkerError::Timeout { op, after_ms: timeout.as_millis() as u64 }),
+        }
+    }
+
+    async fn kill(mut self) {
+        let _ = self.child.start_kill();
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
+    }
+}
+
+/// A fault the supervisor handled, for the ledger.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fault {
+    pub reason: String,
+    /// How long the next start waits.
+    pub restart_in_ms: u64,
+}
+
+/// Keeps one worker with one model loaded, restarting it after faults.
+pub struct Supervisor {
+    spec: WorkerSpec,
+    worker: Option<WorkerProcess>,
+    info: Option<ModelInfo>,
+    consecutive_faults: u32,
+    pub timeouts: Timeouts,
+    pub backoff: Backoff,
+    faults: Vec<Fault>,
+    starts: u32,
+}
+
+impl Supervisor {
+    pub fn new(spec: WorkerSpec) -> Supervisor {
+        Supervisor {
+            spec,
+            worker: None,
+            info: None,
+            consecutive_faults: 0,
+            timeouts: Timeouts::default(),
+            backoff: Backoff::default(),
+            faults: vec![],
+            starts: 0,
+        }
+    }
+
+    /// The running worker's process id (tests kill it to check the restart).
+    pub fn pid(&self) -> Option<u32> {
+        self.worker.as_ref().and_then(WorkerProcess::pid)
+    }
+
+    /// What the loaded model said about itself.
+    pub fn model(&self) -> Option<&ModelInfo> {
+        self.info.as_ref()
+    }
+
+    /// How many times a worker was started.
+    pub fn starts(&self) -> u32 {
+        self.starts
+    }
+
+    /// Faults since the last call, oldest first.
+    pub fn take_faults(&mut self) -> Vec<Fault> {
+        std::mem::take(&mut self.faults)
+    }
+
+    async fn fault(&mut self, worker: Option<WorkerProcess>, err: &WorkerError) {
+        if let Some(w) = worker {
+            w.kill().await;
+        }
+        self.info = None;
+        self.consecutive_faults += 1;
+        let restart_in_ms = self.backoff.delay(self.consecutive_faults).as_millis() as u64;
+        tracing::warn!(error = %err, restart_in_ms, "proposer worker fault");
+        self.faults.push(Fault { reason: err.to_string(), restart_in_ms });
+    }
+
+    /// Starts a worker and loads the model, unless one is running.
+    pub async fn ensure_started(&mut self) -> Result<&ModelInfo, WorkerError> {
+        if let Some(w) = &mut self.worker
+            && let Ok(Some(status)) = w.child.try_wait()
+        {
+            let w = self.worker.take();
+            let err = WorkerError::Crashed { detail: format!(" between requests ({status})") };
+            self.fault(w, &err).await;
+        }
+        if self.worker.is_none() {
+            tokio::time::sleep(self.backoff.delay(self.consecutive_faults)).await;
+            let mut w = WorkerProcess::spawn(&self.spec.program, &self.spec.args)?;
+            self.starts += 1;
+            match w.request(Request::Load(self.spec.load.clone()), "load", self.timeouts.load).await {
+                Ok(Response::Loaded(info)) => {
+                    self.info = Some(info);
+                    self.worker = Some(w);
+                }
+                Ok(other) => {
+                    let err = WorkerError::Garbage(format!("answered load with {other:?}"));
+                    self.fault(Some(w), &err).await;
+                    return Err(err);
+                }
+                Err(e) => {
+                    if e.is_fault() {
+                        self.fault(Some(w), &e).await;
+                    } else {
+                        w.kill().await;
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        self.info.as_ref().ok_or_else(|| WorkerError::Crashed { detail: " during load".into() })
+    }
+
+    /// One proposal. A worker found dead is restarted and the request tried once more.
+    pub async fn propose(&mut self, req: &ProposeRequest) -> Result<Proposal, WorkerError> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            self.ensure_started().await?;
+            let Some(w) = self.worker.as_mut() else {
+                return Err(WorkerError::Crashed { detail: " before the request".into() });
+            };
+            let result = w.request(Request::Propose(req.clone()), "propose", self.timeouts.propose).await;
+            match result {
+                Ok(Response::Proposal(p)) => {
+                    self.consecutive_faults = 0;
+                    return Ok(p);
+                }
+                Ok(other) => {
+                    let err = WorkerError::Garbage(format!("answered propose with {other:?}"));
+                    let w = self.worker.take();
+                    self.fault(w, &err).await;
+                    return Err(err);
+                }
+                Err(e) if e.is_fault() => {
+                    let w = self.worker.take();
+                    self.fault(w, &e).await;
+                    if matches!(e, WorkerError::Crashed { .. }) && tries < 2 {
+                        continue;
+                    }
+                    return Err(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Asks the worker to exit, then makes sure it has.
+    pub async fn shutdown(&mut self) {
+        if let Some(mut w) = self.worker.take() {
+            let _ = w.request(Request::Shutdown, "shutdown", Duration::from_secs(2)).await;
+            w.kill().await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_from_the_second_fault_and_is_capped() {
+        let b = Backoff { base: Duration::from_millis(100), max: Duration::from_secs(1) };
+        let delays: Vec<u64> = (0..8).map(|n| b.delay(n).as_millis() as u64).collect();
+        assert_eq!(delays, [0, 100, 200, 400, 800, 1000, 1000, 1000]);
+        assert_eq!(b.delay(u32::MAX), Duration::from_secs(1));
+    }
+}

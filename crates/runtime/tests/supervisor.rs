@@ -1,0 +1,165 @@
+//! The fault boundary around the model worker, against stand-in workers that misbehave on
+//! purpose: a shell script speaking (or breaking) the line protocol. What is under test is the
+//! supervisor's side of the pipe — timeouts, restarts, backoff, garbage — so the worker is the
+//! one thing replaced; the real worker and model are exercised in the CLI's `say` tests.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use smart_proposer::protocol::{LoadRequest, ProposeRequest, Turn};
+use smart_proposer::{ModelOutput, ToolDecl};
+use smart_runtime::worker::{Backoff, Supervisor, Timeouts, WorkerError, WorkerSpec};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// A stand-in worker: answers `load` like the real one, then runs `on_propose` (a shell
+/// snippet; `answer` prints a well-formed proposal for the request id in `$id`).
+fn fake_worker(dir: &Path, on_propose: &str) -> PathBuf {
+    let script = format!(
+        r#"#!/bin/sh
+loaded='{{"v":1,"id":ID,"ok":{{"kind":"loaded","path":"m.gguf","architecture":"qwen2","name":"fake","format":"chat_ml","n_params":1,"n_ctx":4096,"threads":1,"load_ms":1}}}}'
+proposal='{{"v":1,"id":ID,"ok":{{"kind":"proposal","output":{{"kind":"call","tool":"fs.scan","args":{{"path":"/tmp"}}}},"raw":"<tool_call>\n{{\"name\": \"fs.scan\", \"arguments\": {{\"path\": \"/tmp\"}}}}\n</tool_call>","timings":{{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1.0,"generated_tokens":1,"generation_ms":1.0,"grammar_fallbacks":0}}}}}}'
+answer() {{ printf '%s\n' "$proposal" | sed "s/\"id\":ID/\"id\":$id/"; }}
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
+  case "$line" in
+    *'"op":"load"'*) printf '%s\n' "$loaded" | sed "s/\"id\":ID/\"id\":$id/" ;;
+    *'"op":"propose"'*) {on_propose} ;;
+    *'"op":"shutdown"'*) exit 0 ;;
+  esac
+done
+"#
+    );
+    let path = dir.join(format!("worker-{}.sh", rand_suffix()));
+    std::fs::write(&path, script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    path
+}
+
+fn rand_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::SeqCst)
+}
+
+const PROPOSAL: &str = "answer";
+
+fn supervisor(program: PathBuf) -> Supervisor {
+    let mut s = Supervisor::new(WorkerSpec {
+        program,
+        args: vec![],
+        load: LoadRequest {
+            path: "m.gguf".into(),
+            n_ctx: 4096,
+            threads: Some(1),
+            gpu_layers: 0,
+            format: None,
+            cache_dir: None,
+        },
+    });
+    s.timeouts = Timeouts { load: Duration::from_secs(10), propose: Duration::from_millis(800) };
+    s.backoff = Backoff { base: Duration::from_millis(50), max: Duration::from_millis(400) };
+    s
+}
+
+fn request() -> ProposeRequest {
+    ProposeRequest {
+        tools: vec![ToolDecl { name: "fs.scan".into(), description: "d".into(), parameters: serde_json::json!({}) }],
+        context: String::new(),
+        turns: vec![Turn::User { text: "scan /tmp".into() }],
+        max_tokens: 16,
+        no_cache: false,
+    }
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+#[test]
+fn a_well_behaved_worker_proposes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = supervisor(fake_worker(dir.path(), PROPOSAL));
+    let p = rt().block_on(s.propose(&request())).unwrap();
+    assert!(matches!(p.output, ModelOutput::Call { ref tool, .. } if tool == "fs.scan"));
+    assert_eq!(s.starts(), 1);
+    assert!(s.take_faults().is_empty());
+}
+
+#[test]
+fn a_hung_worker_is_killed_at_the_deadline_and_restarted_for_the_next_request() {
+    let dir = tempfile::tempdir().unwrap();
+    // Hangs on the first proposal, answers afterwards (a marker file remembers the first).
+    let marker = dir.path().join("hung-once");
+    let behaviour = format!("if [ -e {m} ]; then {PROPOSAL}; else touch {m}; exec sleep 600; fi", m = marker.display());
+    let mut s = supervisor(fake_worker(dir.path(), &behaviour));
+    let rt = rt();
+    let t0 = Instant::now();
+    let err = rt.block_on(s.propose(&request())).unwrap_err();
+    assert!(matches!(err, WorkerError::Timeout { op: "propose", after_ms: 800 }), "{err}");
+    assert!(t0.elapsed() < Duration::from_secs(5), "the deadline was not enforced");
+    assert_eq!(s.pid(), None, "the hung worker must be gone");
+    let faults = s.take_faults();
+    assert_eq!(faults.len(), 1);
+    assert!(faults[0].reason.contains("did not answer"), "{faults:?}");
+    assert_eq!(faults[0].restart_in_ms, 50);
+
+    rt.block_on(s.propose(&request())).unwrap();
+    assert_eq!(s.starts(), 2);
+}
+
+#[test]
+fn a_worker_killed_between_requests_is_restarted_and_the_request_still_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = supervisor(fake_worker(dir.path(), PROPOSAL));
+    let rt = rt();
+    rt.block_on(s.propose(&request())).unwrap();
+    let pid = s.pid().unwrap();
+    let killed = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap();
+    assert!(killed.success());
+    std::thread::sleep(Duration::from_millis(100));
+    rt.block_on(s.propose(&request())).unwrap();
+    assert_eq!(s.starts(), 2);
+    assert_ne!(s.pid(), Some(pid));
+    let faults = s.take_faults();
+    assert_eq!(faults.len(), 1, "{faults:?}");
+    assert!(faults[0].reason.contains("died"), "{faults:?}");
+}
+
+#[test]
+fn a_worker_that_dies_mid_request_is_retried_once_then_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = supervisor(fake_worker(dir.path(), "echo 'segfault in ggml' >&2; exit 139"));
+    let rt = rt();
+    let t0 = Instant::now();
+    let err = rt.block_on(s.propose(&request())).unwrap_err();
+    assert!(matches!(err, WorkerError::Crashed { .. }), "{err}");
+    assert!(err.to_string().contains("segfault in ggml"), "stderr is not in the message: {err}");
+    assert_eq!(s.starts(), 2, "one retry, no more");
+    let faults = s.take_faults();
+    assert_eq!(faults.iter().map(|f| f.restart_in_ms).collect::<Vec<_>>(), [50, 100]);
+    // The retry waited for its backoff.
+    assert!(t0.elapsed() >= Duration::from_millis(50));
+}
+
+#[test]
+fn garbage_on_stdout_is_a_fault_never_a_proposal() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s =
+        supervisor(fake_worker(dir.path(), "echo 'llama_model_load: loaded meta data with 33 key-value pairs'"));
+    let err = rt().block_on(s.propose(&request())).unwrap_err();
+    assert!(matches!(err, WorkerError::Garbage(ref m) if m.contains("not a protocol line")), "{err}");
+    assert_eq!(s.take_faults().len(), 1);
+    assert_eq!(s.pid(), None);
+}
+
+#[test]
+fn a_missing_worker_binary_is_a_clear_error() {
+    let mut s = supervisor(PathBuf::from("/nonexistent/smart-proposer-worker"));
+    let err = rt().block_on(s.propose(&request())).unwrap_err();
+    assert!(matches!(err, WorkerError::Spawn { .. }), "{err}");
+    assert!(err.to_string().contains("/nonexistent/smart-proposer-worker"), "{err}");
+}
