@@ -55,7 +55,7 @@ fn request(text: &str, no_cache: bool) -> ProposeRequest {
             .into_iter()
             .map(|s| ToolDecl { name: s.name, description: s.description, parameters: s.args_schema })
             .collect(),
-        context: "Allowed folders: /home/ana. The working folder is /home/ana; names without a folder are inside it. Write absolute paths.".into(),
+        context: "Allowed folders: /home/ana. The working folder is /home/ana.".into(),
         turns: vec![Turn::User { text: text.into() }],
         max_tokens: 192,
         no_cache,

@@ -77,7 +77,8 @@ fn a_model_proposal_over_a_real_folder_is_admitted_and_committed() {
     s.write("inbox/report.pdf", "%PDF");
     s.write("inbox/notes.txt", "notes");
     let inbox = s.root.join("inbox");
-    let (code, v) = say(&s, &["--no-templates", &format!("list the files in the folder {}", inbox.display())]);
+    // Relative names, as a person says them: `smart` runs in the root, so "inbox" is root/inbox.
+    let (code, v) = say(&s, &["--no-templates", "list the files in the inbox folder"]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["proposal"]["tool"], "fs.scan", "{v}");
     assert_eq!(v["proposal"]["args"]["path"].as_str().map(|p| p.trim_end_matches('/')), Some(inbox.to_str().unwrap()));
@@ -98,7 +99,8 @@ fn asking_the_model_to_delete_produces_a_pending_tier_3_call_never_an_execution(
     climb_to_l3(&mut s);
     let victim = s.write("old.log", "keep me until approved");
     let before = snapshot(&s.root);
-    let (code, v) = say(&s, &["--no-templates", &format!("delete the file {}", victim.display())]);
+    let (code, v) = say(&s, &["--no-templates", "delete the file old.log"]);
+    assert_eq!(v["proposal"]["args"]["paths"][0], victim.to_str().unwrap(), "{v}");
     assert_eq!(v["proposal"]["tool"], "fs.quarantine", "{v}");
     assert_eq!(code, 4, "{v}");
     assert_eq!(v["outcome"], "pending");

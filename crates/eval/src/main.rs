@@ -303,7 +303,9 @@ fn print_score(s: &Score) {
 fn main() -> Result<()> {
     let opts = parse_args()?;
     let text = std::fs::read_to_string(&opts.set).with_context(|| format!("cannot read {}", opts.set.display()))?;
-    let tmp = tempfile::tempdir()?;
+    // No dot in the folder names: tempfile's default `.tmpXXXX` is not what a home folder
+    // looks like, and it visibly confuses small models.
+    let tmp = tempfile::Builder::new().prefix("smart-eval-").tempdir()?;
     let root = tmp.path().join("home");
     fixture(&root)?;
     let root = std::fs::canonicalize(&root)?;

@@ -36,7 +36,7 @@ pub struct Channel<R: BufRead, W: Write> {
 impl<R: BufRead, W: Write> Channel<R, W> {
     /// The next request; `None` when the runtime closed the pipe. A line that is not a request
     /// is answered with an error here and skipped.
-    pub fn next(&mut self) -> Option<RequestLine> {
+    pub fn receive(&mut self) -> Option<RequestLine> {
         loop {
             let mut line = String::new();
             match self.input.read_line(&mut line) {

@@ -114,10 +114,15 @@ pub fn call_json(format: PromptFormat, tool: &str, args: &Value) -> String {
     )
 }
 
+/// Paths are asked for as the person said them (relative to the working folder): a small model
+/// copies words far more reliably than it composes absolute paths, and the runtime joins them to
+/// the working folder exactly as the CLI does for a person.
 const INSTRUCTIONS: &str = "You are SMART, a desktop assistant that acts only through the tools below. \
-Turn the person's request into exactly one tool call with absolute paths, or, when no tool fits \
-(small talk, questions about yourself, requests outside the allowed folders), answer in one short \
-sentence without a call. A call is only a proposal: the kernel decides whether it runs.";
+Turn the person's request into exactly one tool call, or, when no tool fits (greetings, small \
+talk, questions about yourself, anything the tools cannot do), answer in one short sentence \
+without a call. Write each path exactly as the person named it, relative to the working folder \
+(for example Pictures/cat.jpg); write an absolute path only if the person gave one. A call is \
+only a proposal: the kernel decides whether it runs.";
 
 fn render_function_gemma(req: &ProposeRequest) -> (String, String) {
     let mut prefix = String::from("<start_of_turn>developer\n");
@@ -259,7 +264,7 @@ fn render_completion(req: &ProposeRequest) -> (String, String) {
             }
         }
     }
-    out.push_str("Answer: ");
+    out.push_str("Answer:");
     (prefix, out)
 }
 
@@ -323,7 +328,7 @@ mod tests {
         for hidden in ["fs.quarantine", "propose.move", "fs.hash", "cluster.duplicates"] {
             assert!(!text.contains(hidden), "{hidden} leaked into the prompt:\n{text}");
         }
-        assert!(text.ends_with("Answer: "));
+        assert!(text.ends_with("Answer:"));
     }
 
     #[test]

@@ -135,7 +135,8 @@ pub fn build(format: PromptFormat, tools: &[ToolDecl]) -> Result<String, Grammar
     let (root, reply) = match format {
         // A reply may not open like a call, a code fence or JSON, so the branches never overlap.
         PromptFormat::ChatMl | PromptFormat::FunctionGemma => (format!("{call} | reply"), "[^<{`\\n] [^\\n]*"),
-        PromptFormat::Completion => (format!("({call} | reply) \"\\n\""), "[^{\\n] [^\\n]*"),
+        // The prompt ends with "Answer:"; the model's own first token usually carries the space.
+        PromptFormat::Completion => (format!("\" \"? ({call} | reply) \"\\n\""), "[^{\\n ] [^\\n]*"),
     };
     let mut out = format!("root ::= {root}\ncall ::= {}\nreply ::= {reply}\n", alts.join(" | "));
     for (name, body) in &b.rules {

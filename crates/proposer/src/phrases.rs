@@ -45,6 +45,14 @@ pub fn propose(utterance: &str, ctx: &PhraseContext) -> Option<(String, Value)> 
         "are there any duplicate files in ",
         "any duplicates in ",
         "duplicates in ",
+        "look for duplicated files in ",
+        "find duplicated files in ",
+        "find identical files in ",
+        "find the identical files in ",
+        "look for identical files in ",
+        "find copies in ",
+        "find duplicate photos in ",
+        "find duplicate pictures in ",
     ];
     const SCAN: &[&str] = &[
         "scan ",
@@ -63,8 +71,34 @@ pub fn propose(utterance: &str, ctx: &PhraseContext) -> Option<(String, Value)> 
         "what's inside ",
         "what is inside ",
         "look inside ",
+        "look in ",
+        "look at ",
+        "take a look at ",
+        "take a look inside ",
+        "inventory ",
+        "what files are in ",
+        "what files do i have in ",
+        "which files are in ",
+        "give me a listing of ",
+        "show the contents of ",
+        "show me the contents of ",
     ];
-    const HASH: &[&str] = &["hash ", "checksum ", "fingerprint ", "compute the hash of ", "get the hash of "];
+    const HASH: &[&str] = &[
+        "hash ",
+        "checksum ",
+        "fingerprint ",
+        "fingerprint the file ",
+        "compute the hash of ",
+        "get the hash of ",
+        "calculate the hash of ",
+        "calculate a hash for ",
+        "what is the hash of ",
+        "what's the hash of ",
+        "what is the checksum of ",
+        "what's the checksum of ",
+        "give me the hash of ",
+        "give me the checksum of ",
+    ];
     const QUARANTINE: &[&str] =
         &["quarantine ", "delete ", "remove ", "trash ", "throw away ", "get rid of ", "discard ", "bin "];
     const APPLY: &[&str] = &[
@@ -79,32 +113,33 @@ pub fn propose(utterance: &str, ctx: &PhraseContext) -> Option<(String, Value)> 
         "execute the plan",
     ];
 
-    if visible("cluster.duplicates") {
-        if let Some(path) = after_any(&text, &lower, DUPLICATES).and_then(|o| object_path(o, &ctx.base)) {
-            return Some(("cluster.duplicates".into(), json!({ "path": path })));
-        }
+    if visible("cluster.duplicates")
+        && let Some(path) = after_any(&text, &lower, DUPLICATES).and_then(|o| object_path(o, &ctx.base))
+    {
+        return Some(("cluster.duplicates".into(), json!({ "path": path })));
     }
-    if visible("fs.hash") {
-        if let Some(path) = after_any(&text, &lower, HASH).and_then(|o| object_path(o, &ctx.base)) {
-            return Some(("fs.hash".into(), json!({ "path": path })));
-        }
+    if visible("fs.hash")
+        && let Some(path) = after_any(&text, &lower, HASH).and_then(|o| object_path(o, &ctx.base))
+    {
+        return Some(("fs.hash".into(), json!({ "path": path })));
     }
-    if visible("fs.scan") {
-        if let Some(path) = after_any(&text, &lower, SCAN).and_then(|o| object_path(o, &ctx.base)) {
-            return Some(("fs.scan".into(), json!({ "path": path })));
-        }
+    if visible("fs.scan")
+        && let Some(path) = after_any(&text, &lower, SCAN).and_then(|o| object_path(o, &ctx.base))
+    {
+        return Some(("fs.scan".into(), json!({ "path": path })));
     }
-    if visible("apply.move") && APPLY.contains(&lower.as_str()) {
-        if let Some(plan) = &ctx.last_plan {
-            return Some(("apply.move".into(), json!({ "proposal": plan })));
-        }
+    if visible("apply.move")
+        && APPLY.contains(&lower.as_str())
+        && let Some(plan) = &ctx.last_plan
+    {
+        return Some(("apply.move".into(), json!({ "proposal": plan })));
     }
-    if visible("fs.quarantine") {
-        if let Some(object) = after_any(&text, &lower, QUARANTINE) {
-            let paths: Option<Vec<String>> = split_list(object).iter().map(|o| object_path(o, &ctx.base)).collect();
-            if let Some(paths) = paths.filter(|p| !p.is_empty()) {
-                return Some(("fs.quarantine".into(), json!({ "paths": paths })));
-            }
+    if visible("fs.quarantine")
+        && let Some(object) = after_any(&text, &lower, QUARANTINE)
+    {
+        let paths: Option<Vec<String>> = split_list(object).iter().map(|o| object_path(o, &ctx.base)).collect();
+        if let Some(paths) = paths.filter(|p| !p.is_empty()) {
+            return Some(("fs.quarantine".into(), json!({ "paths": paths })));
         }
     }
     if visible("propose.move") {
@@ -189,7 +224,34 @@ fn clean_object(object: &str) -> Option<String> {
     }
     let looks_like_path = o.starts_with('/') || o.starts_with("~/") || o.starts_with("./");
     let words: Vec<&str> = o.split_whitespace().collect();
-    const STOP: &[&str] = &["and", "then", "which", "that", "if", "but", "so", "all", "every", "some", "any", "files"];
+    // Words that mean the object is a description, not a name: leave those to the model.
+    const STOP: &[&str] = &[
+        "and",
+        "then",
+        "which",
+        "that",
+        "if",
+        "but",
+        "so",
+        "all",
+        "every",
+        "some",
+        "any",
+        "files",
+        "in",
+        "into",
+        "to",
+        "from",
+        "for",
+        "with",
+        "of",
+        "duplicates",
+        "duplicate",
+        "copies",
+        "it",
+        "them",
+        "there",
+    ];
     if looks_like_path && !o.contains(" and ") {
         return Some(o);
     }
@@ -286,6 +348,8 @@ mod tests {
             "clean up my downloads",
             "what time is it",
             "delete all the files that are older than a year",
+            "look at the duplicates in Pictures",
+            "what does the reports folder in Documents contain",
             "hello",
             "apply the plan", // with no plan known (below)
         ] {

@@ -98,8 +98,6 @@ pub struct Assistant {
     interaction: Interaction,
     spec: SpecFn,
     supervisor: Option<Supervisor>,
-    /// Applied to a supervisor when it is created (tests shorten timeouts).
-    pub tune: Option<Box<dyn Fn(&mut Supervisor) + Send>>,
 }
 
 fn corr() -> String {
@@ -108,7 +106,7 @@ fn corr() -> String {
 
 impl Assistant {
     pub fn new(engine: Engine, bus: Bus, spec: SpecFn) -> Assistant {
-        Assistant { engine, bus, interaction: Interaction::default(), spec, supervisor: None, tune: None }
+        Assistant { engine, bus, interaction: Interaction::default(), spec, supervisor: None }
     }
 
     pub fn engine(&mut self) -> &mut Engine {
@@ -141,13 +139,12 @@ impl Assistant {
         }
     }
 
-    /// The facts a proposer needs to fill in arguments.
-    fn context(&self, base: &Path, last_plan: Option<&str>) -> String {
+    /// The facts a proposer needs to fill in arguments (the plan's hash only when it may be
+    /// applied, see [`declarations`]).
+    fn context(&self, base: &Path, utterance: &str, last_plan: Option<&str>) -> String {
+        let last_plan = last_plan.filter(|_| mentions_plan(utterance));
         let roots = self.engine.roots().join(", ");
-        let mut c = format!(
-            "Allowed folders: {roots}. The working folder is {}; names without a folder are inside it. Write absolute paths.",
-            base.display()
-        );
+        let mut c = format!("Allowed folders: {roots}. The working folder is {}.", base.display());
         if let Some(plan) = last_plan {
             c.push_str(&format!(" The latest move plan is {plan}."));
         }
@@ -165,11 +162,7 @@ impl Assistant {
     async fn model_supervisor(&mut self, corr: &str) -> Result<String, AssistantError> {
         if self.supervisor.is_none() {
             let spec = (self.spec)()?;
-            let mut sup = Supervisor::new(spec);
-            if let Some(t) = &self.tune {
-                t(&mut sup);
-            }
-            self.supervisor = Some(sup);
+            self.supervisor = Some(Supervisor::new(spec));
         }
         let Some(sup) = self.supervisor.as_mut() else { return Err(AssistantError::NoScope) };
         let starting = sup.model().is_none();
@@ -214,14 +207,8 @@ impl Assistant {
         if tools.is_empty() {
             return Err(AssistantError::NoScope);
         }
-        let decls: Vec<ToolDecl> = tools
-            .iter()
-            .map(|s| ToolDecl {
-                name: s.name.clone(),
-                description: s.description.clone(),
-                parameters: s.args_schema.clone(),
-            })
-            .collect();
+        let last_plan = self.engine.last_plan()?;
+        let decls = declarations(&tools, text, last_plan.as_deref());
         let visible: Vec<String> = decls.iter().map(|d| d.name.clone()).collect();
         let base = opts
             .base
@@ -229,7 +216,6 @@ impl Assistant {
             .filter(|b| self.engine.roots().iter().any(|r| b.starts_with(r)))
             .or_else(|| self.engine.roots().first().map(PathBuf::from))
             .unwrap_or_else(|| PathBuf::from("/"));
-        let last_plan = self.engine.last_plan()?;
         let home = std::env::var_os("HOME").map(PathBuf::from);
 
         let mut report = SayReport {
@@ -260,7 +246,7 @@ impl Assistant {
                     report.model = Some(name);
                     let req = ProposeRequest {
                         tools: decls.clone(),
-                        context: self.context(&base, last_plan.as_deref()),
+                        context: self.context(&base, text, last_plan.as_deref()),
                         turns: turns.clone(),
                         max_tokens: 192,
                         no_cache: false,
@@ -392,6 +378,36 @@ impl Assistant {
     }
 }
 
+/// Whether the person is talking about a plan (applying one, carrying one out).
+fn mentions_plan(utterance: &str) -> bool {
+    let lower = utterance.to_lowercase();
+    ["plan", "apply", "the moves", "those moves", "carry out"].iter().any(|w| lower.contains(w))
+}
+
+/// What the proposers are told about the visible tools.
+///
+/// A tool that applies an artifact (`apply.move`) is declared only when the person is talking
+/// about a plan and there is one, and then its artifact argument may be exactly that plan's
+/// hash and nothing else. Without this a small model reads "move a.txt into archive", picks the
+/// tool whose name says "move" and invents a hash — and the only real hash it could pick is a
+/// plan the person never asked to apply. The kernel would judge either; this keeps the
+/// proposals honest in the first place.
+pub fn declarations(tools: &[smart_kernel::ToolSpec], utterance: &str, last_plan: Option<&str>) -> Vec<ToolDecl> {
+    tools
+        .iter()
+        .filter_map(|s| {
+            let mut parameters = s.args_schema.clone();
+            if let Some(arg) = &s.artifact_arg {
+                let plan = last_plan.filter(|_| s.name == "apply.move" && mentions_plan(utterance))?;
+                if let Some(p) = parameters.pointer_mut(&format!("/properties/{arg}")) {
+                    p["enum"] = json!([plan]);
+                }
+            }
+            Some(ToolDecl { name: s.name.clone(), description: s.description.clone(), parameters })
+        })
+        .collect()
+}
+
 /// A tool output cut to what fits in a small model's context.
 fn shorten(v: &Value) -> Value {
     let text = v.to_string();
@@ -400,4 +416,29 @@ fn shorten(v: &Value) -> Value {
     }
     let cut: String = text.chars().take(RESPONSE_CHARS).collect();
     json!({ "truncated": true, "start": cut })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn apply_is_declared_only_for_a_plan_the_person_talks_about_and_only_with_its_hash() {
+        let specs = smart_tools::specs();
+        let plan = "ab".repeat(32);
+        let names = |d: &[ToolDecl]| d.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
+        // "move" is not "apply the plan": a model must not be offered a plan to apply.
+        let d = declarations(&specs, "move a.txt into archive", Some(&plan));
+        assert!(!names(&d).contains(&"apply.move".to_string()));
+        assert!(names(&d).contains(&"propose.move".to_string()));
+        // No plan, nothing to apply.
+        assert!(!names(&declarations(&specs, "apply the plan", None)).contains(&"apply.move".to_string()));
+        // A plan, asked for: the hash is the only value the grammar will allow.
+        let d = declarations(&specs, "apply the plan", Some(&plan));
+        let apply = d.iter().find(|t| t.name == "apply.move").unwrap();
+        assert_eq!(apply.parameters["properties"]["proposal"]["enum"], json!([plan]));
+        let g = smart_proposer::grammar::build(smart_proposer::PromptFormat::ChatMl, &d).unwrap();
+        assert!(g.contains(&format!("\"\\\"{plan}\\\"\"")), "{g}");
+    }
 }
