@@ -381,7 +381,10 @@ impl Assistant {
 /// Whether the person is talking about a plan (applying one, carrying one out).
 fn mentions_plan(utterance: &str) -> bool {
     let lower = utterance.to_lowercase();
-    ["plan", "apply", "the moves", "those moves", "carry out"].iter().any(|w| lower.contains(w))
+    // "make a plan to move…" asks for a new plan, not to apply an old one.
+    ["the plan", "that plan", "this plan", "move plan", "latest plan", "apply", "the moves", "those moves", "carry out"]
+        .iter()
+        .any(|w| lower.contains(w))
 }
 
 /// What the proposers are told about the visible tools.
@@ -429,8 +432,11 @@ mod tests {
         let plan = "ab".repeat(32);
         let names = |d: &[ToolDecl]| d.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
         // "move" is not "apply the plan": a model must not be offered a plan to apply.
+        for text in ["move a.txt into archive", "plan moving a.txt into archive", "make a plan to move a.txt"] {
+            let d = declarations(&specs, text, Some(&plan));
+            assert!(!names(&d).contains(&"apply.move".to_string()), "{text}");
+        }
         let d = declarations(&specs, "move a.txt into archive", Some(&plan));
-        assert!(!names(&d).contains(&"apply.move".to_string()));
         assert!(names(&d).contains(&"propose.move".to_string()));
         // No plan, nothing to apply.
         assert!(!names(&declarations(&specs, "apply the plan", None)).contains(&"apply.move".to_string()));
