@@ -17,7 +17,7 @@
 //! correlation id.
 
 use crate::bus::{Bus, BusEvent, ProposalSource};
-use crate::engine::{CallReport, Engine};
+use crate::engine::{CallReport, Engine, corr};
 use crate::error::RuntimeError;
 use crate::interaction::{Interaction, Trigger};
 use crate::worker::{Supervisor, WorkerError, WorkerSpec};
@@ -98,10 +98,6 @@ pub struct Assistant {
     interaction: Interaction,
     spec: SpecFn,
     supervisor: Option<Supervisor>,
-}
-
-fn corr() -> String {
-    smart_signals::new_nonce().map(|n| n[..16].to_string()).unwrap_or_else(|_| "0000000000000000".into())
 }
 
 impl Assistant {
