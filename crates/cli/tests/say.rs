@@ -10,21 +10,10 @@ mod common;
 
 use common::{Smart, snapshot};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn worker() -> PathBuf {
-    let w = Path::new(common::bin()).with_file_name(format!("smart-proposer-worker{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        w.is_file(),
-        "{} is missing: build it with `cargo build -p smart-proposer-worker` (scripts/test.sh does)",
-        w.display()
-    );
-    w
-}
 
 fn say(s: &Smart, args: &[&str]) -> (i32, Value) {
     let mut c = s.cmd();
-    c.env("SMART_PROPOSER_WORKER", worker()).arg("--json").arg("say").args(args);
+    c.env("SMART_PROPOSER_WORKER", common::worker_bin()).arg("--json").arg("say").args(args);
     let out = c.output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let v = serde_json::from_str(text.trim())

@@ -10,12 +10,6 @@ mod common;
 use common::Smart;
 use std::path::{Path, PathBuf};
 
-fn real_worker() -> PathBuf {
-    let w = Path::new(common::bin()).with_file_name(format!("smart-proposer-worker{}", std::env::consts::EXE_SUFFIX));
-    assert!(w.is_file(), "{} is missing: build it with `cargo build -p smart-proposer-worker`", w.display());
-    w
-}
-
 /// Runs `say --no-templates` and returns (exit code, stderr). Asserts nothing was proposed to
 /// the kernel and no file changed.
 fn say_fails(s: &Smart, worker: &Path, text: &str) -> (i32, String) {
@@ -55,7 +49,7 @@ fn a_model_file_that_is_not_a_gguf_is_refused_by_name() {
     let bad = s.tmp.path().join("model.gguf");
     std::fs::write(&bad, b"<html>404 Not Found</html>").unwrap();
     choose_file(&s, &bad);
-    let (code, err) = say_fails(&s, &real_worker(), "list the files");
+    let (code, err) = say_fails(&s, &common::worker_bin(), "list the files");
     assert_eq!(code, 1);
     assert!(err.contains("not a usable model") && err.contains("not a GGUF file"), "{err}");
     // `models use` refuses it up front too.
@@ -72,7 +66,7 @@ fn a_truncated_gguf_is_refused() {
     bytes.truncate(bytes.len() - 3);
     std::fs::write(&bad, bytes).unwrap();
     choose_file(&s, &bad);
-    let (code, err) = say_fails(&s, &real_worker(), "list the files");
+    let (code, err) = say_fails(&s, &common::worker_bin(), "list the files");
     assert_eq!(code, 1);
     assert!(err.contains("truncated"), "{err}");
 }
@@ -83,7 +77,7 @@ fn a_gguf_of_an_architecture_that_cannot_write_is_refused() {
     let bert = s.tmp.path().join("embedder.gguf");
     std::fs::write(&bert, gguf_header("bert")).unwrap();
     choose_file(&s, &bert);
-    let (code, err) = say_fails(&s, &real_worker(), "list the files");
+    let (code, err) = say_fails(&s, &common::worker_bin(), "list the files");
     assert_eq!(code, 1);
     assert!(err.contains("bert model, which encodes text but cannot write a tool call"), "{err}");
 }
@@ -92,7 +86,7 @@ fn a_gguf_of_an_architecture_that_cannot_write_is_refused() {
 fn a_missing_model_file_is_a_clear_error() {
     let s = Smart::init(None);
     choose_file(&s, Path::new("/nonexistent/model.gguf"));
-    let (code, err) = say_fails(&s, &real_worker(), "list the files");
+    let (code, err) = say_fails(&s, &common::worker_bin(), "list the files");
     assert_eq!(code, 1);
     assert!(err.contains("/nonexistent/model.gguf") && err.contains("does not exist"), "{err}");
     let out = s.run(&["models", "use", "/nonexistent/model.gguf"]);
@@ -170,7 +164,7 @@ fn with_the_scope_revoked_nothing_is_shown_to_a_proposer() {
     let s = Smart::init(None);
     let (c, _) = s.json(&["scope", "revoke"]);
     assert_eq!(c, 0);
-    let (code, err) = say_fails(&s, &real_worker(), "scan inbox");
+    let (code, err) = say_fails(&s, &common::worker_bin(), "scan inbox");
     assert_eq!(code, 1);
     assert!(err.contains("no tools are visible") && err.contains("smart scope issue"), "{err}");
 }
@@ -178,7 +172,7 @@ fn with_the_scope_revoked_nothing_is_shown_to_a_proposer() {
 #[test]
 fn an_empty_utterance_is_refused() {
     let s = Smart::init(None);
-    let (code, err) = say_fails(&s, &real_worker(), "   ");
+    let (code, err) = say_fails(&s, &common::worker_bin(), "   ");
     assert_eq!(code, 1);
     assert!(err.contains("empty"), "{err}");
 }

@@ -256,9 +256,9 @@ impl Session<'_> {
         // Reuse the longest common prefix; at least one token is evaluated to get logits.
         let mut keep = if req.no_cache { 0 } else { common_prefix(&self.cached, &tokens) };
         keep = keep.min(tokens.len().saturating_sub(1));
-        let disk = if req.no_cache { None } else { self.prefix_file(&prefix) };
-        if keep < prefix.len()
-            && let Some(path) = &disk
+        // The disk is consulted only when memory does not already hold the whole prefix.
+        let disk = if req.no_cache || keep >= prefix.len() { None } else { self.prefix_file(&prefix) };
+        if let Some(path) = &disk
             && path.is_file()
         {
             self.ctx.clear_kv_cache();

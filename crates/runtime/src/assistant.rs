@@ -25,7 +25,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use smart_kernel::CallSource;
 use smart_proposer::phrases::{self, PhraseContext};
-use smart_proposer::protocol::{ProposeRequest, Timings, Turn};
+use smart_proposer::protocol::{ModelInfo, ProposeRequest, Timings, Turn};
 use smart_proposer::{ModelOutput, ToolDecl};
 use std::path::{Path, PathBuf};
 
@@ -135,13 +135,12 @@ impl Assistant {
         }
     }
 
-    /// The facts a proposer needs to fill in arguments (the plan's hash only when it may be
-    /// applied, see [`declarations`]).
-    fn context(&self, base: &Path, utterance: &str, last_plan: Option<&str>) -> String {
-        let last_plan = last_plan.filter(|_| mentions_plan(utterance));
+    /// The facts a proposer needs to fill in arguments. `offered_plan` is the plan hash a
+    /// proposer may apply (see [`declarations`]), if any.
+    fn context(&self, base: &Path, offered_plan: Option<&str>) -> String {
         let roots = self.engine.roots().join(", ");
         let mut c = format!("Allowed folders: {roots}. The working folder is {}.", base.display());
-        if let Some(plan) = last_plan {
+        if let Some(plan) = offered_plan {
             c.push_str(&format!(" The latest move plan is {plan}."));
         }
         c
@@ -150,22 +149,23 @@ impl Assistant {
     /// Starts the model worker ahead of the first utterance.
     pub async fn warm_up(&mut self) -> Result<String, AssistantError> {
         let corr = corr();
-        let result = self.model_supervisor(&corr).await;
+        let result = self.started_model(&corr).await.map(|(_, info)| info.name);
         self.record_faults(&corr);
         result
     }
 
-    async fn model_supervisor(&mut self, corr: &str) -> Result<String, AssistantError> {
-        if self.supervisor.is_none() {
-            let spec = (self.spec)()?;
-            self.supervisor = Some(Supervisor::new(spec));
-        }
-        let Some(sup) = self.supervisor.as_mut() else { return Err(AssistantError::NoScope) };
+    /// The supervisor with its worker running and the model loaded, and what the model said
+    /// about itself. The supervisor is created on first use: an utterance a template answers
+    /// never needs a model.
+    async fn started_model(&mut self, corr: &str) -> Result<(&mut Supervisor, ModelInfo), AssistantError> {
+        let sup = match &mut self.supervisor {
+            Some(sup) => sup,
+            slot @ None => slot.insert(Supervisor::new((self.spec)()?)),
+        };
         let starting = sup.model().is_none();
         if starting {
-            self.bus.emit(corr, BusEvent::WorkerStarting { model: String::new() });
+            self.bus.emit(corr, BusEvent::WorkerStarting);
         }
-        let Some(sup) = self.supervisor.as_mut() else { return Err(AssistantError::NoScope) };
         let info = sup.ensure_started().await?.clone();
         if starting {
             self.bus.emit(
@@ -177,7 +177,7 @@ impl Assistant {
                 },
             );
         }
-        Ok(info.name)
+        Ok((sup, info))
     }
 
     /// The text path for one utterance.
@@ -205,6 +205,7 @@ impl Assistant {
         }
         let last_plan = self.engine.last_plan()?;
         let decls = declarations(&tools, text, last_plan.as_deref());
+        let offered_plan = last_plan.as_deref().filter(|_| mentions_plan(text));
         let visible: Vec<String> = decls.iter().map(|d| d.name.clone()).collect();
         let base = opts
             .base
@@ -238,33 +239,30 @@ impl Assistant {
             let (source, output, raw, timings) = match template {
                 Some((tool, args)) => (ProposalSource::Template, ModelOutput::Call { tool, args }, None, None),
                 None => {
-                    let name = self.model_supervisor(corr).await?;
-                    report.model = Some(name);
                     let req = ProposeRequest {
                         tools: decls.clone(),
-                        context: self.context(&base, text, last_plan.as_deref()),
+                        context: self.context(&base, offered_plan),
                         turns: turns.clone(),
                         max_tokens: 192,
                         no_cache: false,
                     };
-                    let Some(sup) = self.supervisor.as_mut() else { return Err(AssistantError::NoScope) };
-                    let format = sup.model().map(|m| m.format);
+                    let (sup, info) = self.started_model(corr).await?;
                     let p = sup.propose(&req).await?;
+                    report.model = Some(info.name);
                     // The worker's own parse is not trusted: the text is parsed again here
                     // against the tools this turn showed.
                     let names: Vec<&str> = visible.iter().map(String::as_str).collect();
-                    let reparsed = format.map(|f| smart_proposer::parse::parse(f, &p.raw, &names));
-                    match reparsed {
-                        Some(Ok(o)) if o == p.output => {}
-                        Some(Err(e)) => {
-                            return Err(WorkerError::Garbage(format!("its answer does not parse: {e}")).into());
-                        }
-                        _ => {
+                    match smart_proposer::parse::parse(info.format, &p.raw, &names) {
+                        Ok(o) if o == p.output => {}
+                        Ok(_) => {
                             return Err(WorkerError::Garbage(format!(
                                 "it claimed {:?} but its text says otherwise: {:?}",
                                 p.output, p.raw
                             ))
                             .into());
+                        }
+                        Err(e) => {
+                            return Err(WorkerError::Garbage(format!("its answer does not parse: {e}")).into());
                         }
                     }
                     (ProposalSource::Model, p.output, Some(p.raw), Some(p.timings))

@@ -49,9 +49,8 @@ pub enum BusEvent {
         tool: String,
         report: Value,
     },
-    WorkerStarting {
-        model: String,
-    },
+    /// A worker is being started and its model loaded (the first use, or after a fault).
+    WorkerStarting,
     WorkerReady {
         model: String,
         format: String,

@@ -19,6 +19,18 @@ pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_smart")
 }
 
+/// The proposer worker built beside `smart` (`cargo build -p smart-proposer-worker`; the test
+/// command builds every binary first).
+pub fn worker_bin() -> PathBuf {
+    let w = Path::new(bin()).with_file_name(format!("smart-proposer-worker{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        w.is_file(),
+        "{} is missing: build it with `cargo build -p smart-proposer-worker` (scripts/test.sh does)",
+        w.display()
+    );
+    w
+}
+
 impl Smart {
     /// A fresh temp dir with `root/` (the allowed root) and an uninitialised `data/`.
     pub fn new() -> Smart {
