@@ -1,3 +1,26 @@
+//! Declares the app's commands to Tauri's ACL: with an app manifest, a command is callable from
+//! a window only if a capability in `capabilities/` grants it there (`allow-<command>`). The
+//! decision-making commands are granted to the HUD window alone (`capabilities/hud.json`).
+
+const COMMANDS: &[&str] = &[
+    "get_status",
+    "say",
+    "pending_calls",
+    "decide",
+    "emergency_stop",
+    "undo",
+    "timeline",
+    "event_detail",
+    "verify_ledger",
+    "activity",
+    "ledger_tools",
+];
+
 fn main() {
-    tauri_build::build();
+    let attrs = tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(COMMANDS));
+    if let Err(e) = tauri_build::try_build(attrs) {
+        // A build script reports by exiting non-zero with the reason on stderr.
+        eprintln!("tauri build failed: {e:#}");
+        std::process::exit(1);
+    }
 }

@@ -1,41 +1,118 @@
-//! The SMART desktop app: a Tauri shell around the runtime, showing its status in the HUD (`ui/`).
+//! The SMART desktop app: a Tauri shell that hosts the runtime (kernel, ledger, tools, the
+//! proposer worker) and shows it in the HUD (`ui/`).
+//!
+//! The web view is a window onto the runtime, never a part of it: every command here either
+//! reads (status, pending calls, the timeline) or hands a request to the kernel through the
+//! runtime (say, decide, stop, undo). Which window may call which command is fixed by the
+//! capability files in `capabilities/`; the command list itself is declared in `build.rs`, so a
+//! command missing from a capability is refused by Tauri before it reaches this code.
 
+mod hud;
+mod preview;
+mod session;
 mod status;
+mod timeline;
 
-use smart_runtime::Engine;
+#[cfg(test)]
+mod bindings;
+
+use serde::Serialize;
+use serde_json::Value;
+use session::Session;
+use smart_runtime::Bus;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use tauri::{Emitter, Manager};
 
-pub use status::{DATA_DIR_ENV, data_dir, load_status};
+pub use status::{DATA_DIR_ENV, data_dir};
 
-/// What the commands need, resolved once at start-up.
-struct AppState {
-    /// The data directory, or why it could not be determined (shown in the UI's banner).
-    data_dir: Result<PathBuf, String>,
-    /// The runtime, opened on first use and kept while it works.
-    engine: Arc<Mutex<Option<Engine>>>,
+/// The event the HUD listens to for live progress (`ui/src/hud.ts`).
+pub const HUD_EVENT: &str = "smart://hud";
+
+/// One step of an interaction as it happens, for the HUD: the runtime's bus event, flattened.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct HudEvent {
+    pub corr: String,
+    /// state_changed | utterance | proposal | reply | outcome | worker_starting | worker_ready |
+    /// worker_fault | illegal_transition
+    pub event: String,
+    /// The interaction state entered (state_changed).
+    pub state: Option<String>,
+    /// The utterance or reply text.
+    pub text: Option<String>,
+    pub tool: Option<String>,
+    #[cfg_attr(test, ts(type = "unknown"))]
+    pub args: Option<Value>,
+    /// committed | refused | pending | … (outcome).
+    pub outcome: Option<String>,
+    /// template | model (proposal).
+    pub source: Option<String>,
+    pub model: Option<String>,
+    pub reason: Option<String>,
+}
+
+impl HudEvent {
+    fn from_envelope(env: &smart_runtime::Envelope) -> HudEvent {
+        let v = serde_json::to_value(&env.event).unwrap_or(Value::Null);
+        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        HudEvent {
+            corr: env.corr.clone(),
+            event: s("event").unwrap_or_default(),
+            state: s("to"),
+            text: s("text"),
+            tool: s("tool"),
+            args: v.get("args").cloned(),
+            outcome: v.get("report").and_then(|r| r.get("outcome")).and_then(Value::as_str).map(str::to_string),
+            source: s("source"),
+            model: s("model"),
+            reason: s("reason"),
+        }
+    }
 }
 
 /// The HUD's status view (see `status.rs` for the JSON shape), or the error text to show.
 #[tauri::command]
-async fn get_status(state: tauri::State<'_, AppState>) -> Result<serde_json::Value, String> {
-    let dir = state.data_dir.clone()?;
-    let engine = Arc::clone(&state.engine);
-    // Loading reads the data directory: keep it off the async workers.
-    tauri::async_runtime::spawn_blocking(move || {
-        let mut guard = engine.lock().map_err(|_| "the runtime lock is poisoned; restart SMART".to_string())?;
-        status::load_status(&dir, &mut guard)
-    })
-    .await
-    .map_err(|e| format!("status task failed: {e}"))?
+async fn get_status(session: tauri::State<'_, Session>) -> Result<serde_json::Value, String> {
+    session.with_engine(|e| e.status()).await
 }
 
 /// Registers the app's state and commands on `builder`; shared by [`run`] and the tests, which
 /// pass the data directory explicitly instead of going through the environment.
 fn setup<R: tauri::Runtime>(builder: tauri::Builder<R>, data_dir: Result<PathBuf, String>) -> tauri::Builder<R> {
+    let bus = Bus::default();
     builder
-        .manage(AppState { data_dir, engine: Arc::new(Mutex::new(None)) })
-        .invoke_handler(tauri::generate_handler![get_status])
+        .manage(Session::new(data_dir, bus))
+        .setup(|app| {
+            // Forward the runtime's bus to the web view. A lagging receiver loses old messages,
+            // never the interaction (see smart_runtime::bus).
+            let handle = app.handle().clone();
+            let mut rx = app.state::<Session>().bus().subscribe();
+            tauri::async_runtime::spawn(async move {
+                loop {
+                    match rx.recv().await {
+                        Ok(env) => {
+                            let _ = handle.emit(HUD_EVENT, HudEvent::from_envelope(&env));
+                        }
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                    }
+                }
+            });
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            get_status,
+            hud::say,
+            hud::pending_calls,
+            hud::decide,
+            hud::emergency_stop,
+            hud::undo,
+            timeline::timeline,
+            timeline::event_detail,
+            timeline::verify_ledger,
+            timeline::activity,
+            timeline::ledger_tools,
+        ])
 }
 
 /// Builds and runs the desktop app; returns when the last window closes.
@@ -48,74 +125,4 @@ pub fn run() {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use tauri::ipc::{CallbackFn, InvokeBody};
-    use tauri::test::{INVOKE_KEY, get_ipc_response, mock_builder, mock_context, noop_assets};
-    use tauri::webview::InvokeRequest;
-
-    type TestResult = Result<(), Box<dyn std::error::Error>>;
-
-    /// Invokes `get_status` through the real IPC path of a display-less mock app.
-    fn invoke_get_status(
-        data_dir: Result<PathBuf, String>,
-    ) -> Result<Result<serde_json::Value, serde_json::Value>, Box<dyn std::error::Error>> {
-        let app = setup(mock_builder(), data_dir).build(mock_context(noop_assets()))?;
-        let webview = tauri::WebviewWindowBuilder::new(&app, "main", tauri::WebviewUrl::default()).build()?;
-        let response = get_ipc_response(
-            &webview,
-            InvokeRequest {
-                cmd: "get_status".into(),
-                callback: CallbackFn(0),
-                error: CallbackFn(1),
-                // Linux/macOS origin of the bundled frontend (Windows uses http://tauri.localhost).
-                url: "tauri://localhost".parse()?,
-                body: InvokeBody::default(),
-                headers: Default::default(),
-                invoke_key: INVOKE_KEY.to_string(),
-            },
-        );
-        Ok(match response {
-            Ok(body) => Ok(body.deserialize::<serde_json::Value>()?),
-            Err(e) => Err(e),
-        })
-    }
-
-    #[test]
-    fn get_status_explains_an_uninitialised_data_dir() -> TestResult {
-        let dir = tempfile::tempdir()?;
-        let got = invoke_get_status(Ok(dir.path().to_path_buf()))?;
-        let text = got.err().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-        assert!(text.contains("smart init") && text.contains(&dir.path().display().to_string()), "{text}");
-        Ok(())
-    }
-
-    #[test]
-    fn get_status_returns_the_runtime_s_status_view() -> TestResult {
-        let dir = tempfile::tempdir()?;
-        let root = dir.path().join("root");
-        std::fs::create_dir_all(&root)?;
-        let data = dir.path().join("data");
-        let opts = smart_runtime::InitOptions {
-            roots: vec![root],
-            policy: None,
-            key_store: Some(smart_signals::KeyStoreKind::File),
-        };
-        Engine::init(&data, opts, Box::new(smart_runtime::SystemClock))?;
-        let got = invoke_get_status(Ok(data))?;
-        let v = got.map_err(|e| format!("get_status failed: {e}"))?;
-        assert_eq!(v["stance"], "sensemaking");
-        assert_eq!(v["frontier"], 0);
-        assert_eq!(v["gates"].as_array().map(Vec::len), Some(4));
-        assert_eq!(v["budget"]["limit"], 1000);
-        assert!(v["pending"].as_array().is_some_and(Vec::is_empty));
-        Ok(())
-    }
-
-    #[test]
-    fn get_status_reports_an_unresolved_data_dir() -> TestResult {
-        let got = invoke_get_status(Err("no home directory".into()))?;
-        assert_eq!(got, Err(serde_json::Value::String("no home directory".into())));
-        Ok(())
-    }
-}
+mod tests;

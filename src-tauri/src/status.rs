@@ -1,12 +1,11 @@
-//! Where the app's data lives and how the HUD's status view is loaded.
+//! Where the app's data lives.
 //!
 //! The status view is the same JSON object `smart status --json` prints (the contract the UI's
 //! `ui/src/status.ts` reads): `now_ms`, `stance`, `lease`, `frontier`, `gates`, `budget`,
 //! `pending`.
 
-use smart_runtime::{Engine, SystemClock};
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Environment variable that overrides the data directory.
 pub const DATA_DIR_ENV: &str = "SMART_DATA_DIR";
@@ -33,25 +32,6 @@ fn resolve_data_dir(
     }
 }
 
-/// Loads the status view for the data directory `data_dir`, reusing `engine` when it is already
-/// open (the HUD polls every second; reopening would re-read the keyring each time).
-///
-/// Errors are returned as display text; the UI shows them in its banner.
-pub fn load_status(data_dir: &Path, engine: &mut Option<Engine>) -> Result<serde_json::Value, String> {
-    if engine.is_none() {
-        *engine = Some(Engine::open(data_dir, Box::new(SystemClock)).map_err(|e| e.to_string())?);
-    }
-    let result = match engine.as_mut() {
-        Some(e) => e.status().map_err(|e| e.to_string()),
-        None => Err("the runtime could not be opened".to_string()),
-    };
-    if result.is_err() {
-        // Open afresh next time: the data dir may have been initialised or repaired meanwhile.
-        *engine = None;
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,13 +53,5 @@ mod tests {
     fn no_platform_dir_is_an_error_naming_the_variable() {
         let got = resolve_data_dir(None, || None);
         assert!(matches!(&got, Err(e) if e.contains(DATA_DIR_ENV)), "{got:?}");
-    }
-
-    #[test]
-    fn an_uninitialised_data_dir_says_how_to_initialise_it() {
-        let mut engine = None;
-        let got = load_status(Path::new("/some/dir"), &mut engine);
-        assert!(matches!(&got, Err(e) if e.contains("/some/dir") && e.contains("smart init")), "{got:?}");
-        assert!(engine.is_none());
     }
 }

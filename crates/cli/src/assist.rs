@@ -4,43 +4,18 @@ use crate::output::{exit_code, print_json, print_report};
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 use smart_models::{ModelStatus, Models, SourceKind};
-use smart_proposer::protocol::LoadRequest;
-use smart_runtime::assistant::{AssistantError, SpecFn};
+use smart_runtime::assistant::AssistantError;
 use smart_runtime::bus::{BusEvent, ProposalSource};
-use smart_runtime::model_choice::{ModelChoice, read_choice, resolve_proposer, write_choice};
-use smart_runtime::worker::{WorkerSpec, locate_worker};
+use smart_runtime::model_choice::{ModelChoice, proposer_spec, read_choice, write_choice};
 use smart_runtime::{Assistant, Bus, Engine, SayOptions, SayReport};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-
-/// The worker spec for `data_dir`'s chosen model, resolved when the model is first needed.
-pub fn spec_fn(data_dir: PathBuf) -> SpecFn {
-    Box::new(move || {
-        let models = Models::open_default().map_err(|e| smart_runtime::RuntimeError::BadInput(e.to_string()))?;
-        let (path, _) = resolve_proposer(&data_dir, &models)?;
-        let program = locate_worker()?;
-        let threads = std::env::var("SMART_THREADS").ok().and_then(|t| t.parse().ok());
-        Ok(WorkerSpec {
-            program,
-            args: vec![],
-            load: LoadRequest {
-                path: path.to_string_lossy().into_owned(),
-                n_ctx: 4096,
-                threads,
-                gpu_layers: 0,
-                format: None,
-                // Evaluated prompt prefixes survive between `smart say` runs.
-                cache_dir: Some(models.dir().join("prefix-cache").to_string_lossy().into_owned()),
-            },
-        })
-    })
-}
 
 pub fn say(engine: Engine, text: &str, propose_only: bool, no_templates: bool, json: bool) -> Result<i32> {
     let data_dir = engine.data_dir().to_path_buf();
     let bus = Bus::default();
     let mut rx = bus.subscribe();
-    let mut assistant = Assistant::new(engine, bus, spec_fn(data_dir));
+    let mut assistant = Assistant::new(engine, bus, proposer_spec(data_dir));
     let opts = SayOptions { propose_only, no_templates, base: std::env::current_dir().ok() };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the runtime")?;
     let (result, ()) = rt.block_on(async {

@@ -582,47 +582,11 @@ fn ledger(args: &Args, cmd: &LedgerCmd) -> Result<i32> {
                 print_json(&json!({ "events": events }));
             } else {
                 for r in rows {
-                    say!("{:>6}  {}  {:<15} {}", r.seq, r.corr, r.kind, summary(&r.payload));
+                    say!("{:>6}  {}  {:<15} {}", r.seq, r.corr, r.kind, smart_runtime::summary::event_summary(&r.payload));
                 }
             }
             Ok(0)
         }
-    }
-}
-
-/// One line about an event, for `ledger show`.
-fn summary(payload: &str) -> String {
-    let v: Value = serde_json::from_str(payload).unwrap_or(Value::Null);
-    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    match v.get("kind").and_then(Value::as_str).unwrap_or("") {
-        "proposed" => format!("{} {}", v["call"]["tool"].as_str().unwrap_or(""), v["call"]["args"]),
-        "refused" => format!("{} {}: {}", s("tool"), s("code"), s("reason")),
-        "admitted" => {
-            format!("{} L{} tier {}", v["call"]["tool"].as_str().unwrap_or(""), v["call"]["layer"], v["tier"])
-        }
-        "committed" => {
-            format!("{} L{}{}", s("tool"), v["layer"], if v.get("rollback").is_some() { " (undoable)" } else { "" })
-        }
-        "failed" => format!("{}: {}", s("tool"), s("error")),
-        "pending" => format!(
-            "{} {} — {}",
-            v["pending"]["id"].as_str().unwrap_or(""),
-            v["pending"]["call"]["tool"].as_str().unwrap_or(""),
-            v["pending"]["why"].as_str().unwrap_or("")
-        ),
-        "approved" | "denied" => s("pending_id"),
-        "signal_refused" | "gate_refused" => format!("{}: {}", s("code"), s("reason")),
-        "stance_changed" => format!("{} → {} ({})", s("from"), s("to"), s("act")),
-        "lease_drafted" => format!("\"{}\"", v["lease"]["frame"].as_str().unwrap_or("")),
-        "scope_issued" => format!(
-            "{} mutation={}",
-            &v["token"]["id"].as_str().unwrap_or("")[..12.min(v["token"]["id"].as_str().unwrap_or("").len())],
-            v["token"]["mutation"]
-        ),
-        "emergency" => s("reason"),
-        "fault" => format!("{}: {} (restart in {} ms)", s("component"), s("reason"), v["restart_in_ms"]),
-        "genesis" => format!("device key {}…", &s("device_key")[..12.min(s("device_key").len())]),
-        _ => String::new(),
     }
 }
 

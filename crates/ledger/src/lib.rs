@@ -12,6 +12,8 @@
 //! 4. User signals carry Ed25519 signatures checked against the genesis key, and the genesis key
 //!    is compared with the device's own key where it is available (a rewritten history).
 
+pub mod inspect;
+pub mod query;
 pub mod record;
 pub mod replay;
 pub mod store;
@@ -19,6 +21,8 @@ pub mod verify;
 
 mod migrations;
 
+pub use inspect::{EventCheck, inspect};
+pub use query::{ActivityBucket, EventFilter};
 pub use record::{NewEvent, StoredEvent};
 pub use replay::{ReplayReport, replay};
 pub use store::{HeadSigner, Ledger, LedgerError};

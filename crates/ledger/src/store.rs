@@ -44,10 +44,10 @@ pub struct Ledger {
     path: PathBuf,
 }
 
-const SELECT: &str =
+pub(crate) const SELECT: &str =
     "SELECT seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal FROM events";
 
-fn row_to_event(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredEvent> {
+pub(crate) fn row_to_event(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredEvent> {
     Ok(StoredEvent {
         seq: r.get::<_, i64>(0)? as u64,
         corr: r.get(1)?,

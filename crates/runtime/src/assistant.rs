@@ -100,6 +100,20 @@ pub struct Assistant {
     supervisor: Option<Supervisor>,
 }
 
+/// How the allowed folders are put to a proposer. The working folder itself is never spelled
+/// out: its absolute name is noise to a small model (it copies pieces of it — a temp folder's
+/// `.tmpXYZ` once turned `old.log` into `.old.log`), and it would make the prompt, the cached
+/// prefix and therefore the proposal differ from machine to machine. Paths come back relative
+/// and the runtime joins them to the working folder; only roots elsewhere are named.
+fn folders_context(base: &Path, roots: &[String]) -> String {
+    let others: Vec<&str> = roots.iter().map(String::as_str).filter(|r| !base.starts_with(r)).collect();
+    let mut c = String::from("The working folder is allowed; write paths inside it relative to it.");
+    if !others.is_empty() {
+        c.push_str(&format!(" Other allowed folders: {}.", others.join(", ")));
+    }
+    c
+}
+
 impl Assistant {
     pub fn new(engine: Engine, bus: Bus, spec: SpecFn) -> Assistant {
         Assistant { engine, bus, interaction: Interaction::default(), spec, supervisor: None }
@@ -138,8 +152,7 @@ impl Assistant {
     /// The facts a proposer needs to fill in arguments. `offered_plan` is the plan hash a
     /// proposer may apply (see [`declarations`]), if any.
     fn context(&self, base: &Path, offered_plan: Option<&str>) -> String {
-        let roots = self.engine.roots().join(", ");
-        let mut c = format!("Allowed folders: {roots}. The working folder is {}.", base.display());
+        let mut c = folders_context(base, self.engine.roots());
         if let Some(plan) = offered_plan {
             c.push_str(&format!(" The latest move plan is {plan}."));
         }
@@ -440,5 +453,18 @@ mod tests {
         assert_eq!(apply.parameters["properties"]["proposal"]["enum"], json!([plan]));
         let g = smart_proposer::grammar::build(smart_proposer::PromptFormat::ChatMl, &d).unwrap();
         assert!(g.contains(&format!("\"\\\"{plan}\\\"\"")), "{g}");
+    }
+
+    #[test]
+    fn the_prompt_never_names_the_working_folder_so_a_temp_folder_name_cannot_leak_into_paths() {
+        let roots = vec!["/tmp/.tmpipf9N9/root".to_string(), "/media/usb".to_string()];
+        let c = folders_context(Path::new("/tmp/.tmpipf9N9/root/inbox"), &roots);
+        assert!(!c.contains(".tmpipf9N9"), "{c}");
+        assert!(c.contains("/media/usb"), "a root elsewhere is still named: {c}");
+        // The same prompt wherever the working folder is: proposals (and the cached prefix) do
+        // not depend on the machine's temp folder names.
+        let here = folders_context(Path::new("/home/ana"), &["/home/ana".to_string()]);
+        let there = folders_context(Path::new("/tmp/x"), &["/tmp/x".to_string()]);
+        assert_eq!(here, there);
     }
 }

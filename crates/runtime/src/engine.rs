@@ -534,6 +534,57 @@ impl Engine {
         self.settle(&corr(), d, now)
     }
 
+    /// The person's decision on the pending call they were shown: refused before anything is
+    /// signed when the call hash on their screen is not the pending call's (it was replaced, or
+    /// the screen is stale). The signature binds exactly the hash the person saw.
+    pub fn decide_shown(&mut self, pending_id: &str, shown_hash: &str, approve: bool) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
+        match self.state.pending.get(pending_id) {
+            None => Err(RuntimeError::BadInput(format!(
+                "no pending call {pending_id}: it was decided, expired or never existed"
+            ))),
+            Some(p) if !p.call.hash.to_hex().eq_ignore_ascii_case(shown_hash.trim()) => {
+                Err(RuntimeError::BadInput(format!(
+                    "the call shown ({}) is not the pending call {pending_id} ({}): nothing was signed",
+                    shown_hash.get(..12).unwrap_or(shown_hash),
+                    &p.call.hash.to_hex()[..12]
+                )))
+            }
+            Some(_) => self.decide(pending_id, approve),
+        }
+    }
+
+    /// Verifies the whole ledger with this device's key and seal (what `smart ledger verify`
+    /// does).
+    pub fn verify_ledger(&mut self) -> Result<smart_ledger::VerifyReport, RuntimeError> {
+        self.refresh()?;
+        let public = self.key.as_ref().ok().map(DeviceKey::public_hex);
+        let signer = self.key.as_ref().ok().map(KeySigner);
+        Ok(smart_ledger::verify(&self.ledger, public.as_deref(), signer.as_ref().map(|s| s as &dyn HeadSigner))?)
+    }
+
+    /// Every integrity check about one event (see `smart_ledger::inspect`).
+    pub fn inspect(&self, seq: u64) -> Result<Option<smart_ledger::EventCheck>, RuntimeError> {
+        let signer = self.key.as_ref().ok().map(KeySigner);
+        Ok(smart_ledger::inspect(
+            &self.ledger,
+            seq,
+            &self.state.device_key,
+            signer.as_ref().map(|s| s as &dyn HeadSigner),
+        )?)
+    }
+
+    /// A proposal artifact (a move plan) by its hash, as recorded when it was made.
+    pub fn artifact(&self, hash: &smart_kernel::Hash) -> Result<Option<smart_kernel::Artifact>, RuntimeError> {
+        let Some(meta) = self.state.artifacts.get(hash) else {
+            return Ok(None);
+        };
+        Ok(self.ledger.get(meta.seq)?.and_then(|row| match row.event() {
+            Ok(KernelEvent::Committed { artifact, .. }) => artifact,
+            _ => None,
+        }))
+    }
+
     /// Records a supervised component's fault in the ledger.
     pub fn record_fault(&mut self, component: &str, reason: &str, restart_in_ms: u64) -> Result<u64, RuntimeError> {
         self.refresh()?;

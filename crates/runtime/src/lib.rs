@@ -26,6 +26,7 @@ pub mod error;
 pub mod interaction;
 pub mod model_choice;
 pub mod paths;
+pub mod summary;
 pub mod worker;
 pub mod world;
 

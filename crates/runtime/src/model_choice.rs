@@ -11,6 +11,10 @@ use serde::{Deserialize, Serialize};
 use smart_models::Models;
 use std::path::{Path, PathBuf};
 
+use crate::assistant::SpecFn;
+use crate::worker::{WorkerSpec, locate_worker};
+use smart_proposer::protocol::LoadRequest;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelChoice {
@@ -70,3 +74,27 @@ pub fn resolve_proposer(data_dir: &Path, models: &Models) -> Result<(PathBuf, St
     let p = models.verified_path(m).map_err(|e| RuntimeError::BadInput(e.to_string()))?;
     Ok((p, m.name.clone()))
 }
+
+/// The worker spec for `data_dir`'s chosen model, resolved when the model is first needed.
+pub fn proposer_spec(data_dir: PathBuf) -> SpecFn {
+    Box::new(move || {
+        let models = Models::open_default().map_err(|e| RuntimeError::BadInput(e.to_string()))?;
+        let (path, _) = resolve_proposer(&data_dir, &models)?;
+        let program = locate_worker()?;
+        let threads = std::env::var("SMART_THREADS").ok().and_then(|t| t.parse().ok());
+        Ok(WorkerSpec {
+            program,
+            args: vec![],
+            load: LoadRequest {
+                path: path.to_string_lossy().into_owned(),
+                n_ctx: 4096,
+                threads,
+                gpu_layers: 0,
+                format: None,
+                // Evaluated prompt prefixes survive between runs (`smart say`, the app).
+                cache_dir: Some(models.dir().join("prefix-cache").to_string_lossy().into_owned()),
+            },
+        })
+    })
+}
+

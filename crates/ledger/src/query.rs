@@ -1,0 +1,140 @@
+//! Reading the ledger the way a person browses it: newest first, filtered, a page at a time.
+//!
+//! The desktop timeline shows a ledger that may hold a million events in a virtualised list, so
+//! it never asks for "everything": it asks how many events match a filter, then for the window
+//! of rows on screen, then for a histogram of activity. All three are single SQL statements over
+//! the append-only table — the filter is compiled once into a `WHERE` clause with bound
+//! parameters (no string interpolation of what the person typed), and the tool a row concerns
+//! is read out of the payload with SQLite's JSON functions because it lives in a different
+//! place for each event kind.
+//!
+//! Paging is by offset over `seq DESC`. Rows are never updated or deleted, so an offset is
+//! stable except for events appended meanwhile, which push older rows down by exactly their
+//! number — the caller sees them as new rows at the top.
+
+use crate::store::{Ledger, LedgerError, row_to_event};
+use crate::StoredEvent;
+use rusqlite::types::Value as SqlValue;
+use serde::{Deserialize, Serialize};
+
+/// Where each kind keeps the tool's name: `refused`/`committed`/`failed` at the top,
+/// `proposed`/`admitted` in the call, `pending` in the pending call.
+const TOOL_EXPR: &str = "coalesce(json_extract(payload, '$.tool'), json_extract(payload, '$.call.tool'), \
+     json_extract(payload, '$.pending.call.tool'))";
+
+/// What the person narrowed the timeline to. Every field is optional; an empty filter matches
+/// every event.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EventFilter {
+    /// Event kinds (`committed`, `refused`, …); any of them.
+    pub kinds: Vec<String>,
+    /// The tool a call event concerns (`fs.quarantine`); exact.
+    pub tool: Option<String>,
+    /// A correlation id, or its beginning (the HUD shows the first 8 characters).
+    pub corr: Option<String>,
+    /// Wall-clock milliseconds since the Unix epoch, inclusive.
+    pub from_wall_ms: Option<u64>,
+    /// Wall-clock milliseconds since the Unix epoch, exclusive.
+    pub to_wall_ms: Option<u64>,
+}
+
+/// How many events fall into one slice of time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ActivityBucket {
+    /// The slice's start, wall-clock ms.
+    pub start_wall_ms: u64,
+    pub events: u64,
+    /// Of which refusals (`refused`, `signal_refused`): a spike is worth a look.
+    pub refusals: u64,
+}
+
+impl EventFilter {
+    /// The `WHERE` clause and its parameters.
+    fn sql(&self) -> (String, Vec<SqlValue>) {
+        let mut clauses = vec!["1 = 1".to_string()];
+        let mut params: Vec<SqlValue> = vec![];
+        if !self.kinds.is_empty() {
+            let marks = vec!["?"; self.kinds.len()].join(", ");
+            clauses.push(format!("kind IN ({marks})"));
+            params.extend(self.kinds.iter().map(|k| SqlValue::Text(k.clone())));
+        }
+        if let Some(tool) = self.tool.as_deref().filter(|t| !t.is_empty()) {
+            clauses.push(format!("{TOOL_EXPR} = ?"));
+            params.push(SqlValue::Text(tool.to_string()));
+        }
+        if let Some(corr) = self.corr.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+            // A prefix match without LIKE's wildcards: `_` and `%` in the input stay literal.
+            clauses.push("substr(corr, 1, length(?)) = ?".into());
+            params.push(SqlValue::Text(corr.to_string()));
+            params.push(SqlValue::Text(corr.to_string()));
+        }
+        if let Some(from) = self.from_wall_ms {
+            clauses.push("wall_ms >= ?".into());
+            params.push(SqlValue::Integer(clamp(from)));
+        }
+        if let Some(to) = self.to_wall_ms {
+            clauses.push("wall_ms < ?".into());
+            params.push(SqlValue::Integer(clamp(to)));
+        }
+        (clauses.join(" AND "), params)
+    }
+}
+
+fn clamp(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+impl Ledger {
+    /// How many events match `filter`.
+    pub fn count(&self, filter: &EventFilter) -> Result<u64, LedgerError> {
+        let (clause, params) = filter.sql();
+        let mut stmt = self.connection().prepare(&format!("SELECT count(*) FROM events WHERE {clause}"))?;
+        let n: i64 = stmt.query_row(rusqlite::params_from_iter(params), |r| r.get(0))?;
+        Ok(n.max(0) as u64)
+    }
+
+    /// The matching events, newest first, skipping the `offset` newest.
+    pub fn page(&self, filter: &EventFilter, offset: u64, limit: usize) -> Result<Vec<StoredEvent>, LedgerError> {
+        let (clause, mut params) = filter.sql();
+        params.push(SqlValue::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+        params.push(SqlValue::Integer(clamp(offset)));
+        let mut stmt = self
+            .connection()
+            .prepare(&format!("{} WHERE {clause} ORDER BY seq DESC LIMIT ? OFFSET ?", crate::store::SELECT))?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(params), row_to_event)?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Matching events per `bucket_ms` of wall-clock time, oldest bucket first, empty buckets
+    /// left out.
+    pub fn activity(&self, filter: &EventFilter, bucket_ms: u64) -> Result<Vec<ActivityBucket>, LedgerError> {
+        let bucket = clamp(bucket_ms.max(1));
+        let (clause, mut params) = filter.sql();
+        params.insert(0, SqlValue::Integer(bucket));
+        let mut stmt = self.connection().prepare(&format!(
+            "SELECT (wall_ms / ?) AS b, count(*), sum(kind IN ('refused', 'signal_refused'))
+             FROM events WHERE {clause} GROUP BY b ORDER BY b"
+        ))?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
+            let b: i64 = r.get(0)?;
+            let n: i64 = r.get(1)?;
+            let refusals: i64 = r.get(2)?;
+            Ok(ActivityBucket {
+                start_wall_ms: (b.max(0) as u64).saturating_mul(bucket as u64),
+                events: n.max(0) as u64,
+                refusals: refusals.max(0) as u64,
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// The tool names that occur in the ledger, for the timeline's filter menu.
+    pub fn tools(&self) -> Result<Vec<String>, LedgerError> {
+        let mut stmt = self
+            .connection()
+            .prepare(&format!("SELECT DISTINCT {TOOL_EXPR} AS t FROM events WHERE t IS NOT NULL ORDER BY t"))?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+}

@@ -1,0 +1,63 @@
+//! The TypeScript declarations of the command types, generated from the Rust ones.
+//!
+//! `ui/src/bindings.ts` is written by this test, never by hand: the types the web view reads are
+//! the types the backend serialises. The test fails when the committed file differs from what
+//! the Rust types produce, and says how to regenerate it (`SMART_UPDATE_BINDINGS=1 cargo test -p
+//! smart-app bindings`), so a change on one side cannot silently drift from the other.
+
+#![allow(clippy::panic)]
+
+use crate::HudEvent;
+use crate::hud::{Outcome, PendingList, PendingView, SayResult, StepView};
+use crate::preview::{FileRow, MoveRow, Preview};
+use crate::timeline::{ActivityBar, EventDetail, TimelineFilter, TimelinePage, TimelineRow, VerifyBadge};
+use ts_rs::{Config, TS};
+
+fn generate() -> String {
+    // Millisecond times and sequence numbers fit a JS number for 285,000 years.
+    let cfg = Config::new().with_large_int("number");
+    let decls = [
+        Outcome::decl(&cfg),
+        StepView::decl(&cfg),
+        SayResult::decl(&cfg),
+        FileRow::decl(&cfg),
+        MoveRow::decl(&cfg),
+        Preview::decl(&cfg),
+        PendingView::decl(&cfg),
+        PendingList::decl(&cfg),
+        TimelineFilter::decl(&cfg),
+        TimelineRow::decl(&cfg),
+        TimelinePage::decl(&cfg),
+        EventDetail::decl(&cfg),
+        VerifyBadge::decl(&cfg),
+        ActivityBar::decl(&cfg),
+        HudEvent::decl(&cfg),
+    ];
+    let mut out = String::from(
+        "// Generated from the Rust command types by `src-tauri/src/bindings.rs`; do not edit.\n\
+         // Regenerate: SMART_UPDATE_BINDINGS=1 cargo test -p smart-app bindings\n\n",
+    );
+    for d in decls {
+        out.push_str("export ");
+        out.push_str(&d);
+        out.push_str("\n\n");
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
+
+#[test]
+fn ui_bindings_match_the_rust_command_types() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/src/bindings.ts");
+    let want = generate();
+    if std::env::var_os("SMART_UPDATE_BINDINGS").is_some() {
+        std::fs::write(&path, &want).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "{} is out of date with the Rust types; regenerate it with\n  SMART_UPDATE_BINDINGS=1 cargo test -p smart-app bindings",
+        path.display()
+    );
+}

@@ -1,0 +1,63 @@
+//! The runtime the app hosts: one `Assistant` (kernel, ledger, tools, proposer worker) per data
+//! directory, opened on first use and shared by every command.
+//!
+//! One lock guards it. The kernel is a single writer by design (each decision extends the hash
+//! chain from the state it was made in), so commands take turns rather than racing; a model
+//! turn holds the lock for its seconds, and the HUD's countdowns keep running on the UI's own
+//! clock meanwhile (it offsets from the last `now_ms` it was given). If opening fails — no data
+//! dir yet, a broken ledger — the error text goes to the UI, and the next command tries again,
+//! so repairing the data dir from a terminal needs no restart.
+
+use smart_runtime::model_choice::proposer_spec;
+use smart_runtime::{Assistant, Bus, Engine, SystemClock};
+use std::path::PathBuf;
+use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
+
+pub struct Session {
+    /// The data directory, or why it could not be determined (shown in the UI's banner).
+    data_dir: Result<PathBuf, String>,
+    bus: Bus,
+    assistant: Mutex<Option<Assistant>>,
+}
+
+impl Session {
+    pub fn new(data_dir: Result<PathBuf, String>, bus: Bus) -> Session {
+        Session { data_dir, bus, assistant: Mutex::new(None) }
+    }
+
+    pub fn bus(&self) -> &Bus {
+        &self.bus
+    }
+
+    /// The assistant, opened if it is not yet.
+    pub async fn open(&self) -> Result<MappedMutexGuard<'_, Assistant>, String> {
+        let mut guard = self.assistant.lock().await;
+        if guard.is_none() {
+            let dir = self.data_dir.clone()?;
+            let engine = Engine::open(&dir, Box::new(SystemClock)).map_err(|e| e.to_string())?;
+            *guard = Some(Assistant::new(engine, self.bus.clone(), proposer_spec(dir)));
+        }
+        MutexGuard::try_map(guard, Option::as_mut).map_err(|_| "the runtime could not be opened".to_string())
+    }
+
+    /// Runs `f` on the engine. An error about the store (not bad input) closes the runtime, to
+    /// be opened afresh next time: the data dir may be repaired or initialised meanwhile.
+    pub async fn with_engine<T>(
+        &self,
+        f: impl FnOnce(&mut Engine) -> Result<T, smart_runtime::RuntimeError>,
+    ) -> Result<T, String> {
+        let result = {
+            let mut a = self.open().await?;
+            f(a.engine())
+        };
+        match result {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                if !matches!(e, smart_runtime::RuntimeError::BadInput(_)) {
+                    *self.assistant.lock().await = None;
+                }
+                Err(e.to_string())
+            }
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! The app through its real IPC path, display-less (Tauri's mock runtime): the commands the HUD
+//! calls, over a real data dir and ledger, and the capability files' window restrictions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use super::*;
+use serde_json::json;
+use smart_kernel::{CallSource, GateAct, Horizon, Policy};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder, mock_context, noop_assets};
+use tauri::webview::InvokeRequest;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+type Reply = Result<Value, Value>;
+
+/// Invokes `cmd` with `args` from `webview`, as the web view's `invoke` would.
+fn invoke(webview: &tauri::WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Reply {
+    let response = get_ipc_response(
+        webview,
+        InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            // Linux/macOS origin of the bundled frontend (Windows uses http://tauri.localhost).
+            url: "tauri://localhost".parse().unwrap(),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        },
+    );
+    match response {
+        Ok(body) => Ok(body.deserialize::<Value>().unwrap()),
+        Err(e) => Err(e),
+    }
+}
+
+/// A mock app without the app's ACL (every command allowed), with a "main" window.
+fn app(data_dir: Result<PathBuf, String>) -> (tauri::App<MockRuntime>, tauri::WebviewWindow<MockRuntime>) {
+    let app = setup(mock_builder(), data_dir).build(mock_context(noop_assets())).unwrap();
+    let webview = tauri::WebviewWindowBuilder::new(&app, "main", tauri::WebviewUrl::default()).build().unwrap();
+    (app, webview)
+}
+
+fn err_text(r: Reply) -> String {
+    match r {
+        Err(v) => v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()),
+        Ok(v) => panic!("expected an error, got {v}"),
+    }
+}
+
+/// A data dir whose frontier is L3 (a plan applied), so an L4 quarantine waits for the person.
+struct Data {
+    _tmp: tempfile::TempDir,
+    data: PathBuf,
+    root: PathBuf,
+}
+
+fn data_at_l3() -> Data {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap().join("root");
+    let docs = root.join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("old.log"), "0123456789").unwrap();
+    std::fs::write(docs.join("a.txt"), "a").unwrap();
+    let data = tmp.path().join("data");
+    let mut policy = Policy::default();
+    policy.gates.after_l1_ms = 0;
+    policy.gates.after_l2_ms = 0;
+    policy.gates.after_l3_ms = 0;
+    let opts = smart_runtime::InitOptions {
+        roots: vec![root.clone()],
+        policy: Some(policy),
+        key_store: Some(smart_signals::KeyStoreKind::File),
+    };
+    let (mut e, _) = smart_runtime::Engine::init(&data, opts, Box::new(smart_runtime::SystemClock)).unwrap();
+    let draft = smart_kernel::lease::LeaseDraft {
+        frame: "tidy docs".into(),
+        horizon: Horizon::Short,
+        duration_ms: 3_600_000,
+        success_criteria: vec![],
+        non_goals: vec![],
+        renewal_prompt: String::new(),
+    };
+    e.draft_lease(draft).unwrap();
+    e.gates(&[GateAct::Commitment]).unwrap();
+    for tool in ["fs.scan", "cluster.duplicates"] {
+        assert_eq!(e.call(tool, json!({"path": docs}), CallSource::Script).unwrap().outcome, "committed");
+    }
+    let plan = e
+        .call("propose.move", json!({"moves": [{"from": docs.join("a.txt"), "to": docs.join("b.txt")}]}), CallSource::Script)
+        .unwrap()
+        .artifact
+        .unwrap();
+    assert_eq!(e.call("apply.move", json!({"proposal": plan}), CallSource::Script).unwrap().outcome, "committed");
+    Data { _tmp: tmp, data, root }
+}
+
+#[test]
+fn get_status_explains_an_uninitialised_data_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_app, w) = app(Ok(dir.path().to_path_buf()));
+    let text = err_text(invoke(&w, "get_status", json!({})));
+    assert!(text.contains("smart init") && text.contains(&dir.path().display().to_string()), "{text}");
+}
+
+#[test]
+fn get_status_returns_the_runtime_s_status_view() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(&root)?;
+    let data = dir.path().join("data");
+    let opts = smart_runtime::InitOptions {
+        roots: vec![root],
+        policy: None,
+        key_store: Some(smart_signals::KeyStoreKind::File),
+    };
+    smart_runtime::Engine::init(&data, opts, Box::new(smart_runtime::SystemClock))?;
+    let (_app, w) = app(Ok(data));
+    let v = invoke(&w, "get_status", json!({})).map_err(|e| format!("get_status failed: {e}"))?;
+    assert_eq!(v["stance"], "sensemaking");
+    assert_eq!(v["frontier"], 0);
+    assert_eq!(v["gates"].as_array().map(Vec::len), Some(4));
+    assert_eq!(v["budget"]["limit"], 1000);
+    assert!(v["pending"].as_array().is_some_and(Vec::is_empty));
+    Ok(())
+}
+
+#[test]
+fn get_status_reports_an_unresolved_data_dir() {
+    let (_app, w) = app(Err("no home directory".into()));
+    assert_eq!(invoke(&w, "get_status", json!({})), Err(Value::String("no home directory".into())));
+}
+
+/// The confirmation flow the HUD drives: a typed command that needs approval, its preview, a
+/// decision bound to the shown hash, the commit and its signed approval in the timeline, undo.
+#[test]
+fn a_typed_quarantine_waits_shows_its_files_and_commits_only_when_approved_with_the_shown_hash() {
+    let d = data_at_l3();
+    let victim = d.root.join("docs/old.log");
+    let (_app, w) = app(Ok(d.data.clone()));
+
+    let said = invoke(&w, "say", json!({"text": "quarantine docs/old.log"})).unwrap();
+    assert_eq!(said["steps"][0]["source"], "template", "{said}");
+    assert_eq!(said["steps"][0]["outcome"]["outcome"], "pending", "{said}");
+    assert!(victim.exists(), "a pending call changed files");
+
+    let list = invoke(&w, "pending_calls", json!({})).unwrap();
+    let call = &list["calls"][0];
+    assert_eq!(call["tool"], "fs.quarantine");
+    assert_eq!((call["layer"].as_u64(), call["tier"].as_u64()), (Some(4), Some(3)));
+    assert_eq!(call["preview"]["kind"], "files");
+    assert_eq!(call["preview"]["files"][0]["path"], victim.to_str().unwrap());
+    assert_eq!(call["preview"]["files"][0]["bytes"], 10);
+    assert_eq!(call["preview"]["total_bytes"], 10);
+    assert!(call["admissible_at_ms"].as_u64() <= list["now_ms"].as_u64(), "no gate in this policy: {list}");
+    let id = call["id"].as_str().unwrap().to_string();
+    let hash = call["call_hash"].as_str().unwrap().to_string();
+
+    // A decision for a hash the dialog did not show signs nothing.
+    let wrong = err_text(invoke(&w, "decide", json!({"pendingId": id, "callHash": "ab".repeat(32), "approve": true})));
+    assert!(wrong.contains("nothing was signed"), "{wrong}");
+    assert!(victim.exists());
+
+    let done = invoke(&w, "decide", json!({"pendingId": id, "callHash": hash, "approve": true})).unwrap();
+    assert_eq!(done["outcome"], "committed", "{done}");
+    assert!(!victim.exists(), "approved quarantine did not run");
+
+    // The timeline shows the approval (signed, valid) and the commit (undoable).
+    let page = invoke(&w, "timeline", json!({"filter": {}, "offset": 0, "limit": 50})).unwrap();
+    let rows = page["rows"].as_array().unwrap();
+    assert_eq!(page["total"].as_u64(), Some(rows.len() as u64));
+    let approved = rows.iter().find(|r| r["kind"] == "approved").unwrap();
+    let detail = invoke(&w, "event_detail", json!({"seq": approved["seq"]})).unwrap();
+    assert_eq!(detail["signature_ok"], true, "{detail}");
+    assert_eq!((detail["hash_ok"].as_bool(), detail["link_ok"].as_bool()), (Some(true), Some(true)));
+    assert_eq!(detail["payload"]["signal"]["call_hash"], hash);
+    let commit = rows.iter().find(|r| r["kind"] == "committed" && r["tool"] == "fs.quarantine").unwrap();
+    assert_eq!(commit["undoable"], true, "{commit}");
+    let badge = invoke(&w, "verify_ledger", json!({})).unwrap();
+    assert_eq!(badge["ok"], true, "{badge}");
+
+    let undone = invoke(&w, "undo", json!({"seq": commit["seq"]})).unwrap();
+    assert_eq!(undone["outcome"], "committed", "{undone}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "0123456789", "undo restored the file");
+}
+
+#[test]
+fn deny_leaves_the_files_and_records_a_signed_denial() {
+    let d = data_at_l3();
+    let victim = d.root.join("docs/old.log");
+    let (_app, w) = app(Ok(d.data.clone()));
+    invoke(&w, "say", json!({"text": "quarantine docs/old.log"})).unwrap();
+    let list = invoke(&w, "pending_calls", json!({})).unwrap();
+    let call = &list["calls"][0];
+    let r = invoke(&w, "decide", json!({"pendingId": call["id"], "callHash": call["call_hash"], "approve": false})).unwrap();
+    assert_eq!(r["outcome"], "denied", "{r}");
+    assert!(victim.exists());
+    assert!(invoke(&w, "pending_calls", json!({})).unwrap()["calls"].as_array().unwrap().is_empty());
+    let denied = invoke(&w, "timeline", json!({"filter": {"kinds": ["denied"]}, "offset": 0, "limit": 5})).unwrap();
+    assert_eq!(denied["total"], 1, "{denied}");
+}
+
+#[test]
+fn emergency_stop_falls_back_to_sensemaking_and_drops_the_lease() {
+    let d = data_at_l3();
+    let (_app, w) = app(Ok(d.data.clone()));
+    assert_ne!(invoke(&w, "get_status", json!({})).unwrap()["stance"], "sensemaking");
+    let r = invoke(&w, "emergency_stop", json!({})).unwrap();
+    assert_eq!(r["outcome"], "recorded", "{r}");
+    let s = invoke(&w, "get_status", json!({})).unwrap();
+    assert_eq!(s["stance"], "sensemaking", "{s}");
+    assert!(s["lease"].is_null(), "{s}");
+}
+
+#[test]
+fn the_timeline_pages_filters_and_charts_what_the_ledger_holds() {
+    let d = data_at_l3();
+    let (_app, w) = app(Ok(d.data.clone()));
+    let all = invoke(&w, "timeline", json!({"filter": {}, "offset": 0, "limit": 3})).unwrap();
+    let total = all["total"].as_u64().unwrap();
+    assert_eq!(all["rows"].as_array().unwrap().len(), 3);
+    assert_eq!(all["rows"][0]["seq"].as_u64(), Some(total), "newest first");
+    let scans = invoke(&w, "timeline", json!({"filter": {"tool": "fs.scan"}, "offset": 0, "limit": 50})).unwrap();
+    assert!(scans["rows"].as_array().unwrap().iter().all(|r| r["tool"] == "fs.scan"), "{scans}");
+    let bars = invoke(&w, "activity", json!({"filter": {}, "bucketMs": 60_000})).unwrap();
+    let sum: u64 = bars.as_array().unwrap().iter().map(|b| b["events"].as_u64().unwrap()).sum();
+    assert_eq!(sum, total);
+    let tools = invoke(&w, "ledger_tools", json!({})).unwrap();
+    assert!(tools.as_array().unwrap().contains(&json!("apply.move")), "{tools}");
+    // Bad input is refused with words and changes nothing.
+    let missing = err_text(invoke(&w, "event_detail", json!({"seq": total + 10})));
+    assert!(missing.contains("no event"), "{missing}");
+    let bad = err_text(invoke(&w, "timeline", json!({"filter": {"kinds": "committed"}, "offset": 0, "limit": 5})));
+    assert!(bad.contains("filter"), "{bad}");
+}
+
+/// With the app's real capability files: any window may read, only the HUD ("main") may decide.
+#[test]
+fn only_the_hud_window_may_decide_stop_or_undo() {
+    let d = data_at_l3();
+    let app = setup(mock_builder(), Ok(d.data.clone())).build(tauri::generate_context!(test = true)).unwrap();
+    let main = app
+        .get_webview_window("main")
+        .unwrap_or_else(|| tauri::WebviewWindowBuilder::new(&app, "main", tauri::WebviewUrl::default()).build().unwrap());
+    let other = tauri::WebviewWindowBuilder::new(&app, "other", tauri::WebviewUrl::default()).build().unwrap();
+
+    assert!(invoke(&other, "get_status", json!({})).is_ok());
+    assert!(invoke(&other, "timeline", json!({"filter": {}, "offset": 0, "limit": 5})).is_ok());
+    for (cmd, args) in [
+        ("decide", json!({"pendingId": "x", "callHash": "y", "approve": true})),
+        ("emergency_stop", json!({})),
+        ("undo", json!({"seq": 1})),
+        ("say", json!({"text": "scan docs"})),
+    ] {
+        let e = err_text(invoke(&other, cmd, args.clone()));
+        assert!(e.contains("not allowed"), "{cmd} from another window: {e}");
+        // From the HUD the same call reaches the backend (and fails there, on its merits).
+        if let Err(e) = invoke(&main, cmd, args) {
+            assert!(!e.to_string().contains("not allowed"), "{cmd} from the HUD: {e}");
+        }
+    }
+    assert_eq!(invoke(&main, "get_status", json!({})).unwrap()["stance"], "sensemaking", "the HUD's stop went through");
+}

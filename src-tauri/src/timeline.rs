@@ -1,0 +1,209 @@
+//! The ledger timeline's commands: pages of events for a virtualised list, one event in detail
+//! with its integrity checks, the whole-chain verify badge, and activity over time.
+//!
+//! The list never loads the ledger whole. The UI asks for the count under a filter, then for
+//! the rows in view (`offset`, `limit`, newest first); a million events cost the same to scroll
+//! as a hundred. Every row is re-read from SQLite on request, so the timeline cannot drift from
+//! the ledger it shows.
+
+use crate::session::Session;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use smart_ledger::{EventFilter, StoredEvent};
+use tauri::State;
+
+/// The most rows one page may ask for.
+pub const MAX_PAGE: usize = 500;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(default)]
+pub struct TimelineFilter {
+    pub kinds: Vec<String>,
+    pub tool: Option<String>,
+    pub corr: Option<String>,
+    pub from_wall_ms: Option<u64>,
+    pub to_wall_ms: Option<u64>,
+}
+
+impl From<TimelineFilter> for EventFilter {
+    fn from(f: TimelineFilter) -> EventFilter {
+        EventFilter {
+            kinds: f.kinds,
+            tool: f.tool,
+            corr: f.corr,
+            from_wall_ms: f.from_wall_ms,
+            to_wall_ms: f.to_wall_ms,
+        }
+    }
+}
+
+/// One line of the timeline.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct TimelineRow {
+    pub seq: u64,
+    pub corr: String,
+    pub kind: String,
+    pub wall_ms: u64,
+    pub tool: Option<String>,
+    pub summary: String,
+    /// A committed call that recorded how to undo it (and is not itself an undo).
+    pub undoable: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct TimelinePage {
+    /// Events matching the filter, in all.
+    pub total: u64,
+    pub offset: u64,
+    pub rows: Vec<TimelineRow>,
+}
+
+/// One event in full, with its checks.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct EventDetail {
+    pub row: TimelineRow,
+    #[cfg_attr(test, ts(type = "unknown"))]
+    pub payload: Value,
+    pub at_ms: u64,
+    pub hash: String,
+    pub prev_hash: String,
+    pub state_before: String,
+    pub state_after: String,
+    pub hash_ok: bool,
+    pub link_ok: bool,
+    /// `None` when the device key is not available to check the seal.
+    pub seal_ok: Option<bool>,
+    /// For approve/deny/emergency events: the person's Ed25519 signature.
+    pub signature_ok: Option<bool>,
+    pub signature_error: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct VerifyBadge {
+    pub ok: bool,
+    pub events: u64,
+    pub head: Option<String>,
+    pub first_bad_seq: Option<u64>,
+    pub reason: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ActivityBar {
+    pub start_wall_ms: u64,
+    pub events: u64,
+    pub refusals: u64,
+}
+
+fn tool_of(payload: &Value) -> Option<String> {
+    [&payload["tool"], &payload["call"]["tool"], &payload["pending"]["call"]["tool"]]
+        .into_iter()
+        .find_map(|v| v.as_str().map(str::to_string))
+}
+
+fn row_view(r: &StoredEvent) -> (TimelineRow, Value) {
+    let payload: Value = serde_json::from_str(&r.payload).unwrap_or(Value::String(r.payload.clone()));
+    let undoable = r.kind == "committed" && !payload["rollback"].is_null() && payload["undoes"].is_null();
+    let row = TimelineRow {
+        seq: r.seq,
+        corr: r.corr.clone(),
+        kind: r.kind.clone(),
+        wall_ms: r.wall_ms,
+        tool: tool_of(&payload),
+        summary: smart_runtime::summary::event_summary(&r.payload),
+        undoable,
+    };
+    (row, payload)
+}
+
+#[tauri::command]
+pub async fn timeline(
+    session: State<'_, Session>,
+    filter: TimelineFilter,
+    offset: u64,
+    limit: usize,
+) -> Result<TimelinePage, String> {
+    let filter = EventFilter::from(filter);
+    session
+        .with_engine(|e| {
+            e.refresh()?;
+            let l = e.ledger();
+            let total = l.count(&filter)?;
+            let rows = l.page(&filter, offset, limit.min(MAX_PAGE))?;
+            Ok(TimelinePage { total, offset, rows: rows.iter().map(|r| row_view(r).0).collect() })
+        })
+        .await
+}
+
+#[tauri::command]
+pub async fn event_detail(session: State<'_, Session>, seq: u64) -> Result<EventDetail, String> {
+    session
+        .with_engine(|e| {
+            e.refresh()?;
+            let not_found = || smart_runtime::RuntimeError::BadInput(format!("there is no event {seq} in the ledger"));
+            let r = e.ledger().get(seq)?.ok_or_else(not_found)?;
+            let check = e.inspect(seq)?.ok_or_else(not_found)?;
+            let (row, payload) = row_view(&r);
+            Ok(EventDetail {
+                row,
+                payload,
+                at_ms: r.at_ms,
+                hash: r.hash,
+                prev_hash: r.prev_hash,
+                state_before: r.state_before,
+                state_after: r.state_after,
+                hash_ok: check.hash_ok,
+                link_ok: check.link_ok,
+                seal_ok: check.seal_ok,
+                signature_ok: check.signature_ok,
+                signature_error: check.signature_error,
+            })
+        })
+        .await
+}
+
+#[tauri::command]
+pub async fn verify_ledger(session: State<'_, Session>) -> Result<VerifyBadge, String> {
+    session
+        .with_engine(|e| {
+            let r = e.verify_ledger()?;
+            Ok(VerifyBadge {
+                ok: r.ok,
+                events: r.events,
+                head: r.head,
+                first_bad_seq: r.first_bad_seq,
+                reason: r.reason,
+            })
+        })
+        .await
+}
+
+#[tauri::command]
+pub async fn activity(
+    session: State<'_, Session>,
+    filter: TimelineFilter,
+    bucket_ms: u64,
+) -> Result<Vec<ActivityBar>, String> {
+    let filter = EventFilter::from(filter);
+    session
+        .with_engine(|e| {
+            e.refresh()?;
+            Ok(e.ledger()
+                .activity(&filter, bucket_ms)?
+                .into_iter()
+                .map(|b| ActivityBar { start_wall_ms: b.start_wall_ms, events: b.events, refusals: b.refusals })
+                .collect())
+        })
+        .await
+}
+
+/// The tools that occur in the ledger (for the filter menu).
+#[tauri::command]
+pub async fn ledger_tools(session: State<'_, Session>) -> Result<Vec<String>, String> {
+    session.with_engine(|e| Ok(e.ledger().tools()?)).await
+}

@@ -1,0 +1,117 @@
+// Generated from the Rust command types by `src-tauri/src/bindings.rs`; do not edit.
+// Regenerate: SMART_UPDATE_BINDINGS=1 cargo test -p smart-app bindings
+
+export type Outcome = { 
+/**
+ * committed | refused | pending | failed | denied | recorded
+ */
+outcome: string, 
+/**
+ * The stable refusal code (`time_gate`, `layer_not_reached`, …).
+ */
+code: string | null, reason: string | null, pending_id: string | null, seq: number | null, tier: number | null, admissible_in_ms: number | null, 
+/**
+ * Tier 2: the person is told.
+ */
+notify: boolean, };
+
+export type StepView = { 
+/**
+ * template | model
+ */
+source: string, tool: string, args: unknown, 
+/**
+ * `None` when only proposed.
+ */
+outcome: Outcome | null, };
+
+export type SayResult = { corr: string, utterance: string, steps: Array<StepView>, 
+/**
+ * The assistant's words when it made no call.
+ */
+reply: string | null, ended: string, model: string | null, };
+
+export type FileRow = { path: string, 
+/**
+ * `None` when it does not exist or cannot be read.
+ */
+bytes: number | null, is_dir: boolean, exists: boolean, };
+
+export type MoveRow = { from: string, to: string, bytes: number | null, 
+/**
+ * Something is already at `to`: the move would be refused or rename around it.
+ */
+target_exists: boolean, };
+
+export type Preview = { "kind": "files", files: Array<FileRow>, total_bytes: number, more: number, } | { "kind": "moves", moves: Array<MoveRow>, total_bytes: number, more: number, } | { "kind": "args", text: string, };
+
+export type PendingView = { id: string, tool: string, layer: number, tier: number, 
+/**
+ * Why it needs the person, in words.
+ */
+why: string, 
+/**
+ * read_only | propose_only | reversible | irreversible
+ */
+reversibility: string, 
+/**
+ * The hash the approval will be bound to: what the dialog shows is what gets signed.
+ */
+call_hash: string, args: unknown, created_at_ms: number, 
+/**
+ * Approving before this is refused by the time gate; the dialog counts down to it.
+ */
+admissible_at_ms: number, expires_at_ms: number, preview: Preview, };
+
+export type PendingList = { now_ms: number, calls: Array<PendingView>, };
+
+export type TimelineFilter = { kinds: Array<string>, tool: string | null, corr: string | null, from_wall_ms: number | null, to_wall_ms: number | null, };
+
+export type TimelineRow = { seq: number, corr: string, kind: string, wall_ms: number, tool: string | null, summary: string, 
+/**
+ * A committed call that recorded how to undo it (and is not itself an undo).
+ */
+undoable: boolean, };
+
+export type TimelinePage = { 
+/**
+ * Events matching the filter, in all.
+ */
+total: number, offset: number, rows: Array<TimelineRow>, };
+
+export type EventDetail = { row: TimelineRow, payload: unknown, at_ms: number, hash: string, prev_hash: string, state_before: string, state_after: string, hash_ok: boolean, link_ok: boolean, 
+/**
+ * `None` when the device key is not available to check the seal.
+ */
+seal_ok: boolean | null, 
+/**
+ * For approve/deny/emergency events: the person's Ed25519 signature.
+ */
+signature_ok: boolean | null, signature_error: string | null, };
+
+export type VerifyBadge = { ok: boolean, events: number, head: string | null, first_bad_seq: number | null, reason: string | null, };
+
+export type ActivityBar = { start_wall_ms: number, events: number, refusals: number, };
+
+export type HudEvent = { corr: string, 
+/**
+ * state_changed | utterance | proposal | reply | outcome | worker_starting | worker_ready |
+ * worker_fault | illegal_transition
+ */
+event: string, 
+/**
+ * The interaction state entered (state_changed).
+ */
+state: string | null, 
+/**
+ * The utterance or reply text.
+ */
+text: string | null, tool: string | null, args: unknown, 
+/**
+ * committed | refused | pending | … (outcome).
+ */
+outcome: string | null, 
+/**
+ * template | model (proposal).
+ */
+source: string | null, model: string | null, reason: string | null, };
