@@ -21,25 +21,12 @@ if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
 fi
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/smart/target}"
 
-# The UI. Rebuilding dist/ changes its files' times, which makes cargo re-embed them and relink
-# the app, so build it only when its inputs changed.
-ui_inputs_hash() {
-  find -L ui vite.config.ts tsconfig.json package.json package-lock.json -type f -print0 2>/dev/null \
-    | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1
-}
-ui_stamp=node_modules/.smart-ui-hash
-want=$(ui_inputs_hash)
-if [ -f dist/index.html ] && [ -f "$ui_stamp" ] && [ "$(cat "$ui_stamp")" = "$want" ]; then
-  log "ui: dist/ is up to date"
-else
-  log "ui: npm run build"
-  npm run build --silent
-  echo "$want" > "$ui_stamp"
-fi
+# The UI, rebuilt only when its sources changed (see ui-build.sh).
+bash scripts/ui-build.sh
 
 # The app, with dist/ embedded (custom-protocol) instead of loading the dev server.
 log "app: cargo build --release (target dir $CARGO_TARGET_DIR)"
-cargo build --release --bins --features tauri/custom-protocol -p smart-app
+cargo build --release --bins -p smart-app
 app="$CARGO_TARGET_DIR/release/smart-app"
 
 # The proposer: its worker binary beside the app and the CLI, and the default model (fetched once

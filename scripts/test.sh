@@ -3,10 +3,12 @@
 #
 #   bash scripts/test.sh
 #
-# Installs what is missing first (scripts/setup.sh), then: formatting and lints, the UI's unit
-# tests, the benchmark binary in its quick mode (so it cannot rot), and every Rust test in the
-# workspace — kernel, ledger, signals, tools, runtime, the CLI's end-to-end, tamper, crash and
-# bad-input suites, the OS-keyring round trip, and the desktop app's display-less IPC test.
+# Installs what is missing first (scripts/setup.sh), then: the UI's unit and component tests
+# (Vitest) and browser tests of the built UI (headless Chromium), formatting and lints, the
+# benchmark binary in its quick mode (so it cannot rot), an eval slice through the real model,
+# the real app window end to end under Xvfb over WebDriver (scripts/e2e.sh), and every Rust test
+# in the workspace — kernel, ledger, signals, tools, runtime, the CLI's end-to-end, tamper, crash
+# and bad-input suites, the OS-keyring round trip, and the app's IPC and capability tests.
 # Cargo builds go to a target dir outside the clone ($HOME/.cache/smart/target by default) so
 # repeated runs, and CI, rebuild incrementally.
 set -euo pipefail
@@ -26,21 +28,23 @@ unset SMART_DATA_DIR SMART_NOW_MS SMART_KEY_STORE
 
 export SMART_MODELS_DIR="${SMART_MODELS_DIR:-$HOME/.cache/smart/models}"
 
-step "format"
-cargo fmt --all -- --check
-
-step "lints"
-cargo clippy --workspace --all-targets --locked -- -D warnings
-
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
 if [ -f package.json ]; then
   step "ui: unit tests"
   npm test --silent 2>&1 | tee -a "$log"
-  # The app embeds dist/ in release builds; its display-less test needs the folder to exist.
-  [ -f dist/index.html ] || npm run build --silent
+  # The built UI: the app embeds it, and the browser tests load it.
+  bash scripts/ui-build.sh
+  step "ui: browser tests of the built UI (headless Chromium, backend faked at the IPC boundary)"
+  node tests/browser/hud.browser.mjs 2>&1 | tee -a "$log"
 fi
+
+step "format"
+cargo fmt --all -- --check
+
+step "lints"
+cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "binaries (the CLI tests drive smart and the proposer worker beside it)"
 cargo build --workspace --bins --locked
@@ -54,9 +58,13 @@ cargo run --locked -p smart-bench -- --quick
 step "eval (a slice of the dev set through the default model: schema-valid must be 100%)"
 cargo run --locked -q -p smart-eval -- --models qwen2.5-coder-0.5b --every 5 --require-schema-valid
 
+step "app: the real window under Xvfb over WebDriver (screenshots in \$CARGO_TARGET_DIR/e2e)"
+bash scripts/e2e.sh 2>&1 | tee -a "$log"
+
 step "rust: every crate"
 set +e
-cargo test --workspace --locked 2>&1 | tee -a "$log"
+# --no-fail-fast: one failing test binary must not hide the others' results from the count.
+cargo test --workspace --locked --no-fail-fast 2>&1 | tee -a "$log"
 status=${PIPESTATUS[0]}
 set -e
 
@@ -68,6 +76,8 @@ passed=$(grep -Eo 'test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s += $
 failed=$(grep -Eo 'test result: [a-zA-Z]+\. [0-9]+ passed; [0-9]+ failed' "$log" | awk '{s += $6} END {print s + 0}')
 ui_passed=$(grep -Eo 'Tests +[0-9]+ passed' "$log" | awk '{s += $2} END {print s + 0}')
 ui_failed=$(grep -Eo 'Tests +[0-9]+ failed' "$log" | awk '{s += $2} END {print s + 0}')
+# The browser and window suites print "<suite>: N checks passed" and stop the run on a failure.
+checks=$(grep -Eo '^(browser|e2e): [0-9]+ checks passed' "$log" | awk '{s += $2} END {print s + 0}')
 echo
-echo "$((passed + ui_passed)) passed, $((failed + ui_failed)) failed"
+echo "$((passed + ui_passed + checks)) passed, $((failed + ui_failed)) failed"
 exit "$status"

@@ -14,6 +14,13 @@ const COMMANDS: &[&str] = &[
     "verify_ledger",
     "activity",
     "ledger_tools",
+    "setup_state",
+    "init_data_dir",
+    "pick_folder",
+    "fetch_model",
+    "get_settings",
+    "set_settings",
+    "heartbeat",
 ];
 
 fn main() {

@@ -9,7 +9,9 @@
 
 use crate::HudEvent;
 use crate::hud::{Outcome, PendingList, PendingView, SayResult, StepView};
+use crate::onboarding::{FetchProgress, ModelRow, SetupState};
 use crate::preview::{FileRow, MoveRow, Preview};
+use crate::settings::Settings;
 use crate::timeline::{ActivityBar, EventDetail, TimelineFilter, TimelinePage, TimelineRow, VerifyBadge};
 use ts_rs::{Config, TS};
 
@@ -32,6 +34,10 @@ fn generate() -> String {
         VerifyBadge::decl(&cfg),
         ActivityBar::decl(&cfg),
         HudEvent::decl(&cfg),
+        ModelRow::decl(&cfg),
+        SetupState::decl(&cfg),
+        FetchProgress::decl(&cfg),
+        Settings::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from the Rust command types by `src-tauri/src/bindings.rs`; do not edit.\n\

@@ -81,7 +81,10 @@ impl From<&SayReport> for SayResult {
                 .steps
                 .iter()
                 .map(|s| StepView {
-                    source: serde_json::to_value(s.source).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+                    source: serde_json::to_value(s.source)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
                     tool: s.proposal.tool.clone(),
                     args: s.proposal.args.clone(),
                     outcome: s.report.as_ref().map(Outcome::from),

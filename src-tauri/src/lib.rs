@@ -8,10 +8,14 @@
 //! command missing from a capability is refused by Tauri before it reaches this code.
 
 mod hud;
+mod onboarding;
 mod preview;
 mod session;
+mod settings;
+mod shell;
 mod status;
 mod timeline;
+mod watchdog;
 
 #[cfg(test)]
 mod bindings;
@@ -82,6 +86,8 @@ fn setup<R: tauri::Runtime>(builder: tauri::Builder<R>, data_dir: Result<PathBuf
     let bus = Bus::default();
     builder
         .manage(Session::new(data_dir, bus))
+        .manage(shell::WatchdogState::default())
+        .manage(shell::DesktopState::default())
         .setup(|app| {
             // Forward the runtime's bus to the web view. A lagging receiver loses old messages,
             // never the interaction (see smart_runtime::bus).
@@ -112,12 +118,43 @@ fn setup<R: tauri::Runtime>(builder: tauri::Builder<R>, data_dir: Result<PathBuf
             timeline::verify_ledger,
             timeline::activity,
             timeline::ledger_tools,
+            onboarding::setup_state,
+            onboarding::init_data_dir,
+            onboarding::fetch_model,
+            shell::pick_folder,
+            shell::get_settings,
+            shell::set_settings,
+            shell::heartbeat,
         ])
 }
 
 /// Builds and runs the desktop app; returns when the last window closes.
 pub fn run() {
-    let result = setup(tauri::Builder::default(), data_dir()).run(tauri::generate_context!());
+    let dir = data_dir();
+    let builder = shell::plugins(tauri::Builder::default());
+    let result = setup(builder, dir.clone())
+        .setup(move |app| {
+            let handle = app.handle().clone();
+            // The desktop's parts: each one that fails is a warning, not a failed start.
+            if let Err(e) = shell::install_tray(&handle) {
+                tracing::warn!(error = %e, "no tray icon");
+            }
+            let saved = dir.as_ref().ok().map(|d| settings::load(d)).transpose();
+            let hotkey = match saved {
+                Ok(s) => s.unwrap_or_default().hotkey,
+                Err(e) => {
+                    tracing::warn!(error = %e, "settings unreadable; using the default hotkey");
+                    settings::DEFAULT_HOTKEY.to_string()
+                }
+            };
+            if let Err(e) = shell::register_hotkey(&handle, &hotkey) {
+                tracing::warn!(error = %e, "no push-to-talk hotkey");
+            }
+            app.state::<shell::DesktopState>().install(&handle);
+            tauri::async_runtime::spawn(shell::watchdog_loop(handle));
+            Ok(())
+        })
+        .run(tauri::generate_context!());
     if let Err(e) = result {
         eprintln!("smart-app: {e}");
         std::process::exit(1);

@@ -51,7 +51,9 @@ pub struct MoveRow {
 
 fn file_row(path: &str) -> FileRow {
     match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => FileRow { path: path.into(), bytes: dir_size(Path::new(path)), is_dir: true, exists: true },
+        Ok(m) if m.is_dir() => {
+            FileRow { path: path.into(), bytes: dir_size(Path::new(path)), is_dir: true, exists: true }
+        }
         Ok(m) => FileRow { path: path.into(), bytes: Some(m.len()), is_dir: false, exists: true },
         Err(_) => FileRow { path: path.into(), bytes: None, is_dir: false, exists: false },
     }

@@ -29,6 +29,21 @@ impl Session {
         &self.bus
     }
 
+    pub fn data_dir(&self) -> &Result<PathBuf, String> {
+        &self.data_dir
+    }
+
+    /// Drops the runtime (and stops its worker); the next command opens it afresh.
+    pub async fn close(&self) {
+        *self.assistant.lock().await = None;
+    }
+
+    /// The runtime if no command holds it right now (the watchdog must not wait behind a turn),
+    /// `Err(())` when one does; `Ok(None)` when it is not open.
+    pub fn try_lock(&self) -> Result<MutexGuard<'_, Option<Assistant>>, ()> {
+        self.assistant.try_lock().map_err(|_| ())
+    }
+
     /// The assistant, opened if it is not yet.
     pub async fn open(&self) -> Result<MappedMutexGuard<'_, Assistant>, String> {
         let mut guard = self.assistant.lock().await;

@@ -86,7 +86,11 @@ fn data_at_l3() -> Data {
         assert_eq!(e.call(tool, json!({"path": docs}), CallSource::Script).unwrap().outcome, "committed");
     }
     let plan = e
-        .call("propose.move", json!({"moves": [{"from": docs.join("a.txt"), "to": docs.join("b.txt")}]}), CallSource::Script)
+        .call(
+            "propose.move",
+            json!({"moves": [{"from": docs.join("a.txt"), "to": docs.join("b.txt")}]}),
+            CallSource::Script,
+        )
         .unwrap()
         .artifact
         .unwrap();
@@ -191,7 +195,8 @@ fn deny_leaves_the_files_and_records_a_signed_denial() {
     invoke(&w, "say", json!({"text": "quarantine docs/old.log"})).unwrap();
     let list = invoke(&w, "pending_calls", json!({})).unwrap();
     let call = &list["calls"][0];
-    let r = invoke(&w, "decide", json!({"pendingId": call["id"], "callHash": call["call_hash"], "approve": false})).unwrap();
+    let r = invoke(&w, "decide", json!({"pendingId": call["id"], "callHash": call["call_hash"], "approve": false}))
+        .unwrap();
     assert_eq!(r["outcome"], "denied", "{r}");
     assert!(victim.exists());
     assert!(invoke(&w, "pending_calls", json!({})).unwrap()["calls"].as_array().unwrap().is_empty());
@@ -238,9 +243,9 @@ fn the_timeline_pages_filters_and_charts_what_the_ledger_holds() {
 fn only_the_hud_window_may_decide_stop_or_undo() {
     let d = data_at_l3();
     let app = setup(mock_builder(), Ok(d.data.clone())).build(tauri::generate_context!(test = true)).unwrap();
-    let main = app
-        .get_webview_window("main")
-        .unwrap_or_else(|| tauri::WebviewWindowBuilder::new(&app, "main", tauri::WebviewUrl::default()).build().unwrap());
+    let main = app.get_webview_window("main").unwrap_or_else(|| {
+        tauri::WebviewWindowBuilder::new(&app, "main", tauri::WebviewUrl::default()).build().unwrap()
+    });
     let other = tauri::WebviewWindowBuilder::new(&app, "other", tauri::WebviewUrl::default()).build().unwrap();
 
     assert!(invoke(&other, "get_status", json!({})).is_ok());
@@ -250,6 +255,12 @@ fn only_the_hud_window_may_decide_stop_or_undo() {
         ("emergency_stop", json!({})),
         ("undo", json!({"seq": 1})),
         ("say", json!({"text": "scan docs"})),
+        ("init_data_dir", json!({"roots": ["/tmp"]})),
+        ("pick_folder", json!({})),
+        (
+            "set_settings",
+            json!({"settings": {"hotkey": "Alt+F9", "wake_word": false, "wake_phrase": "hey smart", "voice_output": false}}),
+        ),
     ] {
         let e = err_text(invoke(&other, cmd, args.clone()));
         assert!(e.contains("not allowed"), "{cmd} from another window: {e}");
@@ -259,4 +270,82 @@ fn only_the_hud_window_may_decide_stop_or_undo() {
         }
     }
     assert_eq!(invoke(&main, "get_status", json!({})).unwrap()["stance"], "sensemaking", "the HUD's stop went through");
+}
+
+#[test]
+fn first_launch_creates_the_data_dir_only_for_existing_full_paths() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let root = std::fs::canonicalize(tmp.path()).unwrap().join("docs");
+    std::fs::create_dir_all(&root).unwrap();
+    let (_app, w) = app(Ok(data.clone()));
+    let s = invoke(&w, "setup_state", json!({})).unwrap();
+    assert_eq!(s["initialised"], false, "{s}");
+    assert_eq!(s["data_dir"], data.to_str().unwrap());
+    assert!(s["models"].as_array().unwrap().iter().any(|m| m["default"] == true), "the catalog is listed: {s}");
+
+    for (roots, says) in [
+        (json!([]), "at least one folder"),
+        (json!(["  "]), "at least one folder"),
+        (json!(["docs"]), "not a full path"),
+        (json!([root.join("missing").to_str().unwrap()]), "not an existing folder"),
+    ] {
+        let e = err_text(invoke(&w, "init_data_dir", json!({ "roots": roots })));
+        assert!(e.contains(says), "{roots}: {e}");
+        assert!(!data.exists(), "a refused setup created {}", data.display());
+    }
+    let s = invoke(&w, "init_data_dir", json!({"roots": [root.to_str().unwrap()]})).unwrap();
+    assert_eq!(s["initialised"], true, "{s}");
+    assert_eq!(s["roots"], json!([root.to_str().unwrap()]));
+    // The HUD works at once, without a restart.
+    assert_eq!(invoke(&w, "get_status", json!({})).unwrap()["stance"], "sensemaking");
+    let again = err_text(invoke(&w, "init_data_dir", json!({"roots": [root.to_str().unwrap()]})));
+    assert!(again.contains("already"), "{again}");
+}
+
+#[test]
+fn settings_are_validated_saved_and_read_back() {
+    let d = data_at_l3();
+    let (_app, w) = app(Ok(d.data.clone()));
+    let s = invoke(&w, "get_settings", json!({})).unwrap();
+    assert_eq!(s["hotkey"], crate::settings::DEFAULT_HOTKEY);
+    let mut changed = s.clone();
+    changed["hotkey"] = json!("Alt+Shift+K");
+    changed["wake_word"] = json!(true);
+    assert_eq!(invoke(&w, "set_settings", json!({ "settings": changed })).unwrap(), changed);
+    assert_eq!(invoke(&w, "get_settings", json!({})).unwrap(), changed);
+    for (field, value, says) in
+        [("hotkey", json!("Banana+Q"), "not a shortcut"), ("wake_phrase", json!("!"), "wake phrase")]
+    {
+        let mut bad = changed.clone();
+        bad[field] = value;
+        let e = err_text(invoke(&w, "set_settings", json!({ "settings": bad })));
+        assert!(e.contains(says), "{field}: {e}");
+    }
+    assert_eq!(invoke(&w, "get_settings", json!({})).unwrap(), changed, "a refused change saved nothing");
+    let e = err_text(invoke(&w, "pick_folder", json!({})));
+    assert!(e.contains("type the folder"), "{e}");
+    assert!(invoke(&w, "heartbeat", json!({})).is_ok());
+}
+
+#[test]
+fn a_pending_confirmation_survives_an_app_restart() {
+    let d = data_at_l3();
+    let (id, hash) = {
+        let (app, w) = app(Ok(d.data.clone()));
+        invoke(&w, "say", json!({"text": "quarantine docs/old.log"})).unwrap();
+        let call = invoke(&w, "pending_calls", json!({})).unwrap()["calls"][0].clone();
+        drop(app);
+        (call["id"].clone(), call["call_hash"].clone())
+    };
+    // A new app over the same data dir: the same call waits, with the same hash, and can be approved.
+    let (_app, w) = app(Ok(d.data.clone()));
+    let list = invoke(&w, "pending_calls", json!({})).unwrap();
+    assert_eq!(
+        (list["calls"][0]["id"].clone(), list["calls"][0]["call_hash"].clone()),
+        (id.clone(), hash.clone()),
+        "{list}"
+    );
+    let r = invoke(&w, "decide", json!({"pendingId": id, "callHash": hash, "approve": true})).unwrap();
+    assert_eq!(r["outcome"], "committed", "{r}");
 }

@@ -115,3 +115,39 @@ outcome: string | null,
  * template | model (proposal).
  */
 source: string | null, model: string | null, reason: string | null, };
+
+export type ModelRow = { name: string, description: string, purpose: string, bytes: number, 
+/**
+ * The model a fresh installation uses for its purpose.
+ */
+default: boolean, 
+/**
+ * missing | partial | verified | unverified
+ */
+status: string, 
+/**
+ * Bytes already downloaded of an interrupted fetch.
+ */
+partial_bytes: number, };
+
+export type SetupState = { data_dir: string | null, initialised: boolean, roots: Array<string>, models_dir: string | null, models: Array<ModelRow>, 
+/**
+ * Why something above is unknown (no home directory, unreadable models folder, …).
+ */
+problem: string | null, };
+
+export type FetchProgress = { model: string, stage: string, done: number, total: number, };
+
+export type Settings = { 
+/**
+ * The global push-to-talk shortcut, in Tauri's accelerator syntax.
+ */
+hotkey: string, 
+/**
+ * Listen for the wake phrase (needs the voice worker).
+ */
+wake_word: boolean, wake_phrase: string, 
+/**
+ * Speak replies aloud (needs the voice worker).
+ */
+voice_output: boolean, };

@@ -11,6 +11,8 @@ export interface Lease {
   horizon: Horizon;
   state: LeaseState;
   expires_at_ms: number;
+  /** What "done" means for this lease, in the person's words. */
+  success_criteria?: string[];
 }
 
 export interface Gate {

@@ -582,7 +582,13 @@ fn ledger(args: &Args, cmd: &LedgerCmd) -> Result<i32> {
                 print_json(&json!({ "events": events }));
             } else {
                 for r in rows {
-                    say!("{:>6}  {}  {:<15} {}", r.seq, r.corr, r.kind, smart_runtime::summary::event_summary(&r.payload));
+                    say!(
+                        "{:>6}  {}  {:<15} {}",
+                        r.seq,
+                        r.corr,
+                        r.kind,
+                        smart_runtime::summary::event_summary(&r.payload)
+                    );
                 }
             }
             Ok(0)

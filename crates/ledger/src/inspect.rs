@@ -54,4 +54,3 @@ pub fn inspect(
     };
     Ok(Some(EventCheck { hash_ok, link_ok: row.prev_hash == expected_prev, seal_ok, signature_ok, signature_error }))
 }
-

@@ -12,8 +12,8 @@
 //! stable except for events appended meanwhile, which push older rows down by exactly their
 //! number — the caller sees them as new rows at the top.
 
-use crate::store::{Ledger, LedgerError, row_to_event};
 use crate::StoredEvent;
+use crate::store::{Ledger, LedgerError, row_to_event};
 use rusqlite::types::Value as SqlValue;
 use serde::{Deserialize, Serialize};
 

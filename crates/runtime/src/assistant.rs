@@ -131,6 +131,41 @@ impl Assistant {
         self.supervisor.as_ref()
     }
 
+    /// Whether the model worker was started and has exited since (see `Supervisor`).
+    pub fn worker_exited(&mut self) -> bool {
+        self.supervisor.as_mut().is_some_and(Supervisor::worker_exited)
+    }
+
+    /// Where the interaction state machine is.
+    pub fn interaction_state(&self) -> crate::interaction::State {
+        self.interaction.state()
+    }
+
+    /// The watchdog's remedy for a state machine stuck outside Idle with no turn running: back to
+    /// Idle through the table's `Fault` transition, and a `fault` event in the ledger saying why.
+    pub fn reset_stuck(&mut self, reason: &str) -> Result<(), AssistantError> {
+        let corr = corr();
+        if self.interaction.state() == crate::interaction::State::Idle {
+            return Ok(());
+        }
+        self.fire(&corr, Trigger::Fault);
+        self.engine.record_fault("interaction", reason, 0)?;
+        Ok(())
+    }
+
+    /// The watchdog's remedy for a worker that died between requests: start it again now
+    /// (rather than on the person's next utterance) and ledger the fault. `Ok(false)` when
+    /// there was nothing to revive.
+    pub async fn revive_worker(&mut self) -> Result<bool, AssistantError> {
+        if !self.worker_exited() {
+            return Ok(false);
+        }
+        let corr = corr();
+        let result = self.started_model(&corr).await.map(|_| true);
+        self.record_faults(&corr);
+        result
+    }
+
     fn fire(&mut self, corr: &str, trigger: Trigger) {
         match self.interaction.fire(trigger) {
             Ok((from, to)) => self.bus.emit(corr, BusEvent::StateChanged { from, to, trigger }),

@@ -537,7 +537,12 @@ impl Engine {
     /// The person's decision on the pending call they were shown: refused before anything is
     /// signed when the call hash on their screen is not the pending call's (it was replaced, or
     /// the screen is stale). The signature binds exactly the hash the person saw.
-    pub fn decide_shown(&mut self, pending_id: &str, shown_hash: &str, approve: bool) -> Result<CallReport, RuntimeError> {
+    pub fn decide_shown(
+        &mut self,
+        pending_id: &str,
+        shown_hash: &str,
+        approve: bool,
+    ) -> Result<CallReport, RuntimeError> {
         self.tick()?;
         match self.state.pending.get(pending_id) {
             None => Err(RuntimeError::BadInput(format!(

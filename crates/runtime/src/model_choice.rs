@@ -97,4 +97,3 @@ pub fn proposer_spec(data_dir: PathBuf) -> SpecFn {
         })
     })
 }
-

@@ -28,11 +28,9 @@ pub fn event_summary(payload: &str) -> String {
         "signal_refused" | "gate_refused" => format!("{}: {}", s("code"), s("reason")),
         "stance_changed" => format!("{} → {} ({})", s("from"), s("to"), s("act")),
         "lease_drafted" => format!("\"{}\"", v["lease"]["frame"].as_str().unwrap_or("")),
-        "scope_issued" => format!(
-            "{} mutation={}",
-            short(v["token"]["id"].as_str().unwrap_or("")),
-            v["token"]["mutation"]
-        ),
+        "scope_issued" => {
+            format!("{} mutation={}", short(v["token"]["id"].as_str().unwrap_or("")), v["token"]["mutation"])
+        }
         "emergency" => s("reason"),
         "fault" => format!("{}: {} (restart in {} ms)", s("component"), s("reason"), v["restart_in_ms"]),
         "genesis" => format!("device key {}…", short(&s("device_key"))),

@@ -275,6 +275,12 @@ impl Supervisor {
         self.starts
     }
 
+    /// Whether a worker was started and has since exited (crashed, or was killed) between
+    /// requests. The next request would restart it; the app's watchdog restarts it sooner.
+    pub fn worker_exited(&mut self) -> bool {
+        self.worker.as_mut().is_some_and(|w| matches!(w.child.try_wait(), Ok(Some(_))))
+    }
+
     /// Faults since the last call, oldest first.
     pub fn take_faults(&mut self) -> Vec<Fault> {
         std::mem::take(&mut self.faults)

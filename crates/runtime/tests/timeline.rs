@@ -52,7 +52,11 @@ fn setup() -> Setup {
         assert_eq!(e.call(tool, json!({"path": docs}), CallSource::Model).unwrap().outcome, "committed");
     }
     let r = e
-        .call("propose.move", json!({"moves": [{"from": docs.join("a.txt"), "to": docs.join("new.txt")}]}), CallSource::Model)
+        .call(
+            "propose.move",
+            json!({"moves": [{"from": docs.join("a.txt"), "to": docs.join("new.txt")}]}),
+            CallSource::Model,
+        )
         .unwrap();
     let plan = r.artifact.unwrap();
     // Quarantine is L4: an L3 commit (applying the plan) must come first.
@@ -102,7 +106,8 @@ fn filters_by_kind_tool_correlation_and_time() {
 
     // Wall-clock windows: everything happened just now.
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
-    let recent = EventFilter { from_wall_ms: Some(now - 600_000), to_wall_ms: Some(now + 600_000), ..Default::default() };
+    let recent =
+        EventFilter { from_wall_ms: Some(now - 600_000), to_wall_ms: Some(now + 600_000), ..Default::default() };
     assert_eq!(l.count(&recent).unwrap(), l.count(&EventFilter::default()).unwrap());
     assert_eq!(l.count(&EventFilter { to_wall_ms: Some(now - 600_000), ..Default::default() }).unwrap(), 0);
 }

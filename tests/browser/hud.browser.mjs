@@ -1,0 +1,264 @@
+// Browser tests of the built UI (dist/) in headless Chromium, with the Tauri backend replaced by
+// an in-page fake at the IPC boundary (window.__TAURI_INTERNALS__), the layer these tests are
+// about: what the HUD, the confirmation dialog and the timeline do with what the backend says.
+//
+//   node tests/browser/hud.browser.mjs     (scripts/test.sh runs it after building dist/)
+//
+// playwright-core drives Debian's chromium; it never downloads a browser.
+
+import { createServer } from "node:http";
+import { readFileSync, existsSync, mkdirSync } from "node:fs";
+import { extname, join, normalize } from "node:path";
+import { chromium } from "playwright-core";
+
+const DIST = join(process.cwd(), "dist");
+const OUT = process.env.SMART_BROWSER_OUT ?? join(process.env.CARGO_TARGET_DIR ?? "/tmp", "browser");
+mkdirSync(OUT, { recursive: true });
+if (!existsSync(join(DIST, "index.html"))) throw new Error("dist/ is not built: run `npm run build`");
+
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml" };
+const server = createServer((req, res) => {
+  const path = normalize(decodeURIComponent((req.url ?? "/").split("?")[0] ?? "/")).replace(/^(\.\.[/\\])+/, "");
+  const file = join(DIST, path === "/" ? "index.html" : path);
+  if (!file.startsWith(DIST) || !existsSync(file)) {
+    res.writeHead(404).end();
+    return;
+  }
+  res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+  res.end(readFileSync(file));
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const url = `http://127.0.0.1:${server.address().port}/`;
+
+// The fake backend, installed before the app's scripts run. `window.__fake` lets a test change
+// what it answers and read what it was asked.
+function installFake() {
+  const HASH = "9f".repeat(32);
+  const state = {
+    now: 1_800_000_000_000,
+    calls: [],
+    pending: [],
+    total: 100_000,
+    listeners: {},
+    setup: {
+      data_dir: "/home/ana/.local/share/smart",
+      initialised: !window.location.hash.includes("fresh"),
+      roots: ["/home/ana"],
+      models_dir: "/home/ana/.local/share/smart/models",
+      models: [{ name: "qwen2.5-coder-0.5b", description: "d", purpose: "proposer", bytes: 491_400_032, default: true, status: "missing", partial_bytes: 0 }],
+      problem: null,
+    },
+  };
+  const status = () => ({
+    now_ms: state.now,
+    stance: "execution",
+    lease: { id: "l1", frame: "tidy the docs", horizon: "short", state: "active", expires_at_ms: state.now + 600_000, success_criteria: ["inbox empty"] },
+    frontier: 3,
+    gates: [1, 2, 3, 4].map((layer) => ({ layer, gate_ms: 1000, remaining_ms: layer === 4 ? 9_000 : 0 })),
+    budget: { used: 12, limit: 1000 },
+    pending: state.pending.map((p) => ({ id: p.id, tool: p.tool, layer: p.layer, tier: p.tier, call_hash: p.call_hash, expires_at_ms: p.expires_at_ms })),
+  });
+  const pendingCall = () => ({
+    id: "pend-1",
+    tool: "apply.move",
+    layer: 3,
+    tier: 3,
+    why: "apply.move moves files: it waits for you",
+    reversibility: "reversible",
+    call_hash: HASH,
+    args: { proposal: "ab".repeat(32) },
+    created_at_ms: state.now,
+    admissible_at_ms: state.now + 9_000,
+    expires_at_ms: state.now + 300_000,
+    preview: {
+      kind: "moves",
+      moves: [
+        { from: "/home/ana/inbox/report.pdf", to: "/home/ana/archive/report.pdf", bytes: 123_456, target_exists: false },
+        { from: "/home/ana/inbox/notes.txt", to: "/home/ana/archive/notes.txt", bytes: 42, target_exists: true },
+      ],
+      total_bytes: 123_498,
+      more: 0,
+    },
+  });
+  const row = (seq) => ({ seq, corr: `c${seq}`, kind: seq % 3 === 0 ? "committed" : "proposed", wall_ms: state.now - (state.total - seq) * 1000, tool: "fs.scan", summary: `event ${seq}`, undoable: false });
+  const handlers = {
+    get_status: () => status(),
+    pending_calls: () => ({ now_ms: state.now, calls: state.pending }),
+    say: ({ text }) => {
+      state.pending = [pendingCall()];
+      return { corr: "c-say", utterance: text, steps: [{ source: "model", tool: "apply.move", args: {}, outcome: { outcome: "pending", code: null, reason: null, pending_id: "pend-1", seq: 7, tier: 3, admissible_in_ms: 9000, notify: false } }], reply: null, ended: "pending", model: "fake" };
+    },
+    decide: ({ pendingId, callHash, approve }) => {
+      state.pending = [];
+      return { outcome: approve ? "committed" : "denied", code: null, reason: null, pending_id: pendingId, seq: 9, tier: 3, admissible_in_ms: null, notify: false, _hash: callHash };
+    },
+    emergency_stop: () => ({ outcome: "recorded", notify: false }),
+    verify_ledger: () => ({ ok: true, events: state.total, head: "ab", first_bad_seq: null, reason: null }),
+    timeline: ({ offset, limit }) => {
+      const rows = [];
+      for (let i = offset; i < Math.min(state.total, offset + limit); i++) rows.push(row(state.total - i));
+      return { total: state.total, offset, rows };
+    },
+    activity: () => [{ start_wall_ms: Date.now() - 3_600_000, events: 40, refusals: 3 }],
+    ledger_tools: () => ["fs.scan"],
+    event_detail: ({ seq }) => ({ row: row(seq), payload: { kind: "proposed" }, at_ms: 1, hash: "h", prev_hash: "p", state_before: "a", state_after: "b", hash_ok: true, link_ok: true, seal_ok: true, signature_ok: null, signature_error: null }),
+    setup_state: () => state.setup,
+    init_data_dir: ({ roots }) => {
+      if (roots.some((r) => !r.startsWith("/"))) throw `${roots[0]} is not a full path: start it with / or ~/`;
+      state.setup = { ...state.setup, initialised: true, roots };
+      return state.setup;
+    },
+    fetch_model: ({ name, progress }) => {
+      // The Channel's id: report two steps of progress through it, as the backend would.
+      for (const done of [100, 491_400_032]) callbacks.get(progress.id ?? progress)?.({ message: { model: name, stage: "download", done, total: 491_400_032 }, index: done === 100 ? 0 : 1 });
+      state.setup.models[0].status = "verified";
+      return state.setup.models[0];
+    },
+    get_settings: () => ({ hotkey: "CommandOrControl+Shift+Space", wake_word: false, wake_phrase: "hey smart", voice_output: false }),
+    set_settings: ({ settings }) => settings,
+    heartbeat: () => null,
+    "plugin:event|listen": ({ event, handler }) => {
+      (state.listeners[event] ??= []).push(handler);
+      return handler;
+    },
+    "plugin:event|unlisten": () => null,
+  };
+  const callbacks = new Map();
+  let next = 1;
+  window.__TAURI_EVENT_PLUGIN_INTERNALS__ = { unregisterListener: () => {} };
+  window.__TAURI_INTERNALS__ = {
+    metadata: { currentWindow: { label: "main" }, currentWebview: { windowLabel: "main", label: "main" } },
+    transformCallback: (cb) => {
+      const id = next++;
+      callbacks.set(id, cb);
+      return id;
+    },
+    unregisterCallback: (id) => callbacks.delete(id),
+    invoke: async (cmd, args) => {
+      state.calls.push({ cmd, args });
+      const h = handlers[cmd];
+      if (!h) throw `no fake for ${cmd}`;
+      return h(args ?? {});
+    },
+  };
+  window.__fake = {
+    state,
+    emit(event, payload) {
+      for (const id of state.listeners[event] ?? []) callbacks.get(id)?.({ event, id, payload });
+    },
+    advance(ms) {
+      state.now += ms;
+    },
+  };
+}
+
+let passed = 0;
+const expect = (cond, what) => {
+  if (!cond) throw new Error(`expected: ${what}`);
+  passed++;
+};
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+});
+let page;
+try {
+  page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.addInitScript(installFake);
+  await page.goto(url);
+
+  console.log("browser: the HUD shows the status and the lease's criteria");
+  await page.getByText("Execution", { exact: true }).waitFor();
+  expect((await page.locator(".stance-grid .current").textContent()) === "Execution", "current stance");
+  expect(await page.getByText("inbox empty").isVisible(), "the lease's success criteria");
+  expect((await page.getByTestId("verify-badge").textContent()).includes("100000 events"), "the verify badge");
+
+  console.log("browser: live progress from the backend's events");
+  await page.evaluate(() => window.__fake.emit("smart://hud", { corr: "x", event: "utterance", state: null, text: "tidy my inbox", tool: null, args: null, outcome: null, source: null, model: null, reason: null }));
+  await page.evaluate(() => window.__fake.emit("smart://hud", { corr: "x", event: "state_changed", state: "reasoning", text: null, tool: null, args: null, outcome: null, source: null, model: null, reason: null }));
+  await page.getByText("heard").waitFor();
+  expect((await page.getByTestId("interaction-state").textContent()) === "Reasoning", "interaction state from events");
+
+  console.log("browser: the dialog for a pending move plan");
+  await page.getByTestId("command-input").fill("apply the plan");
+  await page.getByTestId("command-send").click();
+  const dialog = page.getByTestId("confirm-dialog");
+  await dialog.waitFor();
+  const text = await dialog.textContent();
+  expect(text.includes("/home/ana/inbox/report.pdf") && text.includes("/home/ana/archive/report.pdf"), "moves from → to");
+  expect(text.includes("120.6 KiB") && text.includes("already exists"), "sizes and an occupied destination");
+  expect(/Approvable in 9s/.test(await page.getByTestId("countdown").textContent()), "the gate's countdown");
+  expect(await dialog.getByRole("button", { name: "Approve" }).isDisabled(), "Approve disabled during the gate");
+  expect(await page.evaluate(() => document.activeElement?.textContent) === "Deny", "focus starts on Deny");
+  await page.screenshot({ path: join(OUT, "dialog-moves.png") });
+
+  console.log("browser: Escape defers, Review brings it back");
+  await page.keyboard.press("Escape");
+  await dialog.waitFor({ state: "detached" });
+  await page.getByRole("button", { name: "Review" }).click();
+  await dialog.waitFor();
+
+  console.log("browser: approve once the backend's clock passes the gate");
+  await page.evaluate(() => window.__fake.advance(10_000));
+  await dialog.getByRole("button", { name: "Approve" }).waitFor({ state: "visible" });
+  await page.waitForFunction(() => !document.querySelector(".dialog .approve")?.disabled, null, { timeout: 5000 });
+  await dialog.getByRole("button", { name: "Approve" }).click();
+  await dialog.waitFor({ state: "detached" });
+  const decide = await page.evaluate(() => window.__fake.state.calls.find((c) => c.cmd === "decide")?.args);
+  expect(decide?.pendingId === "pend-1" && decide?.callHash === "9f".repeat(32) && decide?.approve === true, "decide carries the shown hash");
+  expect(await page.getByText("Approved and committed").isVisible(), "a notice");
+
+  console.log("browser: a 100,000-event timeline is virtualised");
+  await page.getByRole("button", { name: "Timeline" }).click();
+  await page.locator("[data-seq='100000']").waitFor();
+  const rendered = await page.locator(".rowbtn").count();
+  expect(rendered > 5 && rendered < 80, `only rows in view are in the DOM (${rendered})`);
+  await page.getByTestId("timeline-list").evaluate((el) => (el.scrollTop = el.scrollHeight));
+  await page.locator("[data-seq='1']").waitFor({ timeout: 5000 });
+  const offsets = await page.evaluate(() => window.__fake.state.calls.filter((c) => c.cmd === "timeline").map((c) => c.args.offset));
+  expect(offsets.includes(99_900), `the last page was fetched (${offsets.join(",")})`);
+  expect(!offsets.some((o) => o > 0 && o < 99_800), "pages in between were never fetched");
+  await page.locator("[data-seq='1']").click();
+  await page.getByText("Event 1 · proposed").waitFor();
+  expect((await page.getByTestId("event-detail").textContent()).includes("hash ok"), "the detail's checks");
+  await page.getByTestId("filter-kind").selectOption("committed");
+  await page.waitForFunction(() => window.__fake.state.calls.some((c) => c.cmd === "timeline" && c.args.filter.kinds[0] === "committed"));
+  expect(true, "a kind filter reaches the backend");
+  expect((await page.getByTestId("activity-chart").locator("rect").count()) === 2, "the activity chart's bar (ok + refusals)");
+  await page.screenshot({ path: join(OUT, "timeline.png") });
+
+  expect(errors.length === 0, `no page errors (${errors.join("; ")})`);
+
+  console.log("browser: first launch asks for folders, refuses a relative one, then offers the model");
+  const fresh = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+  fresh.on("pageerror", (e) => errors.push(e.message));
+  await fresh.addInitScript(installFake);
+  await fresh.goto(`${url}#fresh`);
+  const onb = fresh.getByTestId("onboarding");
+  await onb.waitFor();
+  expect((await onb.textContent()).includes("/home/ana/.local/share/smart"), "where the data will live");
+  await fresh.getByLabel("Allowed folder 1").fill("Documents");
+  await fresh.getByRole("button", { name: "Allow these folders" }).click();
+  await fresh.getByText("is not a full path").waitFor();
+  await fresh.getByLabel("Allowed folder 1").fill("/home/ana/Documents");
+  await fresh.getByRole("button", { name: "Allow these folders" }).click();
+  await fresh.getByRole("button", { name: "Download" }).waitFor();
+  await fresh.screenshot({ path: join(OUT, "onboarding-model.png") });
+  await fresh.getByRole("button", { name: "Download" }).click();
+  await fresh.getByRole("button", { name: "Start" }).waitFor();
+  await fresh.getByRole("button", { name: "Start" }).click();
+  await fresh.getByTestId("command-input").waitFor();
+  expect(true, "onboarding ends in the HUD");
+  expect(errors.length === 0, `no page errors (${errors.join("; ")})`);
+  console.log(`browser: ${passed} checks passed`);
+} catch (e) {
+  console.error(`browser FAILED: ${e.message}`);
+  if (page) await page.screenshot({ path: join(OUT, "failure.png") }).catch(() => {});
+  process.exitCode = 1;
+} finally {
+  await browser.close();
+  server.close();
+}

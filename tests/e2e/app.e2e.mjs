@@ -1,0 +1,203 @@
+// End-to-end: the real SMART app window (WebKitGTK) under Xvfb, driven over WebDriver
+// (tauri-driver in front of WebKitWebDriver), over a real data dir prepared with the real CLI.
+//
+//   node tests/e2e/app.e2e.mjs        (scripts/e2e.sh builds everything and runs this in Xvfb)
+//
+// Environment: SMART_APP (the app binary, built with the UI embedded), SMART_CLI (the `smart`
+// binary), TAURI_DRIVER, SMART_E2E_OUT (where screenshots go). Each step saves a screenshot, so
+// a failure shows what the window looked like; the run fails on the first broken expectation.
+
+import { spawn, execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync, existsSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const need = (k) => {
+  const v = process.env[k];
+  if (!v) throw new Error(`${k} is not set (scripts/e2e.sh sets it)`);
+  return v;
+};
+const APP = need("SMART_APP");
+const CLI = need("SMART_CLI");
+const DRIVER = need("TAURI_DRIVER");
+const OUT = need("SMART_E2E_OUT");
+const PORT = Number(process.env.SMART_E2E_PORT ?? 4444);
+const BASE = `http://127.0.0.1:${PORT}`;
+const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
+
+mkdirSync(OUT, { recursive: true });
+const tmp = realpathSync(mkdtempSync(join(tmpdir(), "smart-e2e-")));
+const root = join(tmp, "home");
+const data = join(tmp, "data");
+mkdirSync(join(root, "docs"), { recursive: true });
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let passed = 0;
+const step = (name) => console.log(`e2e: ${name}`);
+function expect(cond, what) {
+  if (!cond) throw new Error(`expected: ${what}`);
+  passed++;
+}
+
+// --- the data dir, through the real CLI -------------------------------------------------------
+function smart(...args) {
+  const out = execFileSync(CLI, ["--json", "--data-dir", data, ...args], { encoding: "utf8", cwd: root });
+  return JSON.parse(out);
+}
+// Gates short enough to climb here; the L4 gate long enough to watch the dialog count down.
+const L4_GATE_MS = 12_000;
+writeFileSync(
+  join(tmp, "policy.toml"),
+  `[gates]\nafter_l1_ms = 0\nafter_l2_ms = 0\nafter_l3_ms = ${L4_GATE_MS}\nl4_cooldown_ms = 0\n`,
+);
+writeFileSync(join(root, "docs", "a.txt"), "a");
+smart("init", "--root", root, "--policy", join(tmp, "policy.toml"), "--key-store", "file");
+smart("lease", "draft", "--frame", "tidy the docs folder", "--horizon", "short", "--expires-in", "1h");
+smart("gate", "commitment");
+smart("call", "fs.scan", "--args", JSON.stringify({ path: join(root, "docs") }));
+smart("call", "cluster.duplicates", "--args", JSON.stringify({ path: join(root, "docs") }));
+const plan = smart("call", "propose.move", "--args", JSON.stringify({ moves: [{ from: join(root, "docs/a.txt"), to: join(root, "docs/b.txt") }] }));
+const applied = smart("call", "apply.move", "--args", JSON.stringify({ proposal: plan.artifact }));
+if (applied.outcome !== "committed") throw new Error(`setup: apply.move ${JSON.stringify(applied)}`);
+const appliedAt = Date.now();
+writeFileSync(join(root, "docs", "old.log"), "0123456789"); // 10 bytes
+writeFileSync(join(root, "docs", "keep.log"), "keep me");
+
+// --- WebDriver --------------------------------------------------------------------------------
+async function wd(method, path, body) {
+  const res = await fetch(`${BASE}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.value ?? json)}`);
+  return json.value;
+}
+
+const driver = spawn(DRIVER, ["--port", String(PORT), "--native-port", String(PORT + 1)], {
+  env: { ...process.env, SMART_DATA_DIR: data },
+  stdio: ["ignore", "inherit", "inherit"],
+});
+let session = null;
+
+async function cleanup() {
+  if (session) await wd("DELETE", `/session/${session}`).catch(() => {});
+  driver.kill("SIGTERM");
+}
+
+async function waitFor(what, fn, timeoutMs = 20_000) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(200);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? ` (${last.message})` : ""}`);
+}
+
+const find = async (css) => (await wd("POST", `/session/${session}/element`, { using: "css selector", value: css }))[ELEMENT];
+const findAll = async (css) =>
+  (await wd("POST", `/session/${session}/elements`, { using: "css selector", value: css })).map((e) => e[ELEMENT]);
+const text = async (css) => wd("GET", `/session/${session}/element/${await find(css)}/text`);
+const click = async (css) => wd("POST", `/session/${session}/element/${await find(css)}/click`, {});
+const typeInto = async (css, s) => wd("POST", `/session/${session}/element/${await find(css)}/value`, { text: s });
+const enabled = async (css) => wd("GET", `/session/${session}/element/${await find(css)}/enabled`);
+const exists = async (css) => (await findAll(css)).length > 0;
+
+async function shot(name) {
+  // WebKit may not have repainted right after an action: wait two frames first.
+  await wd("POST", `/session/${session}/execute/async`, {
+    script: "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+    args: [],
+  });
+  const png = await wd("GET", `/session/${session}/screenshot`);
+  writeFileSync(join(OUT, `${name}.png`), Buffer.from(png, "base64"));
+}
+
+async function say(utterance) {
+  await typeInto("[data-testid=command-input]", utterance);
+  await click("[data-testid=command-send]");
+}
+
+try {
+  await waitFor("tauri-driver", async () => (await fetch(`${BASE}/status`)).ok, 15_000);
+  const s = await wd("POST", "/session", { capabilities: { alwaysMatch: { "tauri:options": { application: APP } } } });
+  session = s.sessionId;
+
+  step("the HUD comes up with the runtime's status");
+  await waitFor("the HUD", () => exists("[data-testid=command-input]"));
+  await waitFor("the stance", async () => (await text(".stance-grid .current")).length > 0);
+  expect((await text(".stance-grid .current")) === "Execution", "stance Execution after the setup's calls");
+  await waitFor("the verify badge", async () => (await text("[data-testid=verify-badge]")).includes("verified"));
+  await shot("01-hud");
+
+  step("a typed command that needs approval opens the dialog with its preview and countdown");
+  await say("quarantine docs/old.log");
+  await waitFor("the confirmation dialog", () => exists("[data-testid=confirm-dialog]"), 30_000);
+  const dialog = await text("[data-testid=confirm-dialog]");
+  expect(dialog.includes("Approve fs.quarantine?"), "the dialog names the tool");
+  expect(dialog.includes("L4") && dialog.includes("Tier 3"), "layer and tier shown");
+  expect(dialog.includes(join(root, "docs/old.log")) && dialog.includes("10 B"), "the file and its size in the preview");
+  const countdown = await text("[data-testid=countdown]");
+  const left = Date.now() - appliedAt;
+  expect(/Approvable in \d+s/.test(countdown) || left >= L4_GATE_MS, `a countdown (${countdown})`);
+  const secs = Number(/Approvable in (\d+)s/.exec(countdown)?.[1] ?? 0);
+  expect(secs <= Math.ceil((L4_GATE_MS - left) / 1000) + 1, `the countdown agrees with the gate (${countdown}, ${left} ms since L3)`);
+  expect((await enabled(".dialog .approve")) === (secs === 0), "Approve disabled while the gate counts down");
+  const shownHash = await text("[data-testid=call-hash]");
+  const cliPending = smart("pending").pending;
+  expect(cliPending.length === 1 && cliPending[0].call_hash === shownHash, "the hash shown is the pending call's hash");
+  await shot("02-dialog-countdown");
+
+  step("approve once the gate opens");
+  await waitFor("Approve enabled", () => enabled(".dialog .approve"), L4_GATE_MS + 10_000);
+  expect((await text("[data-testid=countdown]")).includes("Approvable now"), "countdown reached zero");
+  await shot("03-dialog-ready");
+  await click(".dialog .approve");
+  await waitFor("the dialog to close", async () => !(await exists("[data-testid=confirm-dialog]")));
+  expect(!existsSync(join(root, "docs/old.log")), "the approved quarantine moved the file");
+
+  step("the timeline shows the commit and the approval's valid signature");
+  await click("nav .tab:nth-child(2)");
+  await waitFor("timeline rows", () => exists("[data-kind=approved]"));
+  expect(await exists("[data-kind=committed]"), "a committed row");
+  await click("[data-kind=approved]");
+  await waitFor("the signature check", async () => (await text("[data-testid=signature]")).includes("signature valid"));
+  expect((await text("[data-testid=event-detail]")).includes(shownHash), "the signed call hash in the approval's payload");
+  await shot("04-timeline-signature");
+
+  step("deny leaves the file in place");
+  await click("nav .tab:nth-child(1)");
+  await say("quarantine docs/keep.log");
+  await waitFor("the second dialog", () => exists("[data-testid=confirm-dialog]"), 30_000);
+  await shot("05-dialog-deny");
+  await click(".dialog .deny");
+  await waitFor("the dialog to close", async () => !(await exists("[data-testid=confirm-dialog]")));
+  expect(existsSync(join(root, "docs/keep.log")), "a denied call changed nothing");
+  const denied = smart("ledger", "show", "--kind", "denied").events;
+  expect(denied.length === 1 && denied[0].payload.signal.signature, "a signed denial in the ledger");
+
+  step("the emergency stop resets the stance");
+  await click("[data-testid=emergency-stop]");
+  await waitFor("Sensemaking", async () => (await text(".stance-grid .current")) === "Sensemaking");
+  expect(smart("status").stance === "sensemaking", "the kernel agrees: sensemaking");
+  expect(smart("status").lease === null, "the lease was dropped");
+  await shot("06-emergency-stop");
+
+  step("the ledger still verifies");
+  expect(smart("ledger", "verify").ok === true, "smart ledger verify ok");
+  console.log(`e2e: ${passed} checks passed; screenshots in ${OUT}`);
+  await cleanup();
+  process.exit(0);
+} catch (e) {
+  console.error(`e2e FAILED: ${e.message}`);
+  if (session) await shot("failure").catch(() => {});
+  await cleanup();
+  process.exit(1);
+}
