@@ -9,6 +9,7 @@ const COMMANDS: &[&str] = &[
     "decide",
     "emergency_stop",
     "undo",
+    "renew_lease",
     "timeline",
     "event_detail",
     "verify_ledger",

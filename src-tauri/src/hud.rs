@@ -191,3 +191,20 @@ pub async fn emergency_stop(session: State<'_, Session>) -> Result<Outcome, Stri
 pub async fn undo(session: State<'_, Session>, seq: u64) -> Result<Outcome, String> {
     session.with_engine(|e| e.undo(seq).map(|r| Outcome::from(&r))).await
 }
+
+/// Renew the commitment lease for another term (the evaluation gate's "renew"): from Execution
+/// it passes through Evaluation first, as the CLI's `smart gate evaluation --renew` does.
+#[tauri::command]
+pub async fn renew_lease(session: State<'_, Session>) -> Result<Outcome, String> {
+    session
+        .with_engine(|e| {
+            e.tick()?;
+            let mut acts = vec![];
+            if e.state().stance == smart_kernel::Stance::Execution {
+                acts.push(smart_kernel::GateAct::Evaluate);
+            }
+            acts.push(smart_kernel::GateAct::Renew);
+            e.gates(&acts).map(|r| Outcome::from(&r))
+        })
+        .await
+}

@@ -113,6 +113,7 @@ fn setup<R: tauri::Runtime>(builder: tauri::Builder<R>, data_dir: Result<PathBuf
             hud::decide,
             hud::emergency_stop,
             hud::undo,
+            hud::renew_lease,
             timeline::timeline,
             timeline::event_detail,
             timeline::verify_ledger,

@@ -254,6 +254,7 @@ fn only_the_hud_window_may_decide_stop_or_undo() {
         ("decide", json!({"pendingId": "x", "callHash": "y", "approve": true})),
         ("emergency_stop", json!({})),
         ("undo", json!({"seq": 1})),
+        ("renew_lease", json!({})),
         ("say", json!({"text": "scan docs"})),
         ("init_data_dir", json!({"roots": ["/tmp"]})),
         ("pick_folder", json!({})),
@@ -348,4 +349,22 @@ fn a_pending_confirmation_survives_an_app_restart() {
     );
     let r = invoke(&w, "decide", json!({"pendingId": id, "callHash": hash, "approve": true})).unwrap();
     assert_eq!(r["outcome"], "committed", "{r}");
+}
+
+#[test]
+fn renewing_the_lease_moves_its_expiry_forward_and_keeps_execution() {
+    let d = data_at_l3();
+    let (_app, w) = app(Ok(d.data.clone()));
+    let before = invoke(&w, "get_status", json!({})).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let r = invoke(&w, "renew_lease", json!({})).unwrap();
+    assert_eq!(r["outcome"], "recorded", "{r}");
+    let after = invoke(&w, "get_status", json!({})).unwrap();
+    assert_eq!(after["stance"], "execution", "{after}");
+    assert!(after["lease"]["expires_at_ms"].as_u64() > before["lease"]["expires_at_ms"].as_u64(), "{before} → {after}");
+    // Without a lease there is nothing to renew: refused, in words.
+    invoke(&w, "emergency_stop", json!({})).unwrap();
+    let r = invoke(&w, "renew_lease", json!({})).unwrap();
+    assert_eq!(r["outcome"], "refused", "{r}");
+    assert!(r["reason"].as_str().is_some_and(|s| !s.is_empty()), "{r}");
 }

@@ -93,6 +93,10 @@ function installFake() {
       return { outcome: approve ? "committed" : "denied", code: null, reason: null, pending_id: pendingId, seq: 9, tier: 3, admissible_in_ms: null, notify: false, _hash: callHash };
     },
     emergency_stop: () => ({ outcome: "recorded", notify: false }),
+    renew_lease: () => {
+      state.renewed = true;
+      return { outcome: "recorded", notify: false };
+    },
     verify_ledger: () => ({ ok: true, events: state.total, head: "ab", first_bad_seq: null, reason: null }),
     timeline: ({ offset, limit }) => {
       const rows = [];
@@ -175,6 +179,9 @@ try {
   expect((await page.locator(".stance-grid .current").textContent()) === "Execution", "current stance");
   expect(await page.getByText("inbox empty").isVisible(), "the lease's success criteria");
   expect((await page.getByTestId("verify-badge").textContent()).includes("100000 events"), "the verify badge");
+  await page.getByTestId("renew-lease").click();
+  await page.getByText("Lease renewed").waitFor();
+  expect(await page.evaluate(() => window.__fake.state.renewed === true), "Renew asks the backend");
 
   console.log("browser: live progress from the backend's events");
   await page.evaluate(() => window.__fake.emit("smart://hud", { corr: "x", event: "utterance", state: null, text: "tidy my inbox", tool: null, args: null, outcome: null, source: null, model: null, reason: null }));

@@ -27,6 +27,7 @@ export const api = {
     invoke<Outcome>("decide", { pendingId, callHash, approve }),
   emergencyStop: () => invoke<Outcome>("emergency_stop"),
   undo: (seq: number) => invoke<Outcome>("undo", { seq }),
+  renewLease: () => invoke<Outcome>("renew_lease"),
   timeline: (filter: TimelineFilter, offset: number, limit: number) =>
     invoke<TimelinePage>("timeline", { filter, offset, limit }),
   eventDetail: (seq: number) => invoke<EventDetail>("event_detail", { seq }),
