@@ -82,13 +82,21 @@ async fn get_status(session: tauri::State<'_, Session>) -> Result<serde_json::Va
 
 /// Registers the app's state and commands on `builder`; shared by [`run`] and the tests, which
 /// pass the data directory explicitly instead of going through the environment.
-fn setup<R: tauri::Runtime>(builder: tauri::Builder<R>, data_dir: Result<PathBuf, String>) -> tauri::Builder<R> {
+///
+/// `desktop` runs once the app is built, after the bus is wired (`run` passes the tray, hotkey
+/// and watchdog; the tests pass nothing). Tauri keeps a single setup hook — a second
+/// `Builder::setup` replaces the first — so there is exactly one, here.
+fn setup<R: tauri::Runtime>(
+    builder: tauri::Builder<R>,
+    data_dir: Result<PathBuf, String>,
+    desktop: impl FnOnce(&mut tauri::App<R>) + Send + 'static,
+) -> tauri::Builder<R> {
     let bus = Bus::default();
     builder
         .manage(Session::new(data_dir, bus))
         .manage(shell::WatchdogState::default())
         .manage(shell::DesktopState::default())
-        .setup(|app| {
+        .setup(move |app| {
             // Forward the runtime's bus to the web view. A lagging receiver loses old messages,
             // never the interaction (see smart_runtime::bus).
             let handle = app.handle().clone();
@@ -104,6 +112,7 @@ fn setup<R: tauri::Runtime>(builder: tauri::Builder<R>, data_dir: Result<PathBuf
                     }
                 }
             });
+            desktop(app);
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -133,29 +142,27 @@ fn setup<R: tauri::Runtime>(builder: tauri::Builder<R>, data_dir: Result<PathBuf
 pub fn run() {
     let dir = data_dir();
     let builder = shell::plugins(tauri::Builder::default());
-    let result = setup(builder, dir.clone())
-        .setup(move |app| {
-            let handle = app.handle().clone();
-            // The desktop's parts: each one that fails is a warning, not a failed start.
-            if let Err(e) = shell::install_tray(&handle) {
-                tracing::warn!(error = %e, "no tray icon");
+    let result = setup(builder, dir.clone(), move |app| {
+        let handle = app.handle().clone();
+        // The desktop's parts: each one that fails is a warning, not a failed start.
+        if let Err(e) = shell::install_tray(&handle) {
+            tracing::warn!(error = %e, "no tray icon");
+        }
+        let saved = dir.as_ref().ok().map(|d| settings::load(d)).transpose();
+        let hotkey = match saved {
+            Ok(s) => s.unwrap_or_default().hotkey,
+            Err(e) => {
+                tracing::warn!(error = %e, "settings unreadable; using the default hotkey");
+                settings::DEFAULT_HOTKEY.to_string()
             }
-            let saved = dir.as_ref().ok().map(|d| settings::load(d)).transpose();
-            let hotkey = match saved {
-                Ok(s) => s.unwrap_or_default().hotkey,
-                Err(e) => {
-                    tracing::warn!(error = %e, "settings unreadable; using the default hotkey");
-                    settings::DEFAULT_HOTKEY.to_string()
-                }
-            };
-            if let Err(e) = shell::register_hotkey(&handle, &hotkey) {
-                tracing::warn!(error = %e, "no push-to-talk hotkey");
-            }
-            app.state::<shell::DesktopState>().install(&handle);
-            tauri::async_runtime::spawn(shell::watchdog_loop(handle));
-            Ok(())
-        })
-        .run(tauri::generate_context!());
+        };
+        if let Err(e) = shell::register_hotkey(&handle, &hotkey) {
+            tracing::warn!(error = %e, "no push-to-talk hotkey");
+        }
+        app.state::<shell::DesktopState>().install(&handle);
+        tauri::async_runtime::spawn(shell::watchdog_loop(handle));
+    })
+    .run(tauri::generate_context!());
     if let Err(e) = result {
         eprintln!("smart-app: {e}");
         std::process::exit(1);

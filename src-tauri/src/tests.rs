@@ -35,7 +35,7 @@ fn invoke(webview: &tauri::WebviewWindow<MockRuntime>, cmd: &str, args: Value) -
 
 /// A mock app without the app's ACL (every command allowed), with a "main" window.
 fn app(data_dir: Result<PathBuf, String>) -> (tauri::App<MockRuntime>, tauri::WebviewWindow<MockRuntime>) {
-    let app = setup(mock_builder(), data_dir).build(mock_context(noop_assets())).unwrap();
+    let app = setup(mock_builder(), data_dir, |_| ()).build(mock_context(noop_assets())).unwrap();
     let webview = tauri::WebviewWindowBuilder::new(&app, "main", tauri::WebviewUrl::default()).build().unwrap();
     (app, webview)
 }
@@ -242,7 +242,7 @@ fn the_timeline_pages_filters_and_charts_what_the_ledger_holds() {
 #[test]
 fn only_the_hud_window_may_decide_stop_or_undo() {
     let d = data_at_l3();
-    let app = setup(mock_builder(), Ok(d.data.clone())).build(tauri::generate_context!(test = true)).unwrap();
+    let app = setup(mock_builder(), Ok(d.data.clone()), |_| ()).build(tauri::generate_context!(test = true)).unwrap();
     let main = app.get_webview_window("main").unwrap_or_else(|| {
         tauri::WebviewWindowBuilder::new(&app, "main", tauri::WebviewUrl::default()).build().unwrap()
     });

@@ -140,6 +140,9 @@ try {
   step("a typed command that needs approval opens the dialog with its preview and countdown");
   await say("quarantine docs/old.log");
   await waitFor("the confirmation dialog", () => exists("[data-testid=confirm-dialog]"), 30_000);
+  // The live line is fed by the backend's bus events: what was heard, the proposal, the outcome.
+  const live = await text("[data-testid=live]");
+  expect(live.includes("quarantine docs/old.log") && live.includes("fs.quarantine") && live.includes("pending"), `the live line (${live})`);
   const dialog = await text("[data-testid=confirm-dialog]");
   expect(dialog.includes("Approve fs.quarantine?"), "the dialog names the tool");
   expect(dialog.includes("L4") && dialog.includes("Tier 3"), "layer and tier shown");
