@@ -62,8 +62,8 @@ export function fold(live: Live, ev: HudEvent): Live {
   return next;
 }
 
-/** "Awaiting confirm" for "awaiting_confirm". */
+/** "Awaiting confirm" for "awaiting_confirm" or "AWAITING_CONFIRM" (the runtime's spelling). */
 export function stateLabel(state: string): string {
-  const s = state.replace(/_/g, " ");
+  const s = state.replace(/_/g, " ").toLowerCase();
   return s.charAt(0).toUpperCase() + s.slice(1);
 }

@@ -115,6 +115,7 @@ describe("the live line", () => {
       state: "awaiting_confirm",
     });
     expect(stateLabel(live.state)).toBe("Awaiting confirm");
+    expect(stateLabel("AWAITING_CONFIRM")).toBe("Awaiting confirm");
   });
   it("clears the previous interaction's details when a new one starts", () => {
     let live = fold(IDLE, ev({ event: "outcome", outcome: "refused" }));
