@@ -131,8 +131,8 @@ pub struct PendingList {
 #[tauri::command]
 pub async fn say(session: State<'_, Session>, text: String) -> Result<SayResult, String> {
     let mut a = session.open().await?;
-    let base = a.engine().roots().first().map(std::path::PathBuf::from);
-    let opts = SayOptions { propose_only: false, no_templates: false, base };
+    // No base: the assistant resolves relative names against the first allowed folder.
+    let opts = SayOptions { propose_only: false, no_templates: false, base: None };
     let report = a.say(&text, &opts).await.map_err(|e| e.to_string())?;
     Ok(SayResult::from(&report))
 }

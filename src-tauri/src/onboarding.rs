@@ -75,27 +75,22 @@ fn model_rows(models: &Models) -> Vec<ModelRow> {
         .collect()
 }
 
-pub fn setup_state_of(data_dir: &Result<PathBuf, String>) -> SetupState {
+/// The setup view. `roots` are the open runtime's allowed folders (asked of the session, which
+/// has the data dir open anyway), or why they could not be read.
+pub fn setup_state_of(data_dir: &Result<PathBuf, String>, roots: Result<Vec<String>, String>) -> SetupState {
     let mut problem = None;
-    let (data, initialised, roots) = match data_dir {
-        Ok(d) => {
-            let initialised = smart_runtime::DataDir::new(d).ledger().exists();
-            let roots = if initialised {
-                match Engine::open(d, Box::new(SystemClock)) {
-                    Ok(e) => e.roots().to_vec(),
-                    Err(e) => {
-                        problem = Some(e.to_string());
-                        vec![]
-                    }
-                }
-            } else {
-                vec![]
-            };
-            (Some(d.display().to_string()), initialised, roots)
-        }
+    let (data, initialised) = match data_dir {
+        Ok(d) => (Some(d.display().to_string()), smart_runtime::DataDir::new(d).ledger().exists()),
         Err(e) => {
             problem = Some(e.clone());
-            (None, false, vec![])
+            (None, false)
+        }
+    };
+    let roots = match roots {
+        Ok(r) => r,
+        Err(e) => {
+            problem.get_or_insert(e);
+            vec![]
         }
     };
     let (models_dir, models) = match Models::open_default() {
@@ -108,10 +103,22 @@ pub fn setup_state_of(data_dir: &Result<PathBuf, String>) -> SetupState {
     SetupState { data_dir: data, initialised, roots, models_dir, models, problem }
 }
 
+/// The allowed folders of an initialised data dir, from the session's runtime; none before
+/// the first-run setup.
+async fn allowed_folders(session: &Session) -> Result<Vec<String>, String> {
+    match session.data_dir() {
+        Ok(d) if smart_runtime::DataDir::new(d).ledger().exists() => {
+            session.with_engine(|e| Ok(e.roots().to_vec())).await
+        }
+        _ => Ok(vec![]),
+    }
+}
+
 #[tauri::command]
 pub async fn setup_state(session: State<'_, Session>) -> Result<SetupState, String> {
+    let roots = allowed_folders(&session).await;
     let dir = session.data_dir().clone();
-    tauri::async_runtime::spawn_blocking(move || setup_state_of(&dir)).await.map_err(|e| e.to_string())
+    tauri::async_runtime::spawn_blocking(move || setup_state_of(&dir, roots)).await.map_err(|e| e.to_string())
 }
 
 /// `~/x` → the home directory's `x`; anything else as given.
@@ -147,7 +154,8 @@ pub async fn init_data_dir(session: State<'_, Session>, roots: Vec<String>) -> R
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
     session.close().await;
-    Ok(setup_state_of(&Ok(dir)))
+    let roots = allowed_folders(&session).await;
+    Ok(setup_state_of(&Ok(dir), roots))
 }
 
 /// Fetches the catalog model `name` into the models folder, reporting progress on `progress`

@@ -100,12 +100,6 @@ pub struct ActivityBar {
     pub refusals: u64,
 }
 
-fn tool_of(payload: &Value) -> Option<String> {
-    [&payload["tool"], &payload["call"]["tool"], &payload["pending"]["call"]["tool"]]
-        .into_iter()
-        .find_map(|v| v.as_str().map(str::to_string))
-}
-
 fn row_view(r: &StoredEvent) -> (TimelineRow, Value) {
     let payload: Value = serde_json::from_str(&r.payload).unwrap_or(Value::String(r.payload.clone()));
     let undoable = r.kind == "committed" && !payload["rollback"].is_null() && payload["undoes"].is_null();
@@ -114,7 +108,7 @@ fn row_view(r: &StoredEvent) -> (TimelineRow, Value) {
         corr: r.corr.clone(),
         kind: r.kind.clone(),
         wall_ms: r.wall_ms,
-        tool: tool_of(&payload),
+        tool: smart_ledger::tool_of(&payload).map(str::to_string),
         summary: smart_runtime::summary::event_summary(&r.payload),
         undoable,
     };

@@ -179,6 +179,10 @@ try {
   expect((await page.locator(".stance-grid .current").textContent()) === "Execution", "current stance");
   expect(await page.getByText("inbox empty").isVisible(), "the lease's success criteria");
   expect((await page.getByTestId("verify-badge").textContent()).includes("100000 events"), "the verify badge");
+  const previewsAsked = () => page.evaluate(() => window.__fake.state.calls.filter((c) => c.cmd === "pending_calls").length);
+  const asked = await previewsAsked();
+  await page.waitForTimeout(2500);
+  expect((await previewsAsked()) === asked, "previews are not re-read on every poll while nothing waits anew");
   await page.getByTestId("renew-lease").click();
   await page.getByText("Lease renewed").waitFor();
   expect(await page.evaluate(() => window.__fake.state.renewed === true), "Renew asks the backend");

@@ -18,7 +18,8 @@ use rusqlite::types::Value as SqlValue;
 use serde::{Deserialize, Serialize};
 
 /// Where each kind keeps the tool's name: `refused`/`committed`/`failed` at the top,
-/// `proposed`/`admitted` in the call, `pending` in the pending call.
+/// `proposed`/`admitted` in the call, `pending` in the pending call. [`tool_of`] reads the same
+/// places from a decoded payload; the two must agree (tested).
 const TOOL_EXPR: &str = "coalesce(json_extract(payload, '$.tool'), json_extract(payload, '$.call.tool'), \
      json_extract(payload, '$.pending.call.tool'))";
 
@@ -47,6 +48,13 @@ pub struct ActivityBucket {
     pub events: u64,
     /// Of which refusals (`refused`, `signal_refused`): a spike is worth a look.
     pub refusals: u64,
+}
+
+/// The tool an event concerns, read from its payload the way [`TOOL_EXPR`] reads it in SQL.
+pub fn tool_of(payload: &serde_json::Value) -> Option<&str> {
+    [&payload["tool"], &payload["call"]["tool"], &payload["pending"]["call"]["tool"]]
+        .into_iter()
+        .find_map(|v| v.as_str())
 }
 
 impl EventFilter {

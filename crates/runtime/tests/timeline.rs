@@ -179,3 +179,24 @@ fn the_plan_behind_an_apply_is_found_by_its_hash() {
     assert!(moves[0]["to"].as_str().unwrap().ends_with("docs/new.txt"), "{plan:?}");
     assert!(s.engine.artifact(&smart_kernel::Hash::of_bytes(b"nothing")).unwrap().is_none());
 }
+
+#[test]
+fn the_tool_filter_in_sql_and_tool_of_on_a_payload_agree() {
+    let s = setup();
+    let l = s.engine.ledger();
+    let all = l.page(&EventFilter::default(), 0, 1_000).unwrap();
+    let tools = l.tools().unwrap();
+    assert!(tools.len() >= 5, "{tools:?}");
+    for tool in tools {
+        let by_sql = l.page(&EventFilter { tool: Some(tool.clone()), ..Default::default() }, 0, 1_000).unwrap();
+        let by_payload: Vec<u64> = all
+            .iter()
+            .filter(|r| {
+                let v: serde_json::Value = serde_json::from_str(&r.payload).unwrap();
+                smart_ledger::tool_of(&v) == Some(tool.as_str())
+            })
+            .map(|r| r.seq)
+            .collect();
+        assert_eq!(by_sql.iter().map(|r| r.seq).collect::<Vec<_>>(), by_payload, "{tool}");
+    }
+}
