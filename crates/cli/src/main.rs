@@ -19,6 +19,7 @@ macro_rules! say {
 
 mod assist;
 mod cli;
+mod listen;
 mod output;
 
 use clap::Parser;

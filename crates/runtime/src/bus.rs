@@ -60,6 +60,46 @@ pub enum BusEvent {
         reason: String,
         restart_in_ms: u64,
     },
+    /// The microphone's loudness (for the HUD's meter).
+    Level {
+        rms_dbfs: f32,
+    },
+    SpeechStart {
+        at_ms: u64,
+    },
+    SpeechEnd {
+        at_ms: u64,
+    },
+    Wake {
+        phrase: String,
+    },
+    /// What whisper heard, before anything is made of it.
+    Heard {
+        text: String,
+        confidence: f32,
+        stt_ms: u64,
+    },
+    /// An emergency word stopped everything.
+    Emergency {
+        word: String,
+    },
+}
+
+impl BusEvent {
+    /// The voice worker's events that the HUD shows.
+    pub fn from_voice(e: &smart_voice::protocol::Event) -> Option<BusEvent> {
+        use smart_voice::protocol::Event as V;
+        Some(match e {
+            V::Level { rms_dbfs, .. } => BusEvent::Level { rms_dbfs: *rms_dbfs },
+            V::SpeechStart { at_ms } => BusEvent::SpeechStart { at_ms: *at_ms },
+            V::SpeechEnd { at_ms, .. } => BusEvent::SpeechEnd { at_ms: *at_ms },
+            V::Wake { phrase, .. } => BusEvent::Wake { phrase: phrase.clone() },
+            V::Transcript(t) => {
+                BusEvent::Heard { text: t.text.clone(), confidence: t.confidence, stt_ms: t.timings.stt_ms }
+            }
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]

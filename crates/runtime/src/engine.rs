@@ -116,7 +116,7 @@ fn io(path: &Path, e: impl std::fmt::Display) -> RuntimeError {
 }
 
 /// A fresh correlation id: one per operation, shared by its ledger events and bus messages.
-pub(crate) fn corr() -> String {
+pub fn corr() -> String {
     smart_signals::new_nonce().map(|n| n[..16].to_string()).unwrap_or_else(|_| "0000000000000000".into())
 }
 

@@ -35,6 +35,8 @@ pub enum State {
 pub enum Trigger {
     WakeWord,
     PushToTalk,
+    /// Speech found by the VAD alone (a recording listened to, no key and no wake phrase).
+    VoiceActivity,
     /// Typed text: straight to reasoning.
     TextSubmitted,
     EndOfSpeech,
@@ -82,9 +84,10 @@ pub const STATES: [State; 10] = [
     MemoryUpdate,
 ];
 
-pub const TRIGGERS: [Trigger; 24] = [
+pub const TRIGGERS: [Trigger; 25] = [
     WakeWord,
     PushToTalk,
+    VoiceActivity,
     TextSubmitted,
     EndOfSpeech,
     TranscriptReady,
@@ -114,6 +117,7 @@ pub const TRIGGERS: [Trigger; 24] = [
 pub const TABLE: &[(State, Trigger, State)] = &[
     (Idle, WakeWord, Listening),
     (Idle, PushToTalk, Listening),
+    (Idle, VoiceActivity, Listening),
     (Idle, TextSubmitted, Reasoning),
     (Listening, EndOfSpeech, Transcribing),
     (Transcribing, TranscriptReady, Reasoning),

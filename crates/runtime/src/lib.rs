@@ -26,7 +26,9 @@ pub mod error;
 pub mod interaction;
 pub mod model_choice;
 pub mod paths;
+pub mod process;
 pub mod summary;
+pub mod voice;
 pub mod worker;
 pub mod world;
 

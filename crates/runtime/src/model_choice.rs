@@ -97,3 +97,96 @@ pub fn proposer_spec(data_dir: PathBuf) -> SpecFn {
         })
     })
 }
+
+/// Where the voice path's models come from: whisper (a catalog name or a ggml file), the
+/// language, and the wake word's model folder and phrase (none: push-to-talk only).
+#[derive(Clone, Debug, Default)]
+pub struct VoiceChoice {
+    pub whisper: Option<String>,
+    pub language: Option<String>,
+    pub wake_model: Option<String>,
+    pub wake_phrase: Option<String>,
+    /// Names whisper should expect besides the commands (the working folder's entries).
+    pub vocabulary: Vec<String>,
+}
+
+/// What a person says to SMART: whisper is told to expect these (see `LoadVoice::prompt`).
+const COMMAND_WORDS: &str = "scan, list, hash, quarantine, move, find duplicates, undo, approve, deny, stop";
+
+/// The biasing prompt: the command words and up to 30 names, in the order given.
+pub fn whisper_prompt(vocabulary: &[String]) -> String {
+    let mut p = format!("Commands for a file assistant: {COMMAND_WORDS}.");
+    let names: Vec<&str> = vocabulary.iter().map(String::as_str).filter(|n| !n.trim().is_empty()).take(30).collect();
+    if !names.is_empty() {
+        p.push_str(&format!(" Files and folders: {}.", names.join(", ")));
+    }
+    p
+}
+
+/// The names in a folder (not hidden), sorted, for [`whisper_prompt`].
+pub fn folder_vocabulary(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    names.retain(|n| !n.starts_with('.'));
+    names.sort();
+    names
+}
+
+/// The phrase the wake word listens for when none is set.
+pub const DEFAULT_WAKE_PHRASE: &str = "hey smart";
+
+fn catalog_path(
+    models: &Models,
+    name_or_file: Option<&str>,
+    purpose: &str,
+    what: &str,
+) -> Result<String, RuntimeError> {
+    if let Some(n) = name_or_file
+        && models.get(n).is_err()
+    {
+        return if Path::new(n).exists() {
+            Ok(n.to_string())
+        } else {
+            Err(RuntimeError::BadInput(format!(
+                "{n:?} is neither a catalog model ({}) nor an existing {what} file",
+                models.catalog().names()
+            )))
+        };
+    }
+    let m = match name_or_file {
+        Some(n) => models.get(n).map_err(|e| RuntimeError::BadInput(e.to_string()))?,
+        None => models
+            .catalog()
+            .default_for(purpose)
+            .ok_or_else(|| RuntimeError::BadInput(format!("the catalog has no default {what} model")))?,
+    };
+    let p = models.verified_path(m).map_err(|e| RuntimeError::BadInput(e.to_string()))?;
+    Ok(p.to_string_lossy().into_owned())
+}
+
+/// The voice worker's load request for `choice`. A wake model that is missing is not an error:
+/// the worker reports the wake word as unavailable and push-to-talk still works.
+pub fn voice_load(models: &Models, choice: &VoiceChoice) -> Result<smart_voice::protocol::LoadVoice, RuntimeError> {
+    let whisper = catalog_path(models, choice.whisper.as_deref(), "stt", "whisper")?;
+    let vad = catalog_path(models, None, "vad", "VAD")?;
+    let wake = choice.wake_model.as_ref().map(|m| {
+        let model = catalog_path(models, Some(m), "wake", "vosk model folder").unwrap_or_else(|_| m.clone());
+        smart_voice::protocol::WakeConfig {
+            model,
+            phrase: choice.wake_phrase.clone().unwrap_or_else(|| DEFAULT_WAKE_PHRASE.to_string()),
+        }
+    });
+    let threads = std::env::var("SMART_THREADS").ok().and_then(|t| t.parse().ok());
+    Ok(smart_voice::protocol::LoadVoice {
+        whisper,
+        vad,
+        language: choice.language.clone(),
+        threads,
+        prompt: Some(whisper_prompt(&choice.vocabulary)),
+        wake,
+        endpoint: Default::default(),
+        speak: false,
+        preroll_ms: 500,
+    })
+}

@@ -15,17 +15,13 @@
 //! What the worker answers is still only text: [`crate::assistant`] re-parses it and the kernel
 //! judges it.
 
+use crate::process::ChildProcess;
 use smart_proposer::protocol::{
     self, LoadRequest, ModelInfo, PROTOCOL_VERSION, Proposal, ProposeRequest, Request, RequestLine, Response,
     ResponseBody,
 };
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WorkerError {
@@ -59,27 +55,8 @@ pub struct WorkerSpec {
 
 /// The worker binary: `SMART_PROPOSER_WORKER`, or `smart-proposer-worker` beside this program.
 pub fn locate_worker() -> Result<PathBuf, WorkerError> {
-    if let Some(p) = std::env::var_os("SMART_PROPOSER_WORKER").filter(|p| !p.is_empty()) {
-        return Ok(PathBuf::from(p));
-    }
-    let exe = std::env::current_exe()
-        .map_err(|e| WorkerError::Spawn { program: "smart-proposer-worker".into(), reason: e.to_string() })?;
-    let name = format!("smart-proposer-worker{}", std::env::consts::EXE_SUFFIX);
-    let mut candidates = vec![];
-    if let Some(dir) = exe.parent() {
-        candidates.push(dir.join(&name));
-        // Test binaries live one level down, in deps/.
-        if let Some(up) = dir.parent() {
-            candidates.push(up.join(&name));
-        }
-    }
-    candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| WorkerError::Spawn {
-        program: name.clone(),
-        reason: format!(
-            "it is not installed beside {} (build it with `cargo build -p smart-proposer-worker`, or set SMART_PROPOSER_WORKER)",
-            exe.display()
-        ),
-    })
+    crate::process::locate("SMART_PROPOSER_WORKER", "smart-proposer-worker")
+        .map_err(|reason| WorkerError::Spawn { program: "smart-proposer-worker".into(), reason })
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -121,64 +98,23 @@ impl Backoff {
 
 /// One running worker process.
 struct WorkerProcess {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: Lines<BufReader<ChildStdout>>,
+    proc: ChildProcess,
     next_id: u64,
-    stderr_tail: Arc<Mutex<VecDeque<String>>>,
 }
 
 impl WorkerProcess {
     fn spawn(program: &Path, args: &[String]) -> Result<WorkerProcess, WorkerError> {
-        let spawn_err = |reason: String| WorkerError::Spawn { program: program.display().to_string(), reason };
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| spawn_err(e.to_string()))?;
-        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err(spawn_err("its pipes could not be opened".into()));
-        };
-        // Keep the last lines of stderr: they explain a crash better than an exit code.
-        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
-        let tail = stderr_tail.clone();
-        tokio::spawn(async move {
-            let mut lines = BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                if let Ok(mut t) = tail.lock() {
-                    if t.len() == 8 {
-                        t.pop_front();
-                    }
-                    t.push_back(line);
-                }
-            }
-        });
-        Ok(WorkerProcess { child, stdin, stdout: BufReader::new(stdout).lines(), next_id: 1, stderr_tail })
+        let proc = ChildProcess::spawn(program, args)
+            .map_err(|reason| WorkerError::Spawn { program: program.display().to_string(), reason })?;
+        Ok(WorkerProcess { proc, next_id: 1 })
     }
 
     fn pid(&self) -> Option<u32> {
-        self.child.id()
+        self.proc.pid()
     }
 
-    /// Why the process is gone, as far as can be told.
     async fn death(&mut self) -> WorkerError {
-        let status = tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await;
-        // Give the stderr reader a moment to collect the last words.
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        let tail =
-            self.stderr_tail.lock().map(|t| t.iter().cloned().collect::<Vec<_>>().join(" | ")).unwrap_or_default();
-        let mut detail = match status {
-            Ok(Ok(s)) => format!(" ({s})"),
-            _ => String::new(),
-        };
-        if !tail.is_empty() {
-            detail.push_str(&format!(": {tail}"));
-        }
-        WorkerError::Crashed { detail }
+        WorkerError::Crashed { detail: self.proc.death_detail().await }
     }
 
     async fn request(
@@ -192,12 +128,11 @@ impl WorkerProcess {
         let line = serde_json::to_string(&RequestLine { v: PROTOCOL_VERSION, id, request })
             .map_err(|e| WorkerError::Garbage(format!("cannot encode the request: {e}")))?;
         let exchange = async {
-            if self.stdin.write_all(format!("{line}\n").as_bytes()).await.is_err() || self.stdin.flush().await.is_err()
-            {
+            if !self.proc.write_line(&line).await {
                 return Err(self.death().await);
             }
             loop {
-                let Ok(Some(text)) = self.stdout.next_line().await else {
+                let Ok(Some(text)) = self.proc.stdout.next_line().await else {
                     return Err(self.death().await);
                 };
                 if text.trim().is_empty() {
@@ -220,9 +155,8 @@ impl WorkerProcess {
         }
     }
 
-    async fn kill(mut self) {
-        let _ = self.child.start_kill();
-        let _ = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
+    async fn kill(self) {
+        self.proc.kill().await;
     }
 }
 
@@ -278,7 +212,7 @@ impl Supervisor {
     /// Whether a worker was started and has since exited (crashed, or was killed) between
     /// requests. The next request would restart it; the app's watchdog restarts it sooner.
     pub fn worker_exited(&mut self) -> bool {
-        self.worker.as_mut().is_some_and(|w| matches!(w.child.try_wait(), Ok(Some(_))))
+        self.worker.as_mut().is_some_and(|w| w.proc.has_exited())
     }
 
     /// Faults since the last call, oldest first.
@@ -300,7 +234,7 @@ impl Supervisor {
     /// Starts a worker and loads the model, unless one is running.
     pub async fn ensure_started(&mut self) -> Result<&ModelInfo, WorkerError> {
         if let Some(w) = &mut self.worker
-            && let Ok(Some(status)) = w.child.try_wait()
+            && let Ok(Some(status)) = w.proc.child.try_wait()
         {
             let w = self.worker.take();
             let err = WorkerError::Crashed { detail: format!(" between requests ({status})") };

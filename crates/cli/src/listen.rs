@@ -1,0 +1,315 @@
+//! `smart listen`: the voice path from the command line — a WAV file, or the microphone with
+//! push-to-talk on the Enter key (or the wake word).
+//!
+//! It is the same path the desktop app runs: the voice worker hears and transcribes, the
+//! runtime checks for emergency words, the proposers propose and the kernel decides. The
+//! command prints each state transition as it happens and, per utterance, where the time went:
+//! the VAD's hangover (the silence it waits for before calling speech ended), whisper, and the
+//! proposer plus the kernel.
+
+use crate::output::{print_json, print_report};
+use anyhow::{Context, Result, anyhow};
+use serde_json::{Value, json};
+use smart_models::Models;
+use smart_runtime::assistant::{AssistantError, Heard};
+use smart_runtime::bus::BusEvent;
+use smart_runtime::interaction::Trigger;
+use smart_runtime::model_choice::{VoiceChoice, proposer_spec, voice_load};
+use smart_runtime::voice::{Voice, VoiceTimeouts, VoiceWorkerError, locate_voice_worker};
+use smart_runtime::{Assistant, Bus, Engine, SayOptions};
+use smart_voice::protocol::{
+    CaptureMode, DeviceStatus, Event, Loaded, Request, Transcript, VoiceErrorCode, WakeStatus,
+};
+use std::path::Path;
+use std::time::Instant;
+use tokio::io::AsyncBufReadExt;
+
+pub struct ListenArgs<'a> {
+    pub wav: Option<&'a Path>,
+    pub propose_only: bool,
+    pub no_templates: bool,
+    pub wake: bool,
+    pub choice: VoiceChoice,
+    pub json: bool,
+}
+
+pub fn listen(engine: Engine, args: ListenArgs<'_>) -> Result<i32> {
+    let models = Models::open_default().map_err(|e| anyhow!(e))?;
+    let load = voice_load(&models, &args.choice).map_err(|e| anyhow!(e))?;
+    let program = locate_voice_worker().map_err(|e| anyhow!(e))?;
+    let data_dir = engine.data_dir().to_path_buf();
+    let bus = Bus::default();
+    let mut rx = bus.subscribe();
+    let mut assistant = Assistant::new(engine, bus, proposer_spec(data_dir));
+    let opts = SayOptions {
+        propose_only: args.propose_only,
+        no_templates: args.no_templates,
+        base: std::env::current_dir().ok(),
+    };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the runtime")?;
+    let json = args.json;
+    rt.block_on(async {
+        let printer = async {
+            while let Ok(env) = rx.recv().await {
+                if !json {
+                    print_step(&env.event);
+                }
+            }
+        };
+        let work = async {
+            let started = Instant::now();
+            let (mut voice, loaded) =
+                Voice::start(&program, load, VoiceTimeouts::default()).await.map_err(|e| anyhow!(e))?;
+            if !json {
+                print_loaded(&loaded, started.elapsed().as_millis());
+            }
+            let r = match args.wav {
+                Some(wav) => listen_file(&mut voice, &mut assistant, wav, &opts, json).await,
+                None => listen_live(&mut voice, &mut assistant, &loaded, &opts, args.wake, json).await,
+            };
+            voice.shutdown().await;
+            assistant.shutdown().await;
+            drop(assistant);
+            r
+        };
+        let (r, ()) = tokio::join!(work, printer);
+        r
+    })
+}
+
+fn print_loaded(l: &Loaded, ms: u128) {
+    say!(
+        "voice: {} ({}), whisper.cpp {}, ready in {ms} ms",
+        l.whisper,
+        if l.multilingual { "multilingual" } else { "English" },
+        l.whisper_cpp
+    );
+    match &l.wake {
+        WakeStatus::Ready { phrase } => say!("wake word: \"{phrase}\""),
+        WakeStatus::Unavailable { reason } => say!("wake word: unavailable — {reason}"),
+    }
+    match &l.input {
+        DeviceStatus::Available { name } => say!("microphone: {name}"),
+        DeviceStatus::Unavailable { reason } => say!("microphone: none — {reason}"),
+        DeviceStatus::Off => {}
+    }
+}
+
+fn print_step(event: &BusEvent) {
+    match event {
+        BusEvent::StateChanged { from, to, trigger } => say!("  {from:?} → {to:?}  ({trigger:?})"),
+        BusEvent::SpeechStart { at_ms } => say!("speech started at {:.2} s", *at_ms as f64 / 1000.0),
+        BusEvent::SpeechEnd { at_ms } => say!("speech ended at {:.2} s", *at_ms as f64 / 1000.0),
+        BusEvent::Wake { phrase } => say!("wake word \"{phrase}\" heard"),
+        BusEvent::Heard { text, confidence, stt_ms } => {
+            say!("heard: {text:?} (confidence {confidence:.2}, whisper {stt_ms} ms)")
+        }
+        BusEvent::Emergency { word } => say!("emergency word \"{word}\": everything stops"),
+        BusEvent::Proposal { source, tool, args } => say!("proposal ({source:?}): {tool} {args}"),
+        BusEvent::Reply { text } => say!("reply: {text}"),
+        BusEvent::WorkerReady { model, load_ms, .. } => say!("proposer: {model} loaded in {load_ms} ms"),
+        BusEvent::WorkerFault { reason, .. } => say!("proposer fault: {reason}"),
+        BusEvent::IllegalTransition { from, trigger } => say!("  illegal transition {trigger:?} in {from:?} (reset)"),
+        _ => {}
+    }
+}
+
+/// One utterance's report: the transcript, then what came of it — as `smart say --json` shapes
+/// it (`proposal` and the kernel's outcome keys at the top level), with the time per stage.
+fn heard_json(t: &Transcript, heard: &Heard, decide_ms: u128) -> Value {
+    let mut out = json!({
+        "transcript": {
+            "text": t.text, "confidence": t.confidence, "no_speech": t.no_speech, "language": t.language,
+            "start_ms": t.start_ms, "end_ms": t.end_ms,
+        },
+        "timings": {
+            "audio_ms": t.timings.audio_ms, "audio_ctx": t.timings.audio_ctx, "vad_ms": t.timings.vad_ms,
+            "stt_ms": t.timings.stt_ms, "propose_and_decide_ms": decide_ms,
+        },
+    });
+    match heard {
+        Heard::Nothing => out["outcome"] = json!("nothing_heard"),
+        Heard::Emergency { word, report } => {
+            out["emergency_word"] = json!(word);
+            merge(&mut out, serde_json::to_value(report).unwrap_or(Value::Null));
+        }
+        Heard::Turn(r) => {
+            let first = r.steps.first();
+            out["proposal"] = first.map_or(Value::Null, |s| json!({"tool": s.proposal.tool, "args": s.proposal.args}));
+            out["steps"] = serde_json::to_value(&r.steps).unwrap_or(Value::Null);
+            out["reply"] = json!(r.reply);
+            out["ended"] = json!(r.ended);
+            match first.and_then(|s| s.report.as_ref()) {
+                Some(report) => merge(&mut out, serde_json::to_value(report).unwrap_or(Value::Null)),
+                None if first.is_some() => out["outcome"] = json!("proposed"),
+                None => out["outcome"] = json!("no_call"),
+            }
+        }
+    }
+    out
+}
+
+fn merge(out: &mut Value, fields: Value) {
+    if let (Some(obj), Value::Object(fields)) = (out.as_object_mut(), fields) {
+        for (k, v) in fields {
+            obj.entry(k).or_insert(v);
+        }
+    }
+}
+
+/// Hands a transcript to the assistant and reports what came of it.
+async fn act_on(assistant: &mut Assistant, t: &Transcript, opts: &SayOptions, json: bool) -> Result<i32> {
+    let started = Instant::now();
+    let heard = assistant.hear(t, opts).await.map_err(|e| match e {
+        AssistantError::Worker(w) => anyhow!("the proposer failed: {w}; nothing was submitted"),
+        other => anyhow!(other),
+    })?;
+    let decide_ms = started.elapsed().as_millis();
+    // Let the printer show the turn's transitions before its outcome.
+    for _ in 0..2 {
+        tokio::task::yield_now().await;
+    }
+    if json {
+        print_json(&heard_json(t, &heard, decide_ms));
+    } else {
+        match &heard {
+            Heard::Nothing => say!("nothing intelligible was heard"),
+            Heard::Emergency { report, .. } => print_report(report, "emergency", false),
+            Heard::Turn(r) => {
+                for s in &r.steps {
+                    if let Some(rep) = &s.report {
+                        print_report(rep, &s.proposal.tool, false);
+                    }
+                }
+                if r.ended == "propose_only" {
+                    say!("not submitted (--propose-only)");
+                }
+            }
+        }
+        say!(
+            "timings: speech {} ms; whisper {} ms on {} ms of audio (audio_ctx {}); VAD {} ms; proposer + kernel {decide_ms} ms",
+            t.end_ms.saturating_sub(t.start_ms),
+            t.timings.stt_ms,
+            t.timings.audio_ms,
+            t.timings.audio_ctx,
+            t.timings.vad_ms
+        );
+    }
+    Ok(match &heard {
+        Heard::Turn(r) => r.steps.first().and_then(|s| s.report.as_ref()).map(crate::output::exit_code).unwrap_or(0),
+        Heard::Emergency { report, .. } => crate::output::exit_code(report),
+        Heard::Nothing => 0,
+    })
+}
+
+async fn listen_file(
+    voice: &mut Voice,
+    assistant: &mut Assistant,
+    wav: &Path,
+    opts: &SayOptions,
+    json: bool,
+) -> Result<i32> {
+    if !wav.is_file() {
+        return Err(anyhow!("{} does not exist", wav.display()));
+    }
+    let id = voice.send(Request::TranscribeFile { path: wav.display().to_string() }).await.map_err(|e| anyhow!(e))?;
+    let corr = smart_runtime::engine::corr();
+    let mut code = 0;
+    let mut utterances = 0;
+    loop {
+        let Some(line) = voice.next_event(None).await.map_err(|e| anyhow!(e))? else { continue };
+        if line.id != id {
+            continue;
+        }
+        match &line.event {
+            Event::Transcript(t) => {
+                utterances += 1;
+                let c = act_on(assistant, t, opts, json).await?;
+                if code == 0 {
+                    code = c;
+                }
+            }
+            Event::Done { audio_ms } => {
+                if utterances == 0 {
+                    if json {
+                        print_json(&json!({"transcript": null, "outcome": "nothing_heard", "audio_ms": audio_ms}));
+                    } else {
+                        say!("no speech found in {} ({audio_ms} ms of audio)", wav.display());
+                    }
+                }
+                return Ok(code);
+            }
+            Event::Error(e) => return Err(anyhow!("{}: {e}", wav.display())),
+            other => assistant.voice_event(&corr, other, Trigger::VoiceActivity),
+        }
+    }
+}
+
+async fn listen_live(
+    voice: &mut Voice,
+    assistant: &mut Assistant,
+    loaded: &Loaded,
+    opts: &SayOptions,
+    wake: bool,
+    json: bool,
+) -> Result<i32> {
+    if let DeviceStatus::Unavailable { reason } = &loaded.input {
+        return Err(anyhow!(
+            "cannot listen: {reason}. Everything else works without one: `smart listen --wav FILE` runs the voice path on a recording, `smart say TEXT` the text path"
+        ));
+    }
+    let mode = if wake { CaptureMode::WakeWord } else { CaptureMode::PushToTalk };
+    voice.call(Request::StartCapture { mode }).await.map_err(|e| match e {
+        VoiceWorkerError::Answered(ve) if ve.code == VoiceErrorCode::WakeUnavailable => {
+            anyhow!("{ve}. Run `smart listen` without --wake for push-to-talk")
+        }
+        other => anyhow!(other),
+    })?;
+    let trigger = if wake { Trigger::WakeWord } else { Trigger::PushToTalk };
+    if !json {
+        if wake {
+            say!("listening for the wake word; Ctrl-D to quit");
+        } else {
+            say!("press Enter to start talking, Enter again when done; Ctrl-D to quit");
+        }
+    }
+    let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let mut held = false;
+    let mut corr = smart_runtime::engine::corr();
+    loop {
+        enum Input {
+            Key(std::io::Result<Option<String>>),
+            Voice(Result<Option<smart_voice::protocol::EventLine>, VoiceWorkerError>),
+        }
+        let input = tokio::select! {
+            line = stdin.next_line() => Input::Key(line),
+            ev = voice.next_event(None) => Input::Voice(ev),
+        };
+        match input {
+            Input::Key(Ok(Some(_))) if !wake => {
+                held = !held;
+                if held {
+                    corr = smart_runtime::engine::corr();
+                    assistant.voice_event(&corr, &Event::SpeechStart { at_ms: 0 }, trigger);
+                }
+                voice.call(Request::PushToTalk { down: held }).await.map_err(|e| anyhow!(e))?;
+                if !json {
+                    say!("{}", if held { "listening… (Enter to stop)" } else { "stopped listening" });
+                }
+            }
+            Input::Key(Ok(Some(_))) => {}
+            Input::Key(_) => return Ok(0),
+            Input::Voice(ev) => {
+                let Some(line) = ev.map_err(|e| anyhow!(e))? else { continue };
+                match &line.event {
+                    Event::Transcript(t) => {
+                        act_on(assistant, t, opts, json).await?;
+                    }
+                    Event::InputLost { reason } => return Err(anyhow!("the microphone stopped: {reason}")),
+                    Event::Level { .. } => {}
+                    other => assistant.voice_event(&corr, other, trigger),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! From a stream of 16 kHz samples to utterances: the part of listening that decides *what* to
+//! transcribe.
+//!
+//! Three ways an utterance is bounded, one code path for all of them:
+//! - **VAD** (a file, or the wake word's command): speech start and end come from the
+//!   endpointer over Silero's per-frame probabilities;
+//! - **push-to-talk**: the key bounds it, the VAD only says whether anything was said at all
+//!   (whisper invents words for silence, so a silent press is reported as empty, not
+//!   transcribed);
+//! - **wake word**: speech the VAD finds goes to the wake recogniser; once it hears the phrase,
+//!   the rest of that speech, or the next utterance, is the command.
+//!
+//! In every mode the utterance begins with the pre-roll: audio from before the onset or the
+//! press, so the first syllable is never cut. Times are samples on the audio clock.
+
+use crate::vad::Vad;
+use crate::wake::{Wake, heard_phrase};
+use smart_voice::PreRoll;
+use smart_voice::endpoint::{Boundary, EndpointConfig, Endpointer, SAMPLE_RATE};
+use smart_voice::protocol::Event;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Vad,
+    PushToTalk,
+    WakeWord,
+}
+
+/// Silence kept after the end of speech: whisper does better with a little room after the last
+/// word.
+const END_PAD_MS: u64 = 200;
+/// How long after a lone wake phrase the command may start.
+const ARMED_MS: u64 = 8_000;
+/// Level events while capturing.
+const LEVEL_EVERY_MS: u64 = 100;
+
+pub enum Out {
+    Event(Event),
+    /// Audio to transcribe, with where it lies on the audio clock. `strip` is a wake phrase the
+    /// transcript may begin with.
+    Utterance {
+        audio: Vec<f32>,
+        start_ms: u64,
+        end_ms: u64,
+        strip: Option<String>,
+    },
+    /// The person pressed and released the key without saying anything.
+    Nothing {
+        start_ms: u64,
+        end_ms: u64,
+    },
+}
+
+struct Utterance {
+    start: u64,
+    audio: Vec<f32>,
+}
+
+pub struct Listener {
+    mode: Mode,
+    endpointer: Endpointer,
+    preroll_ms: u64,
+    ring: PreRoll,
+    /// Samples seen.
+    clock: u64,
+    utterance: Option<Utterance>,
+    held: bool,
+    speech_in_hold: bool,
+    /// Wake mode: the phrase was heard; until this sample, the next speech is the command.
+    armed_until: Option<u64>,
+    /// Wake mode: speech is being fed to the wake recogniser.
+    feeding_wake: bool,
+    level: Vec<f32>,
+    wake_phrase: Option<String>,
+}
+
+fn ms(samples: u64) -> u64 {
+    samples * 1000 / u64::from(SAMPLE_RATE)
+}
+
+fn samples(ms: u64) -> u64 {
+    ms * u64::from(SAMPLE_RATE) / 1000
+}
+
+impl Listener {
+    pub fn new(mode: Mode, endpoint: EndpointConfig, preroll_ms: u32, wake_phrase: Option<String>) -> Listener {
+        // The ring must reach back past the onset by the pre-roll even when speech is only
+        // confirmed `min_speech_ms` and a VAD step later.
+        let keep = u64::from(preroll_ms) + endpoint.min_speech_ms + 1_000;
+        Listener {
+            mode,
+            endpointer: Endpointer::new(endpoint),
+            preroll_ms: u64::from(preroll_ms),
+            ring: PreRoll::new(keep as u32, SAMPLE_RATE),
+            clock: 0,
+            utterance: None,
+            held: false,
+            speech_in_hold: false,
+            armed_until: None,
+            feeding_wake: false,
+            level: vec![],
+            wake_phrase,
+        }
+    }
+
+    pub fn now_ms(&self) -> u64 {
+        ms(self.clock)
+    }
+
+    /// The ring's audio from sample `from` (clamped to what it still holds) to now.
+    fn since(&self, from: u64) -> (u64, Vec<f32>) {
+        let first = self.clock - self.ring.len() as u64;
+        let from = from.max(first);
+        (from, self.ring.last((self.clock - from) as usize))
+    }
+
+    pub fn push(&mut self, chunk: &[f32], vad: &mut Vad, wake: Option<&mut Wake>) -> Result<Vec<Out>, String> {
+        let mut out = vec![];
+        self.ring.push(chunk);
+        self.clock += chunk.len() as u64;
+        if let Some(u) = &mut self.utterance {
+            u.audio.extend_from_slice(chunk);
+        }
+        if self.mode != Mode::Vad {
+            self.level.extend_from_slice(chunk);
+            if ms(self.level.len() as u64) >= LEVEL_EVERY_MS {
+                let rms_dbfs = crate::audio::rms_dbfs(&self.level);
+                self.level.clear();
+                out.push(Out::Event(Event::Level { at_ms: self.now_ms(), rms_dbfs }));
+            }
+        }
+        let mut wake = wake;
+        if self.feeding_wake
+            && let Some(w) = wake.as_deref_mut()
+            && let Some(text) = w.feed(chunk)
+        {
+            self.on_wake_text(&text, true, &mut out);
+        }
+        if self.armed_until.is_some_and(|until| self.clock > until) && self.utterance.is_none() {
+            self.armed_until = None;
+        }
+        for p in vad.push(chunk)? {
+            let Some(b) = self.endpointer.push(p) else { continue };
+            match (self.mode, b) {
+                (Mode::PushToTalk, Boundary::Start { .. }) => self.speech_in_hold |= self.held,
+                (Mode::PushToTalk, Boundary::End { .. }) => {}
+                (_, Boundary::Start { at_ms }) => self.on_speech_start(at_ms, wake.as_deref_mut(), &mut out),
+                (_, Boundary::End { at_ms, .. }) => self.on_speech_end(at_ms, wake.as_deref_mut(), &mut out),
+            }
+        }
+        if self.held && self.endpointer.in_speech() {
+            self.speech_in_hold = true;
+        }
+        if self.held
+            && ms(self.clock - self.utterance.as_ref().map_or(self.clock, |u| u.start))
+                >= self.endpointer.config().max_speech_ms
+        {
+            out.extend(self.release());
+        }
+        Ok(out)
+    }
+
+    fn command_mode(&self) -> bool {
+        self.mode == Mode::Vad || self.armed_until.is_some()
+    }
+
+    fn on_speech_start(&mut self, at_ms: u64, wake: Option<&mut Wake>, out: &mut Vec<Out>) {
+        out.push(Out::Event(Event::SpeechStart { at_ms }));
+        let (start, audio) = self.since(samples(at_ms).saturating_sub(samples(self.preroll_ms)));
+        if self.command_mode() {
+            self.utterance = Some(Utterance { start, audio });
+        } else if let Some(w) = wake {
+            self.feeding_wake = true;
+            if let Some(text) = w.feed(&audio) {
+                self.on_wake_text(&text, true, out);
+            }
+        }
+    }
+
+    fn on_speech_end(&mut self, at_ms: u64, wake: Option<&mut Wake>, out: &mut Vec<Out>) {
+        let speech_start = self.utterance.as_ref().map_or(at_ms, |u| ms(u.start) + self.preroll_ms);
+        out.push(Out::Event(Event::SpeechEnd { at_ms, speech_ms: at_ms.saturating_sub(speech_start) }));
+        if self.feeding_wake {
+            self.feeding_wake = false;
+            if let Some(w) = wake {
+                let text = w.finish();
+                self.on_wake_text(&text, false, out);
+            }
+            return;
+        }
+        if let Some(u) = self.utterance.take() {
+            let end = samples(at_ms + END_PAD_MS).min(self.clock);
+            let keep = end.saturating_sub(u.start) as usize;
+            let mut audio = u.audio;
+            audio.truncate(keep);
+            let strip = self.armed_until.take().and(self.wake_phrase.clone());
+            out.push(Out::Utterance { audio, start_ms: ms(u.start), end_ms: at_ms, strip });
+        }
+    }
+
+    /// What the wake recogniser made of speech. Mid-speech (`live`), hearing the phrase turns
+    /// the rest of this speech into the command; at its end, the next utterance.
+    fn on_wake_text(&mut self, text: &str, live: bool, out: &mut Vec<Out>) {
+        let Some(phrase) = self.wake_phrase.clone() else { return };
+        if heard_phrase(text, &phrase) {
+            out.push(Out::Event(Event::Wake { at_ms: self.now_ms(), phrase: phrase.clone() }));
+            self.armed_until = Some(self.clock + samples(ARMED_MS));
+            if live {
+                self.feeding_wake = false;
+                self.utterance = Some(Utterance { start: self.clock, audio: vec![] });
+            }
+        } else if !text.trim().is_empty() && !live {
+            out.push(Out::Event(Event::WakeRejected { at_ms: self.now_ms(), heard: text.to_string() }));
+        }
+    }
+
+    /// Push-to-talk pressed: the utterance starts with the pre-roll.
+    pub fn press(&mut self) {
+        if self.held {
+            return;
+        }
+        self.held = true;
+        self.speech_in_hold = self.endpointer.in_speech();
+        let (start, audio) = self.since(self.clock.saturating_sub(samples(self.preroll_ms)));
+        self.utterance = Some(Utterance { start, audio });
+    }
+
+    /// Push-to-talk released: the utterance ends now.
+    pub fn release(&mut self) -> Vec<Out> {
+        if !self.held {
+            return vec![];
+        }
+        self.held = false;
+        let Some(u) = self.utterance.take() else { return vec![] };
+        let (start_ms, end_ms) = (ms(u.start), self.now_ms());
+        let mut out = vec![Out::Event(Event::SpeechEnd { at_ms: end_ms, speech_ms: end_ms - start_ms })];
+        if self.speech_in_hold {
+            out.push(Out::Utterance { audio: u.audio, start_ms, end_ms, strip: None });
+        } else {
+            out.push(Out::Nothing { start_ms, end_ms });
+        }
+        self.speech_in_hold = false;
+        out
+    }
+
+    /// The input ended (a file's last sample): an utterance in progress ends here.
+    pub fn finish(&mut self, wake: Option<&mut Wake>) -> Vec<Out> {
+        let mut out = vec![];
+        if self.held {
+            return self.release();
+        }
+        if let Some(Boundary::End { at_ms, .. }) = self.endpointer.flush() {
+            self.on_speech_end(at_ms, wake, &mut out);
+        }
+        out
+    }
+}

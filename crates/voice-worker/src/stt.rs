@@ -1,0 +1,204 @@
+//! Speech to text with whisper.cpp, paying only for the audio there is.
+//!
+//! whisper's encoder is built for 30-second windows: a 3-second command padded to 30 seconds
+//! costs ten times the encoder work it needs. whisper.cpp lets the encoder run on fewer
+//! positions (`audio_ctx`, 20 ms each); we size it to the utterance plus a margin, which is the
+//! largest single saving on the way to the latency target. Decoding is greedy with one
+//! candidate and no timestamps: a command is one short segment.
+
+use smart_voice::endpoint::SAMPLE_RATE;
+use smart_voice::protocol::SttTimings;
+use std::time::Instant;
+use whisper_rs::{FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters};
+
+pub struct Stt {
+    ctx: WhisperContext,
+    pub name: String,
+    pub multilingual: bool,
+    threads: i32,
+    language: Option<String>,
+    prompt: Option<String>,
+    /// Encoder positions the model was trained with (1500 = 30 s).
+    max_ctx: i32,
+}
+
+pub struct Heard {
+    pub text: String,
+    pub confidence: f32,
+    pub no_speech: f32,
+    pub language: String,
+    pub timings: SttTimings,
+}
+
+/// Encoder positions for `samples` of audio: 50 a second, plus a margin (whisper degrades when
+/// the window is cut exactly at the last word), never more than the model has.
+pub fn audio_ctx_for(samples: usize, max_ctx: i32) -> i32 {
+    let positions = samples.div_ceil(SAMPLE_RATE as usize / 50) as i32;
+    (positions + 64).clamp(64, max_ctx.max(64))
+}
+
+impl Stt {
+    pub fn load(path: &str, threads: i32, language: Option<String>, prompt: Option<String>) -> Result<Stt, String> {
+        if !std::path::Path::new(path).is_file() {
+            return Err(format!(
+                "the whisper model {path} does not exist (fetch one with `smart models fetch whisper-tiny.en`)"
+            ));
+        }
+        let ctx = WhisperContext::new_with_params(path, WhisperContextParameters::default())
+            .map_err(|e| format!("whisper could not load {path}: {e:?} (is it a whisper.cpp ggml file?)"))?;
+        let multilingual = ctx.is_multilingual();
+        if let Some(lang) = &language
+            && whisper_rs::get_lang_id(lang).is_none()
+        {
+            return Err(format!("whisper does not know the language {lang:?} (use a code like en, de, ko)"));
+        }
+        let max_ctx = ctx.model_n_audio_ctx();
+        let name = std::path::Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let prompt = prompt.filter(|p| !p.trim().is_empty());
+        Ok(Stt { ctx, name, multilingual, threads: threads.max(1), language, prompt, max_ctx })
+    }
+
+    /// Transcribes one utterance. `trim` false runs the full 30 s window (for the benchmark's
+    /// comparison with whisper.cpp's defaults).
+    pub fn transcribe(&self, samples: &[f32], trim: bool) -> Result<Heard, String> {
+        let started = Instant::now();
+        let mut state = self.ctx.create_state().map_err(|e| format!("whisper state: {e:?}"))?;
+        let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
+        params.set_n_threads(self.threads);
+        params.set_no_context(true);
+        params.set_single_segment(true);
+        params.set_no_timestamps(true);
+        params.set_print_special(false);
+        params.set_print_progress(false);
+        params.set_print_realtime(false);
+        params.set_print_timestamps(false);
+        params.set_suppress_blank(true);
+        params.set_suppress_nst(true);
+        // One pass: the fallback ladder re-decodes at higher temperatures, which multiplies the
+        // time of exactly the unclear utterances and is rarely better on a short command.
+        params.set_temperature_inc(0.0);
+        // A trimmed window makes whisper prone to repeating itself to the end of its token
+        // budget ("Stop! Stop! Stop! ..."); people say at most ~4 tokens a second.
+        let seconds = samples.len() / SAMPLE_RATE as usize + 1;
+        params.set_max_tokens((seconds * 6 + 8).min(224) as i32);
+        let language =
+            if self.multilingual { self.language.clone().unwrap_or_else(|| "auto".into()) } else { "en".into() };
+        params.set_language(Some(language.as_str()));
+        if let Some(p) = &self.prompt {
+            params.set_initial_prompt(p);
+        }
+        let audio_ctx = if trim { audio_ctx_for(samples.len(), self.max_ctx) } else { self.max_ctx };
+        params.set_audio_ctx(audio_ctx);
+        // whisper needs at least a second of audio; shorter clips are padded with silence.
+        let min = SAMPLE_RATE as usize + SAMPLE_RATE as usize / 10;
+        let padded;
+        let audio = if samples.len() < min {
+            padded = [samples, &vec![0.0; min - samples.len()]].concat();
+            &padded[..]
+        } else {
+            samples
+        };
+        state.full(params, audio).map_err(|e| format!("whisper failed: {e:?}"))?;
+        let mut text = String::new();
+        let (mut p_sum, mut p_n, mut no_speech) = (0.0f32, 0u32, 0.0f32);
+        let eot = self.ctx.token_eot();
+        for seg in state.as_iter() {
+            text.push_str(&seg.to_str_lossy().map_err(|e| format!("whisper text: {e:?}"))?);
+            no_speech = no_speech.max(seg.no_speech_probability());
+            for i in 0..seg.n_tokens() {
+                if let Some(tok) = seg.get_token(i)
+                    && tok.token_id() < eot
+                {
+                    p_sum += tok.token_probability();
+                    p_n += 1;
+                }
+            }
+        }
+        let detected = whisper_rs::get_lang_str(state.full_lang_id_from_state()).unwrap_or("en").to_string();
+        Ok(Heard {
+            text: collapse_repeats(&clean(&text)),
+            confidence: if p_n == 0 { 0.0 } else { p_sum / p_n as f32 },
+            no_speech,
+            language: if self.multilingual { detected } else { "en".into() },
+            timings: SttTimings {
+                audio_ms: samples.len() as u64 * 1000 / u64::from(SAMPLE_RATE),
+                audio_ctx: audio_ctx as u32,
+                stt_ms: started.elapsed().as_millis() as u64,
+                vad_ms: 0,
+            },
+        })
+    }
+}
+
+/// whisper's habits on silence and noise: bracketed non-speech tags ("[BLANK_AUDIO]",
+/// "(wind blowing)") are not words anyone said.
+fn clean(text: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0i32;
+    for c in text.chars() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth = (depth - 1).max(0),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The same sentence said twice in a row is whisper looping, not the person: "Stop! Stop!
+/// Stop!" becomes "Stop!".
+fn collapse_repeats(text: &str) -> String {
+    let mut sentences: Vec<&str> = vec![];
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if matches!(c, '.' | '!' | '?') {
+            sentences.push(text[start..=i].trim());
+            start = i + 1;
+        }
+    }
+    let rest = text[start..].trim();
+    if !rest.is_empty() {
+        sentences.push(rest);
+    }
+    let norm = |s: &str| s.trim_end_matches(['.', '!', '?']).to_lowercase();
+    let mut out: Vec<&str> = vec![];
+    for s in sentences {
+        // A cut-off repetition at the end ("Scan the time") is part of the loop too.
+        if out
+            .last()
+            .is_some_and(|p| norm(p) == norm(s) || (norm(p).starts_with(&norm(s)) && !s.ends_with(['.', '!', '?'])))
+        {
+            continue;
+        }
+        out.push(s);
+    }
+    out.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_encoder_window_follows_the_audio() {
+        assert_eq!(audio_ctx_for(3 * 16_000, 1500), 150 + 64);
+        assert_eq!(audio_ctx_for(100, 1500), 65);
+        assert_eq!(audio_ctx_for(60 * 16_000, 1500), 1500);
+    }
+
+    #[test]
+    fn a_looping_transcript_is_collapsed_to_what_was_said() {
+        assert_eq!(collapse_repeats("Stop! Stop! Stop! Stop"), "Stop!");
+        assert_eq!(collapse_repeats("Scan the folder. Scan the folder. Scan the fol"), "Scan the folder.");
+        assert_eq!(collapse_repeats("Scan it. Then hash it."), "Scan it. Then hash it.");
+        assert_eq!(collapse_repeats("scan the folder"), "scan the folder");
+    }
+
+    #[test]
+    fn non_speech_tags_are_not_words() {
+        assert_eq!(clean(" [BLANK_AUDIO]"), "");
+        assert_eq!(clean(" Quarantine docs/old.log. (wind blowing)"), "Quarantine docs/old.log.");
+        assert_eq!(clean("  scan   the folder "), "scan the folder");
+    }
+}

@@ -1,0 +1,26 @@
+//! The voice path's pure parts: what the runtime and the voice worker agree on, and the
+//! decisions about audio that must be the same from a file, a microphone or a test.
+//!
+//! The native engines (whisper.cpp, Silero through whisper.cpp, vosk, cpal) live in the
+//! `smart-voice-worker` binary. This crate has none of them, so the runtime, the CLI and the
+//! desktop app depend on it without building a speech engine, and everything here is tested
+//! without audio hardware:
+//!
+//! - [`protocol`]: the JSON-lines messages between the runtime and the worker.
+//! - [`endpoint`]: speech start/end from per-frame VAD probabilities (a transition table).
+//! - [`preroll`]: the ring buffer that keeps the audio from just before speech or the key press.
+//! - [`emergency`]: "stop", "abort", "wrong", "reset" said on their own go to the emergency gate.
+//! - [`spoken`]: file names said aloud ("old dot log") written back for the proposers.
+//! - [`wer`]: word error rate, for the tests and the benchmark.
+
+pub mod emergency;
+pub mod endpoint;
+pub mod preroll;
+pub mod protocol;
+pub mod spoken;
+pub mod wer;
+
+pub use emergency::emergency_word;
+pub use endpoint::{Boundary, EndpointConfig, Endpointer};
+pub use preroll::PreRoll;
+pub use wer::word_error_rate;

@@ -1,0 +1,318 @@
+//! The wire protocol between the runtime and the voice worker: one JSON object per line on the
+//! worker's stdin and stdout.
+//!
+//! The voice worker is a separate process for the same reasons as the proposer worker
+//! (whisper.cpp and llama.cpp each bundle a ggml and cannot share a binary; a native crash must
+//! not take the kernel with it), with one difference in shape: a microphone produces things
+//! nobody asked for. So requests are answered with `ok`/`error` lines carrying their id, while
+//! what the audio produces — levels, speech start and end, a wake word, a transcript — arrives
+//! as events with `id: 0` whenever it happens. Times inside events are on the *audio* clock
+//! (milliseconds of audio since capture began), which makes a file's run reproducible and lets
+//! the runtime compute latencies without trusting two processes' wall clocks to agree.
+//!
+//! Nothing the worker sends has authority: a transcript is text for the proposer, an emergency
+//! word is recognised by the runtime from the transcript (see [`crate::emergency`]), and the
+//! kernel judges whatever comes of it.
+
+use serde::{Deserialize, Serialize};
+
+/// Bumped whenever a message changes shape.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// `{"v":1,"id":3,"op":"transcribe_file","path":"..."}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RequestLine {
+    pub v: u32,
+    pub id: u64,
+    #[serde(flatten)]
+    pub request: Request,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// Load the models and open the output. Answered by [`Event::Loaded`].
+    Load(LoadVoice),
+    /// Run the whole listening path over a WAV file as if it were the microphone (without
+    /// waiting in real time): VAD → end of speech → transcript, one transcript per utterance,
+    /// then [`Event::Done`].
+    TranscribeFile {
+        path: String,
+    },
+    /// Open the microphone and listen. In push-to-talk mode audio is only kept between
+    /// `push_to_talk {down: true}` and `{down: false}` (plus the pre-roll before the press); in
+    /// wake-word mode an utterance starts at the wake phrase.
+    StartCapture {
+        mode: CaptureMode,
+    },
+    PushToTalk {
+        down: bool,
+    },
+    /// Close the microphone. An utterance in progress is dropped, not transcribed.
+    StopCapture,
+    /// Say a reply with the platform's speech synthesiser, if there is an output.
+    Speak {
+        text: String,
+    },
+    /// Play a short cue.
+    Earcon {
+        kind: Earcon,
+    },
+    Health,
+    Shutdown,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoadVoice {
+    /// A whisper.cpp ggml model.
+    pub whisper: String,
+    /// whisper.cpp's Silero VAD model (ggml).
+    pub vad: String,
+    /// `None` lets a multilingual model detect the language; English-only models ignore it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
+    /// Words whisper should expect (the commands, the folder names): given to it as the
+    /// previous text, which biases recognition towards them. Small models need it — tiny.en
+    /// hears "scan the Downloads folder" as "Can the town vote for older?" without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// The wake word's vosk model and phrase; `None` means push-to-talk only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wake: Option<WakeConfig>,
+    #[serde(default)]
+    pub endpoint: crate::endpoint::EndpointConfig,
+    /// Spoken replies and earcons. Off means the worker never opens an output device.
+    #[serde(default)]
+    pub speak: bool,
+    /// Milliseconds of audio kept from before speech (or the key press) begins.
+    #[serde(default = "default_preroll")]
+    pub preroll_ms: u32,
+}
+
+fn default_preroll() -> u32 {
+    500
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WakeConfig {
+    /// A vosk model directory.
+    pub model: String,
+    pub phrase: String,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaptureMode {
+    PushToTalk,
+    WakeWord,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Earcon {
+    Listening,
+    Accepted,
+    Refused,
+    NeedsApproval,
+}
+
+/// `{"v":1,"id":0,"event":"speech_end","at_ms":2140,...}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EventLine {
+    pub v: u32,
+    /// The request this answers; 0 for what the audio produced on its own.
+    pub id: u64,
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    Loaded(Loaded),
+    Ok,
+    Error(VoiceError),
+    /// The input's loudness, a few times a second while capturing (for the HUD's meter).
+    Level {
+        at_ms: u64,
+        rms_dbfs: f32,
+    },
+    SpeechStart {
+        at_ms: u64,
+    },
+    /// The VAD saw the speech end (or the key was released). `speech_ms` is what was heard.
+    SpeechEnd {
+        at_ms: u64,
+        speech_ms: u64,
+    },
+    Wake {
+        at_ms: u64,
+        phrase: String,
+    },
+    /// What the wake recogniser heard that was not the phrase (for diagnostics).
+    WakeRejected {
+        at_ms: u64,
+        heard: String,
+    },
+    Partial {
+        text: String,
+    },
+    Transcript(Transcript),
+    /// A file has been listened to the end.
+    Done {
+        audio_ms: u64,
+    },
+    /// The input device went away or could not be opened; listening stopped.
+    InputLost {
+        reason: String,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Loaded {
+    pub whisper: String,
+    pub multilingual: bool,
+    pub wake: WakeStatus,
+    pub input: DeviceStatus,
+    pub output: DeviceStatus,
+    pub load_ms: u64,
+    pub whisper_cpp: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum WakeStatus {
+    Ready {
+        phrase: String,
+    },
+    /// No wake model configured, or it failed to load: push-to-talk still works.
+    Unavailable {
+        reason: String,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum DeviceStatus {
+    Available {
+        name: String,
+    },
+    Unavailable {
+        reason: String,
+    },
+    /// Not asked for (spoken replies off).
+    Off,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Transcript {
+    pub text: String,
+    /// Mean probability of the text's tokens, 0..1.
+    pub confidence: f32,
+    /// whisper's own estimate that the segment held no speech.
+    pub no_speech: f32,
+    pub language: String,
+    /// Where the utterance lies on the audio clock.
+    pub start_ms: u64,
+    pub end_ms: u64,
+    pub timings: SttTimings,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SttTimings {
+    /// Audio handed to whisper (the utterance with its pre-roll and padding).
+    pub audio_ms: u64,
+    /// The encoder window actually used (`audio_ctx`, in 20 ms frames).
+    pub audio_ctx: u32,
+    /// Wall time from the end of speech being known to the transcript being ready.
+    pub stt_ms: u64,
+    /// Wall time the VAD spent on this utterance's audio.
+    pub vad_ms: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct VoiceError {
+    pub code: VoiceErrorCode,
+    pub message: String,
+}
+
+impl VoiceError {
+    pub fn new(code: VoiceErrorCode, message: impl Into<String>) -> VoiceError {
+        VoiceError { code, message: message.into() }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VoiceErrorCode {
+    BadRequest,
+    VersionMismatch,
+    NotLoaded,
+    ModelLoad,
+    BadAudio,
+    NoInputDevice,
+    WakeUnavailable,
+    Busy,
+    Stt,
+    Internal,
+}
+
+pub fn encode_request(id: u64, request: Request) -> Result<String, serde_json::Error> {
+    serde_json::to_string(&RequestLine { v: PROTOCOL_VERSION, id, request })
+}
+
+/// Parses a request line; on failure, the id to answer (0 if unreadable) and why.
+pub fn decode_request(line: &str) -> Result<RequestLine, (u64, VoiceError)> {
+    let value: serde_json::Value = serde_json::from_str(line.trim())
+        .map_err(|e| (0, VoiceError::new(VoiceErrorCode::BadRequest, format!("not JSON: {e}"))))?;
+    let id = value.get("id").and_then(serde_json::Value::as_u64).unwrap_or(0);
+    match value.get("v").and_then(serde_json::Value::as_u64) {
+        Some(v) if v == u64::from(PROTOCOL_VERSION) => {}
+        other => {
+            return Err((
+                id,
+                VoiceError::new(
+                    VoiceErrorCode::VersionMismatch,
+                    format!("protocol version {other:?}, this worker speaks {PROTOCOL_VERSION}"),
+                ),
+            ));
+        }
+    }
+    serde_json::from_value(value).map_err(|e| (id, VoiceError::new(VoiceErrorCode::BadRequest, e.to_string())))
+}
+
+pub fn decode_event(line: &str) -> Result<EventLine, String> {
+    let line: EventLine = serde_json::from_str(line.trim()).map_err(|e| format!("not an event line: {e}"))?;
+    if line.v != PROTOCOL_VERSION {
+        return Err(format!("voice worker speaks protocol {}, the runtime {PROTOCOL_VERSION}", line.v));
+    }
+    Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn requests_and_events_survive_the_wire() {
+        let line = encode_request(4, Request::PushToTalk { down: true }).unwrap();
+        assert_eq!(line, r#"{"v":1,"id":4,"op":"push_to_talk","down":true}"#);
+        assert_eq!(decode_request(&line).unwrap().request, Request::PushToTalk { down: true });
+        let ev = EventLine { v: 1, id: 0, event: Event::SpeechEnd { at_ms: 2140, speech_ms: 1800 } };
+        let text = serde_json::to_string(&ev).unwrap();
+        assert_eq!(decode_event(&text).unwrap(), ev);
+    }
+
+    #[test]
+    fn a_line_from_another_protocol_version_is_refused_with_its_id() {
+        let (id, err) = decode_request(r#"{"v":9,"id":12,"op":"health"}"#).unwrap_err();
+        assert_eq!((id, err.code), (12, VoiceErrorCode::VersionMismatch));
+        let (_, err) = decode_request(r#"{"v":1,"id":2,"op":"fly"}"#).unwrap_err();
+        assert_eq!(err.code, VoiceErrorCode::BadRequest);
+        assert!(decode_event(r#"{"v":2,"id":0,"event":"ok"}"#).is_err());
+    }
+}

@@ -1,0 +1,142 @@
+//! A transcript as a request: file names said aloud put back the way they are written.
+//!
+//! People say "quarantine old dot log" and "scan docs slash reports"; whisper writes those
+//! words, or sometimes "old.log", or "Old.log." with a sentence's capital and full stop. The
+//! proposers — phrase templates and the model — were built for typed requests. So before a
+//! transcript is proposed on, the few spoken spellings of paths are joined back ("dot" between
+//! a name and a short extension, "slash" between two names) and the sentence's closing
+//! punctuation is dropped. It is deterministic and conservative: "dot" only joins a word to a
+//! 1–5 character alphanumeric extension and neither joins a function word ("a slash at the
+//! end"), so "connect the dots" or "dot your i's" are left alone.
+//! The transcript itself is kept as heard; only the proposers see this form.
+
+/// The request a transcript stands for; `names` are the names that exist where the person
+/// works (see [`snap`]).
+pub fn as_request(transcript: &str, names: &[String]) -> String {
+    let joined = join_spoken_paths(transcript);
+    joined.split(' ').map(|w| snap(w, names)).collect::<Vec<_>>().join(" ")
+}
+
+/// whisper drops capitals and plurals ("the download folder" for `Downloads`). A heard word
+/// that names nothing, but matches exactly one existing name up to case and a final "s", is
+/// that name. Function words and words under three letters are never snapped.
+pub fn snap(word: &str, names: &[String]) -> String {
+    let core = trim_punct(word);
+    if core.len() < 3 || FUNCTION_WORDS.contains(&core.to_lowercase().as_str()) || names.iter().any(|n| n == core) {
+        return word.to_string();
+    }
+    let w = core.to_lowercase();
+    let matches: Vec<&String> = names
+        .iter()
+        .filter(|n| {
+            let n = n.to_lowercase();
+            n == w || n == format!("{w}s") || format!("{n}s") == w
+        })
+        .collect();
+    match matches.as_slice() {
+        [only] => word.replacen(core, only, 1),
+        _ => word.to_string(),
+    }
+}
+
+fn join_spoken_paths(transcript: &str) -> String {
+    let words: Vec<&str> = transcript.split_whitespace().collect();
+    let mut out: Vec<String> = vec![];
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        let lower = trim_punct(w).to_lowercase();
+        let prev_is_name = out.last().is_some_and(|p| is_name(p));
+        if let (true, Some(next)) = (prev_is_name, words.get(i + 1)) {
+            let next_clean = trim_punct(next);
+            if lower == "dot" && is_extension(next_clean) {
+                let joined =
+                    format!("{}.{}{}", out.pop().unwrap_or_default(), next_clean.to_lowercase(), trailing(next));
+                out.push(joined);
+                i += 2;
+                continue;
+            }
+            if (lower == "slash" || lower == "/") && is_name(next_clean) {
+                let joined = format!("{}/{}{}", out.pop().unwrap_or_default(), next_clean, trailing(next));
+                out.push(joined);
+                i += 2;
+                continue;
+            }
+        }
+        out.push(w.to_string());
+        i += 1;
+    }
+    let mut text = out.join(" ");
+    while text.ends_with(['.', '!', '?', ',']) {
+        text.pop();
+    }
+    text
+}
+
+fn trim_punct(w: &str) -> &str {
+    w.trim_matches(|c: char| matches!(c, '.' | ',' | '!' | '?' | ';' | ':' | '"'))
+}
+
+/// What follows a word (a comma, a full stop) stays after the joined name.
+fn trailing(w: &str) -> &str {
+    let t = w.trim_end_matches(['.', ',', '!', '?', ';', ':']);
+    &w[t.len()..]
+}
+
+/// Words that are never part of a spoken path ("a slash at the end").
+const FUNCTION_WORDS: [&str; 22] = [
+    "a", "an", "the", "at", "in", "on", "to", "of", "and", "or", "is", "it", "my", "your", "this", "that", "for",
+    "with", "from", "into", "its", "his",
+];
+
+fn is_name(w: &str) -> bool {
+    !FUNCTION_WORDS.contains(&w.to_lowercase().as_str())
+        && !w.is_empty()
+        && w.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+        && w.chars().last().is_some_and(char::is_alphanumeric)
+}
+
+fn is_extension(w: &str) -> bool {
+    (1..=5).contains(&w.len()) && w.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spoken_file_names_are_written_back() {
+        for (heard, want) in [
+            ("Quarantine old dot log.", "Quarantine old.log"),
+            ("hash notes dot txt", "hash notes.txt"),
+            ("Scan docs slash reports.", "Scan docs/reports"),
+            ("quarantine docs slash old dot log", "quarantine docs/old.log"),
+            ("hash Downloads/a.pdf.", "hash Downloads/a.pdf"),
+            ("What's in my Pictures folder?", "What's in my Pictures folder"),
+            ("move report dot PDF, please", "move report.pdf, please"),
+        ] {
+            assert_eq!(as_request(heard, &[]), want, "{heard}");
+        }
+    }
+
+    #[test]
+    fn ordinary_uses_of_dot_and_slash_are_left_alone() {
+        for heard in ["connect the dots", "dot your i's", "a slash at the end", "the dot is here"] {
+            assert_eq!(as_request(heard, &[]), heard);
+        }
+        assert_eq!(as_request("dot", &[]), "dot");
+        assert_eq!(as_request("", &[]), "");
+    }
+
+    #[test]
+    fn heard_words_snap_to_the_one_existing_name_they_could_mean() {
+        let names: Vec<String> = ["Downloads", "Pictures", "notes.txt", "report", "reports"].map(String::from).to_vec();
+        assert_eq!(as_request("Scan the download folder.", &names), "Scan the Downloads folder");
+        assert_eq!(as_request("find duplicates in pictures", &names), "find duplicates in Pictures");
+        assert_eq!(as_request("hash Notes.txt", &names), "hash notes.txt");
+        // Two names it could be: left as heard.
+        assert_eq!(as_request("scan the Report folder", &names), "scan the Report folder");
+        // Never a function word, never a short word.
+        assert_eq!(as_request("scan in it", &["In".into(), "Its".into()]), "scan in it");
+    }
+}
