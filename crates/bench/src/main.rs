@@ -40,13 +40,14 @@ mod chain;
 mod proposer;
 mod sim;
 mod stats;
+mod voice;
 
 use anyhow::{Context, Result, bail};
 use stats::int;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-const USAGE: &str = "usage: smart-bench [--quick] [--events N] [--admissions N] [--appends N] [--probe N] [--epoch K] [--dir PATH] [--only admit,append,chain]
+const USAGE: &str = "usage: smart-bench [--quick] [--events N] [--admissions N] [--appends N] [--probe N] [--epoch K] [--dir PATH] [--only admit,append,chain,proposer,voice]
 
   --quick          small counts everywhere (2,000 admissions, 200 appends, 20,000 ledger events); seconds
   --events N       events in the verify/replay ledger (default 1,000,000)
@@ -115,9 +116,10 @@ fn parse_args() -> Result<Option<Args>> {
         }
     }
     if let Some(only) = &a.only
-        && let Some(bad) = only.iter().find(|s| !matches!(s.as_str(), "admit" | "append" | "chain" | "proposer"))
+        && let Some(bad) =
+            only.iter().find(|s| !matches!(s.as_str(), "admit" | "append" | "chain" | "proposer" | "voice"))
     {
-        bail!("--only: unknown section {bad:?} (admit, append, chain, proposer)");
+        bail!("--only: unknown section {bad:?} (admit, append, chain, proposer, voice)");
     }
     Ok(Some(a))
 }
@@ -197,6 +199,9 @@ fn main() -> Result<()> {
     }
     if run("proposer") {
         proposer::run(quick, &mut s)?;
+    }
+    if run("voice") {
+        voice::run(quick, &mut s)?;
     }
 
     println!("\n== summary ==\n");

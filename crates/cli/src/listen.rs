@@ -131,7 +131,10 @@ fn heard_json(t: &Transcript, heard: &Heard, decide_ms: u128) -> Value {
         Heard::Nothing => out["outcome"] = json!("nothing_heard"),
         Heard::Emergency { word, report } => {
             out["emergency_word"] = json!(word);
-            merge(&mut out, serde_json::to_value(report).unwrap_or(Value::Null));
+            match report {
+                Some(r) => merge(&mut out, serde_json::to_value(r).unwrap_or(Value::Null)),
+                None => out["outcome"] = json!("emergency_not_submitted"),
+            }
         }
         Heard::Turn(r) => {
             let first = r.steps.first();
@@ -174,7 +177,10 @@ async fn act_on(assistant: &mut Assistant, t: &Transcript, opts: &SayOptions, js
     } else {
         match &heard {
             Heard::Nothing => say!("nothing intelligible was heard"),
-            Heard::Emergency { report, .. } => print_report(report, "emergency", false),
+            Heard::Emergency { report: Some(report), .. } => print_report(report, "emergency", false),
+            Heard::Emergency { word, report: None } => {
+                say!("emergency word \"{word}\": not submitted (--propose-only)")
+            }
             Heard::Turn(r) => {
                 for s in &r.steps {
                     if let Some(rep) = &s.report {
@@ -197,7 +203,7 @@ async fn act_on(assistant: &mut Assistant, t: &Transcript, opts: &SayOptions, js
     }
     Ok(match &heard {
         Heard::Turn(r) => r.steps.first().and_then(|s| s.report.as_ref()).map(crate::output::exit_code).unwrap_or(0),
-        Heard::Emergency { report, .. } => crate::output::exit_code(report),
+        Heard::Emergency { report, .. } => report.as_ref().map(crate::output::exit_code).unwrap_or(0),
         Heard::Nothing => 0,
     })
 }

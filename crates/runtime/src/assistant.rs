@@ -95,10 +95,10 @@ pub struct SayReport {
 pub enum Heard {
     /// Nothing intelligible was said.
     Nothing,
-    /// An emergency word: the emergency gate's report.
+    /// An emergency word: the emergency gate's report (none when only proposing).
     Emergency {
         word: String,
-        report: CallReport,
+        report: Option<CallReport>,
     },
     Turn(SayReport),
 }
@@ -302,9 +302,12 @@ impl Assistant {
         if let Some(word) = smart_voice::emergency_word(text) {
             self.bus.emit(&corr, BusEvent::Utterance { text: text.to_string() });
             self.fire(&corr, Trigger::Cancel);
+            if opts.propose_only {
+                return Ok(Heard::Emergency { word: word.to_string(), report: None });
+            }
             let report = self.engine.stop(&format!("emergency word \"{word}\" heard"))?;
             self.bus.emit(&corr, BusEvent::Emergency { word: word.to_string() });
-            return Ok(Heard::Emergency { word: word.to_string(), report });
+            return Ok(Heard::Emergency { word: word.to_string(), report: Some(report) });
         }
         self.fire(&corr, Trigger::TranscriptReady);
         let base = opts.base.clone().filter(|b| self.engine.roots().iter().any(|r| b.starts_with(r)));

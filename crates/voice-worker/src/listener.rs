@@ -31,6 +31,10 @@ pub enum Mode {
 const END_PAD_MS: u64 = 200;
 /// How long after a lone wake phrase the command may start.
 const ARMED_MS: u64 = 8_000;
+/// Speech after the wake phrase was recognised mid-speech that is shorter than this is the
+/// phrase's own last syllables (vosk's partial result names the phrase before its audio is
+/// over), not a command said in the same breath.
+const MIN_COMMAND_MS: u64 = 600;
 /// Level events while capturing.
 const LEVEL_EVERY_MS: u64 = 100;
 
@@ -54,6 +58,8 @@ pub enum Out {
 struct Utterance {
     start: u64,
     audio: Vec<f32>,
+    /// Begun where the wake phrase was recognised mid-speech (no pre-roll).
+    after_wake: bool,
 }
 
 pub struct Listener {
@@ -63,6 +69,8 @@ pub struct Listener {
     ring: PreRoll,
     /// Samples seen.
     clock: u64,
+    /// Where the VAD's current (or last) speech began.
+    onset_ms: u64,
     utterance: Option<Utterance>,
     held: bool,
     speech_in_hold: bool,
@@ -93,6 +101,7 @@ impl Listener {
             preroll_ms: u64::from(preroll_ms),
             ring: PreRoll::new(keep as u32, SAMPLE_RATE),
             clock: 0,
+            onset_ms: 0,
             utterance: None,
             held: false,
             speech_in_hold: false,
@@ -133,19 +142,25 @@ impl Listener {
         if self.feeding_wake
             && let Some(w) = wake.as_deref_mut()
             && let Some(text) = w.feed(chunk)
+            && self.on_wake_text(&text, true, &mut out)
         {
-            self.on_wake_text(&text, true, &mut out);
+            w.reset();
         }
         if self.armed_until.is_some_and(|until| self.clock > until) && self.utterance.is_none() {
             self.armed_until = None;
         }
         for p in vad.push(chunk)? {
             let Some(b) = self.endpointer.push(p) else { continue };
+            if let Boundary::Start { at_ms } = b {
+                self.onset_ms = at_ms;
+            }
             match (self.mode, b) {
                 (Mode::PushToTalk, Boundary::Start { .. }) => self.speech_in_hold |= self.held,
                 (Mode::PushToTalk, Boundary::End { .. }) => {}
                 (_, Boundary::Start { at_ms }) => self.on_speech_start(at_ms, wake.as_deref_mut(), &mut out),
-                (_, Boundary::End { at_ms, .. }) => self.on_speech_end(at_ms, wake.as_deref_mut(), &mut out),
+                (_, Boundary::End { at_ms, decided_ms, .. }) => {
+                    self.on_speech_end(at_ms, decided_ms, wake.as_deref_mut(), &mut out)
+                }
             }
         }
         if self.held && self.endpointer.in_speech() {
@@ -168,18 +183,19 @@ impl Listener {
         out.push(Out::Event(Event::SpeechStart { at_ms }));
         let (start, audio) = self.since(samples(at_ms).saturating_sub(samples(self.preroll_ms)));
         if self.command_mode() {
-            self.utterance = Some(Utterance { start, audio });
+            self.utterance = Some(Utterance { start, audio, after_wake: false });
         } else if let Some(w) = wake {
             self.feeding_wake = true;
-            if let Some(text) = w.feed(&audio) {
-                self.on_wake_text(&text, true, out);
+            if let Some(text) = w.feed(&audio)
+                && self.on_wake_text(&text, true, out)
+            {
+                w.reset();
             }
         }
     }
 
-    fn on_speech_end(&mut self, at_ms: u64, wake: Option<&mut Wake>, out: &mut Vec<Out>) {
-        let speech_start = self.utterance.as_ref().map_or(at_ms, |u| ms(u.start) + self.preroll_ms);
-        out.push(Out::Event(Event::SpeechEnd { at_ms, speech_ms: at_ms.saturating_sub(speech_start) }));
+    fn on_speech_end(&mut self, at_ms: u64, decided_ms: u64, wake: Option<&mut Wake>, out: &mut Vec<Out>) {
+        out.push(Out::Event(Event::SpeechEnd { at_ms, decided_ms, speech_ms: at_ms.saturating_sub(self.onset_ms) }));
         if self.feeding_wake {
             self.feeding_wake = false;
             if let Some(w) = wake {
@@ -189,6 +205,11 @@ impl Listener {
             return;
         }
         if let Some(u) = self.utterance.take() {
+            if u.after_wake && at_ms < ms(u.start) + MIN_COMMAND_MS {
+                // Only the phrase's tail followed it: the command is the next utterance.
+                self.armed_until = Some(self.clock + samples(ARMED_MS));
+                return;
+            }
             let end = samples(at_ms + END_PAD_MS).min(self.clock);
             let keep = end.saturating_sub(u.start) as usize;
             let mut audio = u.audio;
@@ -199,18 +220,24 @@ impl Listener {
     }
 
     /// What the wake recogniser made of speech. Mid-speech (`live`), hearing the phrase turns
-    /// the rest of this speech into the command; at its end, the next utterance.
-    fn on_wake_text(&mut self, text: &str, live: bool, out: &mut Vec<Out>) {
-        let Some(phrase) = self.wake_phrase.clone() else { return };
+    /// the rest of this speech into the command; at its end, the next utterance. `true` when
+    /// the phrase was heard (the recogniser must then start afresh, or the next speech would
+    /// begin with the phrase still in its result).
+    fn on_wake_text(&mut self, text: &str, live: bool, out: &mut Vec<Out>) -> bool {
+        let Some(phrase) = self.wake_phrase.clone() else { return false };
         if heard_phrase(text, &phrase) {
             out.push(Out::Event(Event::Wake { at_ms: self.now_ms(), phrase: phrase.clone() }));
             self.armed_until = Some(self.clock + samples(ARMED_MS));
             if live {
                 self.feeding_wake = false;
-                self.utterance = Some(Utterance { start: self.clock, audio: vec![] });
+                self.utterance = Some(Utterance { start: self.clock, audio: vec![], after_wake: true });
             }
-        } else if !text.trim().is_empty() && !live {
-            out.push(Out::Event(Event::WakeRejected { at_ms: self.now_ms(), heard: text.to_string() }));
+            true
+        } else {
+            if !text.trim().is_empty() && !live {
+                out.push(Out::Event(Event::WakeRejected { at_ms: self.now_ms(), heard: text.to_string() }));
+            }
+            false
         }
     }
 
@@ -222,7 +249,7 @@ impl Listener {
         self.held = true;
         self.speech_in_hold = self.endpointer.in_speech();
         let (start, audio) = self.since(self.clock.saturating_sub(samples(self.preroll_ms)));
-        self.utterance = Some(Utterance { start, audio });
+        self.utterance = Some(Utterance { start, audio, after_wake: false });
     }
 
     /// Push-to-talk released: the utterance ends now.
@@ -233,7 +260,8 @@ impl Listener {
         self.held = false;
         let Some(u) = self.utterance.take() else { return vec![] };
         let (start_ms, end_ms) = (ms(u.start), self.now_ms());
-        let mut out = vec![Out::Event(Event::SpeechEnd { at_ms: end_ms, speech_ms: end_ms - start_ms })];
+        let mut out =
+            vec![Out::Event(Event::SpeechEnd { at_ms: end_ms, decided_ms: end_ms, speech_ms: end_ms - start_ms })];
         if self.speech_in_hold {
             out.push(Out::Utterance { audio: u.audio, start_ms, end_ms, strip: None });
         } else {
@@ -249,8 +277,8 @@ impl Listener {
         if self.held {
             return self.release();
         }
-        if let Some(Boundary::End { at_ms, .. }) = self.endpointer.flush() {
-            self.on_speech_end(at_ms, wake, &mut out);
+        if let Some(Boundary::End { at_ms, decided_ms, .. }) = self.endpointer.flush() {
+            self.on_speech_end(at_ms, decided_ms, wake, &mut out);
         }
         out
     }

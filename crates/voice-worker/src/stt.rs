@@ -146,34 +146,44 @@ fn clean(text: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The same sentence said twice in a row is whisper looping, not the person: "Stop! Stop!
-/// Stop!" becomes "Stop!".
+/// A phrase said again and again is whisper looping, not the person: "Stop! Stop! Stop!" and
+/// "Hash, notes, Hash, notes, Hash, no" become "Stop!" and "Hash, notes,". The earliest run
+/// of a unit of words repeated back to back (three times for a single word, twice for longer
+/// units) is kept once, and the rest of the loop — including a cut-off last repetition — goes.
 fn collapse_repeats(text: &str) -> String {
-    let mut sentences: Vec<&str> = vec![];
-    let mut start = 0;
-    for (i, c) in text.char_indices() {
-        if matches!(c, '.' | '!' | '?') {
-            sentences.push(text[start..=i].trim());
-            start = i + 1;
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let norm: Vec<String> =
+        words.iter().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()).collect();
+    let n = words.len();
+    for start in 0..n {
+        for unit in 1..=(n - start) / 2 {
+            let needed = if unit == 1 { 3 } else { 2 };
+            let same = |k: usize| (0..unit).all(|j| norm.get(start + k * unit + j) == norm.get(start + j));
+            let mut reps = 1;
+            while start + (reps + 1) * unit <= n && same(reps) {
+                reps += 1;
+            }
+            if reps < needed {
+                continue;
+            }
+            // Words after the last full repetition that begin the unit again are the loop too.
+            let mut end = start + reps * unit;
+            let mut j = 0;
+            while end < n {
+                let expected = &norm[start + j % unit];
+                let cut_off = end == n - 1 && !norm[end].is_empty() && expected.starts_with(&norm[end]);
+                if norm[end] != *expected && !cut_off {
+                    break;
+                }
+                end += 1;
+                j += 1;
+            }
+            let mut out: Vec<&str> = words[..start + unit].to_vec();
+            out.extend_from_slice(&words[end..]);
+            return out.join(" ");
         }
     }
-    let rest = text[start..].trim();
-    if !rest.is_empty() {
-        sentences.push(rest);
-    }
-    let norm = |s: &str| s.trim_end_matches(['.', '!', '?']).to_lowercase();
-    let mut out: Vec<&str> = vec![];
-    for s in sentences {
-        // A cut-off repetition at the end ("Scan the time") is part of the loop too.
-        if out
-            .last()
-            .is_some_and(|p| norm(p) == norm(s) || (norm(p).starts_with(&norm(s)) && !s.ends_with(['.', '!', '?'])))
-        {
-            continue;
-        }
-        out.push(s);
-    }
-    out.join(" ")
+    words.join(" ")
 }
 
 #[cfg(test)]
@@ -191,7 +201,16 @@ mod tests {
     fn a_looping_transcript_is_collapsed_to_what_was_said() {
         assert_eq!(collapse_repeats("Stop! Stop! Stop! Stop"), "Stop!");
         assert_eq!(collapse_repeats("Scan the folder. Scan the folder. Scan the fol"), "Scan the folder.");
+        assert_eq!(
+            collapse_repeats("Hash, notes, not DxD, Hash, notes, not DxD, Hash, notes,"),
+            "Hash, notes, not DxD,"
+        );
+        assert_eq!(
+            collapse_repeats("List of files in music, list of files in music, list of files"),
+            "List of files in music,"
+        );
         assert_eq!(collapse_repeats("Scan it. Then hash it."), "Scan it. Then hash it.");
+        assert_eq!(collapse_repeats("no no, scan the folder"), "no no, scan the folder");
         assert_eq!(collapse_repeats("scan the folder"), "scan the folder");
     }
 

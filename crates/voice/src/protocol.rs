@@ -142,9 +142,11 @@ pub enum Event {
     SpeechStart {
         at_ms: u64,
     },
-    /// The VAD saw the speech end (or the key was released). `speech_ms` is what was heard.
+    /// The speech ended at `at_ms` (or the key was released); the VAD knew it at
+    /// `decided_ms` — the difference is the silence it waited for, part of the latency.
     SpeechEnd {
         at_ms: u64,
+        decided_ms: u64,
         speech_ms: u64,
     },
     Wake {
@@ -302,7 +304,7 @@ mod tests {
         let line = encode_request(4, Request::PushToTalk { down: true }).unwrap();
         assert_eq!(line, r#"{"v":1,"id":4,"op":"push_to_talk","down":true}"#);
         assert_eq!(decode_request(&line).unwrap().request, Request::PushToTalk { down: true });
-        let ev = EventLine { v: 1, id: 0, event: Event::SpeechEnd { at_ms: 2140, speech_ms: 1800 } };
+        let ev = EventLine { v: 1, id: 0, event: Event::SpeechEnd { at_ms: 2140, decided_ms: 2620, speech_ms: 1800 } };
         let text = serde_json::to_string(&ev).unwrap();
         assert_eq!(decode_event(&text).unwrap(), ev);
     }

@@ -4,8 +4,9 @@
 //! words, or sometimes "old.log", or "Old.log." with a sentence's capital and full stop. The
 //! proposers — phrase templates and the model — were built for typed requests. So before a
 //! transcript is proposed on, the few spoken spellings of paths are joined back ("dot" between
-//! a name and a short extension, "slash" between two names) and the sentence's closing
-//! punctuation is dropped. It is deterministic and conservative: "dot" only joins a word to a
+//! a name and a short extension, "slash" between two names), pauses heard as commas and the
+//! sentence's closing punctuation are dropped, and a heard name that matches exactly one
+//! existing name up to case, plural or extension becomes that name. It is deterministic and conservative: "dot" only joins a word to a
 //! 1–5 character alphanumeric extension and neither joins a function word ("a slash at the
 //! end"), so "connect the dots" or "dot your i's" are left alone.
 //! The transcript itself is kept as heard; only the proposers see this form.
@@ -14,12 +15,20 @@
 /// works (see [`snap`]).
 pub fn as_request(transcript: &str, names: &[String]) -> String {
     let joined = join_spoken_paths(transcript);
-    joined.split(' ').map(|w| snap(w, names)).collect::<Vec<_>>().join(" ")
+    // Commas in a transcript are whisper's reading of pauses, not part of the request: "what
+    // is in the report, folder" is a question about the report folder.
+    joined
+        .split(' ')
+        .map(|w| w.trim_end_matches([',', ';']))
+        .filter(|w| !w.is_empty())
+        .map(|w| snap(w, names))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// whisper drops capitals and plurals ("the download folder" for `Downloads`). A heard word
-/// that names nothing, but matches exactly one existing name up to case and a final "s", is
-/// that name. Function words and words under three letters are never snapped.
+/// that names nothing, but matches exactly one existing name up to case and a final "s", or
+/// is exactly one file's name without its extension, is that name. Function words and words under three letters are never snapped.
 pub fn snap(word: &str, names: &[String]) -> String {
     let core = trim_punct(word);
     if core.len() < 3 || FUNCTION_WORDS.contains(&core.to_lowercase().as_str()) || names.iter().any(|n| n == core) {
@@ -30,7 +39,9 @@ pub fn snap(word: &str, names: &[String]) -> String {
         .iter()
         .filter(|n| {
             let n = n.to_lowercase();
-            n == w || n == format!("{w}s") || format!("{n}s") == w
+            // A file said without its extension ("hash notes" for notes.txt) is its stem.
+            let stem = n.rsplit_once('.').map_or(n.as_str(), |(s, _)| s);
+            n == w || n == format!("{w}s") || format!("{n}s") == w || (stem != n && stem == w)
         })
         .collect();
     match matches.as_slice() {
@@ -46,6 +57,16 @@ fn join_spoken_paths(transcript: &str) -> String {
     while i < words.len() {
         let w = words[i];
         let lower = trim_punct(w).to_lowercase();
+        // whisper sometimes hears the pause before an extension as a full stop: "old. log".
+        if let Some(next) = words.get(i + 1)
+            && w.ends_with('.')
+            && is_name(trim_punct(w))
+            && KNOWN_EXTENSIONS.contains(&trim_punct(next).to_lowercase().as_str())
+        {
+            out.push(format!("{}.{}{}", trim_punct(w), trim_punct(next).to_lowercase(), trailing(next)));
+            i += 2;
+            continue;
+        }
         let prev_is_name = out.last().is_some_and(|p| is_name(p));
         if let (true, Some(next)) = (prev_is_name, words.get(i + 1)) {
             let next_clean = trim_punct(next);
@@ -83,6 +104,10 @@ fn trailing(w: &str) -> &str {
     &w[t.len()..]
 }
 
+/// Extensions common enough to join even when whisper put a full stop before them.
+const KNOWN_EXTENSIONS: [&str; 16] =
+    ["txt", "log", "md", "pdf", "png", "jpg", "jpeg", "gif", "doc", "docx", "csv", "json", "zip", "mp3", "mp4", "toml"];
+
 /// Words that are never part of a spoken path ("a slash at the end").
 const FUNCTION_WORDS: [&str; 22] = [
     "a", "an", "the", "at", "in", "on", "to", "of", "and", "or", "is", "it", "my", "your", "this", "that", "for",
@@ -113,7 +138,8 @@ mod tests {
             ("quarantine docs slash old dot log", "quarantine docs/old.log"),
             ("hash Downloads/a.pdf.", "hash Downloads/a.pdf"),
             ("What's in my Pictures folder?", "What's in my Pictures folder"),
-            ("move report dot PDF, please", "move report.pdf, please"),
+            ("move report dot PDF, please", "move report.pdf please"),
+            ("Hash, notes.txt,", "Hash notes.txt"),
         ] {
             assert_eq!(as_request(heard, &[]), want, "{heard}");
         }
@@ -134,6 +160,9 @@ mod tests {
         assert_eq!(as_request("Scan the download folder.", &names), "Scan the Downloads folder");
         assert_eq!(as_request("find duplicates in pictures", &names), "find duplicates in Pictures");
         assert_eq!(as_request("hash Notes.txt", &names), "hash notes.txt");
+        assert_eq!(as_request("hash notes", &names), "hash notes.txt");
+        assert_eq!(as_request("quarantine old. log.", &["old.log".into()]), "quarantine old.log");
+        assert_eq!(as_request("What is in the report, folder?", &["reports".into()]), "What is in the reports folder");
         // Two names it could be: left as heard.
         assert_eq!(as_request("scan the Report folder", &names), "scan the Report folder");
         // Never a function word, never a short word.

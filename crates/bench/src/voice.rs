@@ -1,0 +1,167 @@
+//! Voice latency: from the end of speech to a proposal, split per stage, for a ~3 s spoken
+//! command — and the same audio through whisper.cpp alone for comparison.
+//!
+//! The product target is 800 ms from the moment the person stops talking to a proposal on a
+//! 2-core machine. The stages measured here, in order:
+//! 1. **endpoint**: the silence the VAD waits for before it calls the speech ended (a setting,
+//!    `min_silence_ms`, plus up to one VAD step; zero with push-to-talk, where the key release
+//!    is the end);
+//! 2. **whisper**: the transcription of the utterance with our trimmed encoder window (wall time
+//!    in the worker);
+//! 3. **proposer + kernel**: `Assistant::hear` in propose-only mode — the phrase templates when
+//!    they answer, the model worker when they do not (both measured).
+//!
+//! The comparison row runs whisper.cpp on the same 16 kHz audio with its default 30-second
+//! window and nothing of ours around it (`smart-voice-worker --stt-bench`).
+//!
+//! The speech is made here with espeak-ng; the models come from the models folder.
+
+use crate::Summary;
+use anyhow::{Context, Result, anyhow, bail};
+use smart_models::Models;
+use smart_runtime::engine::InitOptions;
+use smart_runtime::model_choice::{VoiceChoice, folder_vocabulary, proposer_spec, voice_load};
+use smart_runtime::voice::{Voice, VoiceTimeouts, locate_voice_worker};
+use smart_runtime::{Assistant, Bus, Engine, SayOptions};
+use smart_voice::protocol::Event;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+const COMMAND: &str = "show me what is in the reports folder";
+
+fn sh(cmd: &mut Command) -> Result<String> {
+    let out =
+        cmd.output().with_context(|| format!("cannot run {cmd:?} (scripts/setup.sh installs espeak-ng and sox)"))?;
+    if !out.status.success() {
+        bail!("{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The command spoken at 16 kHz, with half a second of silence before and a second after.
+fn recording(dir: &Path) -> Result<(PathBuf, f64)> {
+    let raw = dir.join("raw.wav");
+    let wav = dir.join("command.wav");
+    sh(Command::new("espeak-ng").args(["-v", "en-us", "-s", "115", "-w"]).arg(&raw).arg(COMMAND))?;
+    sh(Command::new("sox")
+        .arg(&raw)
+        .args(["-r", "16000", "-c", "1", "-b", "16"])
+        .arg(&wav)
+        .args(["pad", "0.5", "1.0"]))?;
+    let speech = sh(Command::new("soxi").arg("-D").arg(&raw))?.trim().parse::<f64>().unwrap_or(0.0);
+    Ok((wav, speech))
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 }
+}
+
+pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
+    let models = Models::open_default()?;
+    let Ok(load) = voice_load(&models, &VoiceChoice::default()) else {
+        println!(
+            "\n== voice: skipped — the voice models are not downloaded (smart models fetch whisper-tiny.en silero-vad)"
+        );
+        s.add("voice", "skipped: models not downloaded".into());
+        return Ok(());
+    };
+    let tmp = tempfile::tempdir()?;
+    let (wav, speech_s) = recording(tmp.path())?;
+    let root = std::fs::canonicalize(tmp.path())?.join("root");
+    std::fs::create_dir_all(root.join("reports"))?;
+    std::fs::write(root.join("reports/q3.txt"), "q3")?;
+    let mut load = load;
+    load.prompt = Some(smart_runtime::model_choice::whisper_prompt(&folder_vocabulary(&root)));
+    let whisper = load.whisper.clone();
+    let program = locate_voice_worker().map_err(|e| anyhow!(e))?;
+    println!(
+        "\n== voice: {:.2} s command \"{COMMAND}\", {} through smart-voice-worker",
+        speech_s,
+        Path::new(&whisper).file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+    );
+
+    let (engine, _) = Engine::init(
+        &tmp.path().join("data"),
+        InitOptions { roots: vec![root.clone()], policy: None, key_store: Some(smart_signals::KeyStoreKind::File) },
+        Box::new(smart_runtime::clock::SystemClock),
+    )?;
+    let mut assistant = Assistant::new(engine, Bus::default(), proposer_spec(tmp.path().join("data")));
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let rounds = if quick { 1 } else { 5 };
+    let (mut hangover, mut stt, mut templates, mut model, mut ctx) = (vec![], vec![], vec![], vec![], 0);
+    let mut heard = String::new();
+    rt.block_on(async {
+        let t = Instant::now();
+        let (mut voice, loaded) =
+            Voice::start(&program, load, VoiceTimeouts::default()).await.map_err(|e| anyhow!(e))?;
+        println!("worker ready in {:.0} ms (whisper load {} ms)", t.elapsed().as_secs_f64() * 1000.0, loaded.load_ms);
+        for round in 0..rounds {
+            let mut ends = vec![];
+            let transcripts = voice
+                .transcribe_file(&wav, |e| {
+                    if let Event::SpeechEnd { at_ms, decided_ms, .. } = e {
+                        ends.push((*decided_ms - *at_ms) as f64);
+                    }
+                })
+                .await
+                .map_err(|e| anyhow!(e))?;
+            let Some(tr) = transcripts.first() else { bail!("no speech found in the benchmark's recording") };
+            hangover.extend(ends);
+            stt.push(tr.timings.stt_ms as f64);
+            ctx = tr.timings.audio_ctx;
+            heard = tr.text.clone();
+            for (no_templates, into) in [(false, &mut templates), (true, &mut model)] {
+                if no_templates && quick && round > 0 {
+                    continue;
+                }
+                let opts = SayOptions { propose_only: true, no_templates, base: Some(root.clone()) };
+                let t = Instant::now();
+                let h = assistant.hear(tr, &opts).await.map_err(|e| anyhow!(e))?;
+                let ms = t.elapsed().as_secs_f64() * 1000.0;
+                // The model's first turn includes loading it: measured separately below.
+                if !(no_templates && round == 0) || quick {
+                    into.push(ms);
+                }
+                if round == 0 {
+                    let what = match &h {
+                        smart_runtime::assistant::Heard::Turn(r) => {
+                            r.steps.first().map(|s| s.proposal.tool.clone()).unwrap_or_else(|| "no call".into())
+                        }
+                        other => format!("{other:?}"),
+                    };
+                    println!("  {} → {what} in {ms:.0} ms", if no_templates { "model" } else { "templates" });
+                }
+            }
+        }
+        voice.shutdown().await;
+        assistant.shutdown().await;
+        Ok::<(), anyhow::Error>(())
+    })?;
+    println!("heard: {heard:?}");
+
+    let alone = sh(Command::new(&program).arg("--stt-bench").arg(&whisper).arg(&wav).arg("2"))?;
+    let alone: serde_json::Value = serde_json::from_str(alone.trim())?;
+    let full_ms = alone["full_window"]["ms"].as_f64().unwrap_or(0.0);
+    let trimmed_ms = alone["trimmed"]["ms"].as_f64().unwrap_or(0.0);
+
+    let (h, w, tp, mp) = (mean(&hangover), mean(&stt), mean(&templates), mean(&model));
+    println!("| stage | mean of {rounds} |");
+    println!("|---|---|");
+    println!("| endpoint (VAD hangover after the last word) | {h:.0} ms |");
+    println!("| whisper, trimmed window (audio_ctx {ctx}) | {w:.0} ms |");
+    println!("| proposer + kernel, templates | {tp:.1} ms |");
+    println!("| proposer + kernel, model (warm) | {mp:.0} ms |");
+    println!("| end of speech → proposal, templates | {:.0} ms |", h + w + tp);
+    println!("| end of speech → proposal, model | {:.0} ms |", h + w + mp);
+    println!("| push-to-talk release → proposal, templates | {:.0} ms |", w + tp);
+    println!("| whisper.cpp alone, default 30 s window | {full_ms:.0} ms |");
+    println!("| whisper.cpp alone, our trimmed window | {trimmed_ms:.0} ms |");
+    s.add(
+        "voice: end of speech → proposal (templates)",
+        format!("{:.0} ms (VAD {h:.0} + whisper {w:.0} + {tp:.1})", h + w + tp),
+    );
+    s.add("voice: end of speech → proposal (model)", format!("{:.0} ms", h + w + mp));
+    s.add("voice: whisper.cpp alone, 30 s window vs trimmed", format!("{full_ms:.0} ms vs {trimmed_ms:.0} ms"));
+    Ok(())
+}
