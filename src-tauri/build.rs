@@ -22,6 +22,8 @@ const COMMANDS: &[&str] = &[
     "get_settings",
     "set_settings",
     "heartbeat",
+    "voice_status",
+    "push_to_talk",
 ];
 
 fn main() {

@@ -13,6 +13,7 @@ use crate::onboarding::{FetchProgress, ModelRow, SetupState};
 use crate::preview::{FileRow, MoveRow, Preview};
 use crate::settings::Settings;
 use crate::timeline::{ActivityBar, EventDetail, TimelineFilter, TimelinePage, TimelineRow, VerifyBadge};
+use crate::voice::VoiceStatus;
 use ts_rs::{Config, TS};
 
 fn generate() -> String {
@@ -38,6 +39,7 @@ fn generate() -> String {
         SetupState::decl(&cfg),
         FetchProgress::decl(&cfg),
         Settings::decl(&cfg),
+        VoiceStatus::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from the Rust command types by `src-tauri/src/bindings.rs`; do not edit.\n\

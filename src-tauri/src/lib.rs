@@ -15,6 +15,7 @@ mod settings;
 mod shell;
 mod status;
 mod timeline;
+mod voice;
 mod watchdog;
 
 #[cfg(test)]
@@ -38,7 +39,8 @@ pub const HUD_EVENT: &str = "smart://hud";
 pub struct HudEvent {
     pub corr: String,
     /// state_changed | utterance | proposal | reply | outcome | worker_starting | worker_ready |
-    /// worker_fault | illegal_transition
+    /// worker_fault | illegal_transition | level | speech_start | speech_end | wake | heard |
+    /// emergency
     pub event: String,
     /// The interaction state entered (state_changed).
     pub state: Option<String>,
@@ -53,6 +55,8 @@ pub struct HudEvent {
     pub source: Option<String>,
     pub model: Option<String>,
     pub reason: Option<String>,
+    /// The microphone's loudness in dBFS (level).
+    pub level: Option<f32>,
 }
 
 impl HudEvent {
@@ -63,13 +67,15 @@ impl HudEvent {
             corr: env.corr.clone(),
             event: s("event").unwrap_or_default(),
             state: s("to"),
-            text: s("text"),
+            // The wake phrase and the emergency word read as the event's text.
+            text: s("text").or_else(|| s("phrase")).or_else(|| s("word")),
             tool: s("tool"),
             args: v.get("args").cloned(),
             outcome: v.get("report").and_then(|r| r.get("outcome")).and_then(Value::as_str).map(str::to_string),
             source: s("source"),
             model: s("model"),
             reason: s("reason"),
+            level: v.get("rms_dbfs").and_then(Value::as_f64).map(|l| l as f32),
         }
     }
 }
@@ -96,6 +102,7 @@ fn setup<R: tauri::Runtime>(
         .manage(Session::new(data_dir, bus))
         .manage(shell::WatchdogState::default())
         .manage(shell::DesktopState::default())
+        .manage(voice::VoiceHost::default())
         .setup(move |app| {
             // Forward the runtime's bus to the web view. A lagging receiver loses old messages,
             // never the interaction (see smart_runtime::bus).
@@ -135,6 +142,8 @@ fn setup<R: tauri::Runtime>(
             shell::get_settings,
             shell::set_settings,
             shell::heartbeat,
+            voice::voice_status,
+            voice::push_to_talk,
         ])
 }
 
@@ -160,6 +169,8 @@ pub fn run() {
             tracing::warn!(error = %e, "no push-to-talk hotkey");
         }
         app.state::<shell::DesktopState>().install(&handle);
+        // Voice starts with the app; without models or a microphone it reports why and waits.
+        app.state::<voice::VoiceHost>().ensure_started(&handle);
         tauri::async_runtime::spawn(shell::watchdog_loop(handle));
     })
     .run(tauri::generate_context!());

@@ -15,7 +15,8 @@ use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Emitter, Manager, Runtime, State};
 use tauri_plugin_global_shortcut::{Shortcut, ShortcutState};
 
-/// Emitted when the push-to-talk shortcut is pressed (the HUD focuses its command box).
+/// Emitted when the push-to-talk shortcut is pressed, with whether voice took it (if not, the
+/// HUD focuses its command box).
 pub const PUSH_TO_TALK_EVENT: &str = "smart://push-to-talk";
 const TRAY_ID: &str = "smart";
 const TRAY_STATE_ITEM: &str = "state";
@@ -37,9 +38,14 @@ pub fn plugins<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         .plugin(
             tauri_plugin_global_shortcut::Builder::new()
                 .with_handler(|app, _shortcut, event| {
-                    if event.state == ShortcutState::Pressed {
+                    // Held to talk: the press opens the utterance (with the pre-roll before it),
+                    // the release ends it. Without voice the HUD gets the focus for typing.
+                    let down = event.state == ShortcutState::Pressed;
+                    let voice = app.state::<crate::voice::VoiceHost>();
+                    let spoken = voice.push_to_talk(down).is_ok();
+                    if down {
                         show_hud(app);
-                        let _ = app.emit(PUSH_TO_TALK_EVENT, ());
+                        let _ = app.emit(PUSH_TO_TALK_EVENT, spoken);
                     }
                 })
                 .build(),

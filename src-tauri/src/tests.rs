@@ -368,3 +368,37 @@ fn renewing_the_lease_moves_its_expiry_forward_and_keeps_execution() {
     assert_eq!(r["outcome"], "refused", "{r}");
     assert!(r["reason"].as_str().is_some_and(|s| !s.is_empty()), "{r}");
 }
+
+/// Polls `voice_status` until it leaves "starting" (the worker loads whisper in the background).
+fn settled_voice(webview: &tauri::WebviewWindow<MockRuntime>) -> Value {
+    for _ in 0..240 {
+        let s = invoke(webview, "voice_status", json!({})).unwrap();
+        if s["state"] != "starting" && s["state"] != "off" {
+            return s;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    panic!("the voice path did not settle within a minute");
+}
+
+#[test]
+fn without_a_sound_card_the_app_reports_no_microphone_and_typing_still_works() {
+    // This machine (and CI) has no sound card: the voice worker loads whisper, finds no input
+    // device, and the app says so — and the typed path is unaffected.
+    let models_dir = smart_models::Models::open_default().unwrap().dir().to_path_buf();
+    let d = data_at_l3();
+    let (_app, webview) = app(Ok(d.data.clone()));
+    let s = settled_voice(&webview);
+    assert_eq!(
+        s["state"],
+        "no_microphone",
+        "{s} (the voice models must be in {}: smart models fetch whisper-tiny.en silero-vad)",
+        models_dir.display()
+    );
+    assert!(s["detail"].as_str().unwrap().contains("no microphone"), "{s}");
+    assert_eq!(s["whisper"], "ggml-tiny.en.bin", "{s}");
+    let err = err_text(invoke(&webview, "push_to_talk", json!({"down": true})));
+    assert!(err.contains("voice input is not available") && err.contains("no microphone"), "{err}");
+    let said = invoke(&webview, "say", json!({"text": "scan docs"})).unwrap();
+    assert_eq!(said["steps"][0]["outcome"]["outcome"], "committed", "{said}");
+}

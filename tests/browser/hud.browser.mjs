@@ -40,6 +40,8 @@ function installFake() {
     pending: [],
     total: 100_000,
     listeners: {},
+    presses: [],
+    voice: { state: "listening", detail: "hold the hotkey to talk (ggml-tiny.en.bin)", whisper: "ggml-tiny.en.bin", mode: "push_to_talk", wake: "unavailable", microphone: "default" },
     setup: {
       data_dir: "/home/ana/.local/share/smart",
       initialised: !window.location.hash.includes("fresh"),
@@ -121,6 +123,11 @@ function installFake() {
     get_settings: () => ({ hotkey: "CommandOrControl+Shift+Space", wake_word: false, wake_phrase: "hey smart", voice_output: false }),
     set_settings: ({ settings }) => settings,
     heartbeat: () => null,
+    voice_status: () => state.voice,
+    push_to_talk: ({ down }) => {
+      state.presses.push(down);
+      return null;
+    },
     "plugin:event|listen": ({ event, handler }) => {
       (state.listeners[event] ??= []).push(handler);
       return handler;
@@ -186,6 +193,19 @@ try {
   await page.getByTestId("renew-lease").click();
   await page.getByText("Lease renewed").waitFor();
   expect(await page.evaluate(() => window.__fake.state.renewed === true), "Renew asks the backend");
+
+  console.log("browser: voice: the status line, the hold-to-talk button and the level meter");
+  await page.getByTestId("voice-status").getByText("hold the hotkey to talk").waitFor();
+  const mic = page.getByTestId("mic");
+  expect(await mic.isEnabled(), "the microphone button is live while voice listens");
+  await mic.dispatchEvent("pointerdown");
+  await page.getByText("Listening…").waitFor();
+  await mic.dispatchEvent("pointerup");
+  await page.waitForFunction(() => window.__fake.state.presses.length === 2);
+  expect(await page.evaluate(() => JSON.stringify(window.__fake.state.presses) === "[true,false]"), "press and release reach push_to_talk");
+  await page.evaluate(() => window.__fake.emit("smart://hud", { corr: "v", event: "level", state: null, text: null, tool: null, args: null, outcome: null, source: null, model: null, reason: null, level: -12 }));
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="mic-level"]')?.getAttribute("value")) === 80);
+  expect(true, "a level event fills the meter");
 
   console.log("browser: live progress from the backend's events");
   await page.evaluate(() => window.__fake.emit("smart://hud", { corr: "x", event: "utterance", state: null, text: "tidy my inbox", tool: null, args: null, outcome: null, source: null, model: null, reason: null }));

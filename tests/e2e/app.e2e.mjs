@@ -135,6 +135,10 @@ try {
   await waitFor("the stance", async () => (await text(".stance-grid .current")).length > 0);
   expect((await text(".stance-grid .current")) === "Execution", "stance Execution after the setup's calls");
   await waitFor("the verify badge", async () => (await text("[data-testid=verify-badge]")).includes("verified"));
+  // No sound card here: the voice worker starts, loads whisper, finds no microphone, and the
+  // HUD says so — typing carries on below.
+  await waitFor("the voice status", async () => (await text("[data-testid=voice-status]")).includes("no microphone"), 60_000);
+  expect((await enabled("[data-testid=mic]")) === false, "the hold-to-talk button is off without a microphone");
   await shot("01-hud");
 
   step("a typed command that needs approval opens the dialog with its preview and countdown");

@@ -16,6 +16,7 @@ import type {
   TimelineFilter,
   TimelinePage,
   VerifyBadge,
+  VoiceStatus,
 } from "./bindings";
 import type { StatusView } from "./status";
 
@@ -45,6 +46,8 @@ export const api = {
   getSettings: () => invoke<Settings>("get_settings"),
   setSettings: (settings: Settings) => invoke<Settings>("set_settings", { settings }),
   heartbeat: () => invoke<void>("heartbeat"),
+  voiceStatus: () => invoke<VoiceStatus>("voice_status"),
+  pushToTalk: (down: boolean) => invoke<void>("push_to_talk", { down }),
 };
 
 /** Events the backend emits (see src-tauri/src/lib.rs, shell.rs, onboarding.rs). */

@@ -96,7 +96,8 @@ export type ActivityBar = { start_wall_ms: number, events: number, refusals: num
 export type HudEvent = { corr: string, 
 /**
  * state_changed | utterance | proposal | reply | outcome | worker_starting | worker_ready |
- * worker_fault | illegal_transition
+ * worker_fault | illegal_transition | level | speech_start | speech_end | wake | heard |
+ * emergency
  */
 event: string, 
 /**
@@ -114,7 +115,11 @@ outcome: string | null,
 /**
  * template | model (proposal).
  */
-source: string | null, model: string | null, reason: string | null, };
+source: string | null, model: string | null, reason: string | null, 
+/**
+ * The microphone's loudness in dBFS (level).
+ */
+level: number | null, };
 
 export type ModelRow = { name: string, description: string, purpose: string, bytes: number, 
 /**
@@ -151,3 +156,17 @@ wake_word: boolean, wake_phrase: string,
  * Speak replies aloud (needs the voice worker).
  */
 voice_output: boolean, };
+
+export type VoiceStatus = { 
+/**
+ * off (not started yet) | starting | listening | no_microphone | unavailable
+ */
+state: string, 
+/**
+ * One line for the person: what works and, if something does not, why.
+ */
+detail: string, whisper: string | null, 
+/**
+ * push_to_talk | wake_word, while listening.
+ */
+mode: string | null, wake: string, microphone: string, };

@@ -13,6 +13,12 @@ export interface Live {
   reply: string | null;
   worker: string | null;
   fault: string | null;
+  /** The microphone's loudness (dBFS) while capturing; null when nothing is captured. */
+  level: number | null;
+  /** Talking right now (between speech start, or the key press, and its end). */
+  speaking: boolean;
+  /** A wake phrase or emergency word just heard. */
+  voiceNote: string | null;
 }
 
 export const IDLE: Live = {
@@ -24,11 +30,17 @@ export const IDLE: Live = {
   reply: null,
   worker: null,
   fault: null,
+  level: null,
+  speaking: false,
+  voiceNote: null,
 };
 
 export function fold(live: Live, ev: HudEvent): Live {
   // A new interaction clears the previous one's details.
-  const base = ev.event === "utterance" && ev.corr !== live.corr ? { ...IDLE, state: live.state, worker: live.worker } : live;
+  const base =
+    ev.event === "utterance" && ev.corr !== live.corr
+      ? { ...IDLE, state: live.state, worker: live.worker, level: live.level, speaking: live.speaking }
+      : live;
   const next: Live = { ...base, corr: ev.corr };
   switch (ev.event) {
     case "state_changed":
@@ -56,10 +68,34 @@ export function fold(live: Live, ev: HudEvent): Live {
     case "worker_fault":
       next.fault = ev.reason;
       break;
+    case "level":
+      next.level = ev.level;
+      break;
+    case "speech_start":
+      next.speaking = true;
+      break;
+    case "speech_end":
+      next.speaking = false;
+      break;
+    case "heard":
+      next.heard = ev.text;
+      break;
+    case "wake":
+      next.voiceNote = `wake word “${ev.text ?? ""}”`;
+      break;
+    case "emergency":
+      next.voiceNote = `emergency word “${ev.text ?? ""}”: everything stopped`;
+      break;
     default:
       break;
   }
   return next;
+}
+
+/** The level meter's fill, 0–100, from dBFS: −60 dB and below is empty, 0 dB full. */
+export function levelPercent(dbfs: number | null): number {
+  if (dbfs === null || !Number.isFinite(dbfs)) return 0;
+  return Math.round(Math.min(100, Math.max(0, ((dbfs + 60) / 60) * 100)));
 }
 
 /** "Awaiting confirm" for "awaiting_confirm" or "AWAITING_CONFIRM" (the runtime's spelling). */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { HudEvent, PendingView } from "./bindings";
 import { axisFor, bucketFor, layoutBars } from "./chart";
 import { ServerClock } from "./clock";
-import { IDLE, fold, stateLabel } from "./hud";
+import { IDLE, fold, levelPercent, stateLabel } from "./hud";
 import { admissibility, callTitle, formatBytes, previewHeadline, reversibilityText } from "./preview";
 import { pagesFor, rowWindow } from "./virtual";
 
@@ -100,6 +100,7 @@ describe("the live line", () => {
     source: null,
     model: null,
     reason: null,
+    level: null,
     ...over,
   });
   it("follows one interaction from utterance to outcome", () => {
@@ -122,6 +123,21 @@ describe("the live line", () => {
     live = fold(live, ev({ corr: "c2", event: "utterance", text: "scan inbox" }));
     expect(live.outcome).toBeNull();
     expect(live.heard).toBe("scan inbox");
+  });
+  it("follows the microphone: level, speech start and end, what whisper heard, the wake word", () => {
+    let live = fold(IDLE, ev({ event: "level", level: -23.5 }));
+    expect(live.level).toBe(-23.5);
+    expect(levelPercent(live.level)).toBe(61);
+    live = fold(live, ev({ event: "speech_start" }));
+    expect(live.speaking).toBe(true);
+    live = fold(live, ev({ event: "speech_end" }));
+    live = fold(live, ev({ event: "heard", text: "scan the Downloads folder" }));
+    expect(live).toMatchObject({ speaking: false, heard: "scan the Downloads folder" });
+    live = fold(live, ev({ event: "wake", text: "hey smart" }));
+    expect(live.voiceNote).toContain("hey smart");
+    expect(levelPercent(null)).toBe(0);
+    expect(levelPercent(-90)).toBe(0);
+    expect(levelPercent(3)).toBe(100);
   });
 });
 

@@ -190,3 +190,30 @@ pub fn voice_load(models: &Models, choice: &VoiceChoice) -> Result<smart_voice::
         preroll_ms: 500,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn without_voice_models_the_error_names_the_model_to_fetch() {
+        let empty = tempfile::tempdir().unwrap();
+        let models = Models::new(empty.path(), smart_models::Catalog::built_in().unwrap());
+        let err = voice_load(&models, &VoiceChoice::default()).unwrap_err().to_string();
+        assert!(err.contains("smart models fetch whisper-tiny.en"), "{err}");
+        let err =
+            voice_load(&models, &VoiceChoice { whisper: Some("/no/such/model.bin".into()), ..Default::default() })
+                .unwrap_err()
+                .to_string();
+        assert!(err.contains("neither a catalog model") && err.contains("/no/such/model.bin"), "{err}");
+    }
+
+    #[test]
+    fn the_whisper_prompt_names_the_commands_and_at_most_thirty_names() {
+        let names: Vec<String> = (0..50).map(|i| format!("f{i}")).collect();
+        let p = whisper_prompt(&names);
+        assert!(p.contains("quarantine") && p.contains("f0, f1") && p.contains("f29") && !p.contains("f30"), "{p}");
+        assert!(!whisper_prompt(&[]).contains("Files and folders"));
+    }
+}

@@ -1,0 +1,329 @@
+//! The voice path inside the app: one supervised voice worker, its events turned into the HUD's
+//! live line, its transcripts into turns of the same `Assistant` the command box uses.
+//!
+//! One task owns the worker (a `VoiceSupervisor`) and does three things in turn: it forwards
+//! push-to-talk presses from the hotkey or the HUD's microphone button, it passes what the worker
+//! hears to the runtime (levels straight to the bus, speech boundaries to the state machine,
+//! transcripts to `Assistant::hear`), and it reports what it could start in a [`VoiceStatus`].
+//! Owning the worker in one task means no lock is held while waiting on audio, and presses are
+//! never lost: they queue on a channel.
+//!
+//! Nothing here is required. Without models, without a microphone (a server, a VM, our CI) or
+//! without a wake-word model, the status says which and why, and everything else — typing,
+//! approving, the timeline — works as before. A transcript has no more authority than typed
+//! text: it goes through the proposers and the kernel like any other utterance.
+
+use crate::session::Session;
+use crate::settings;
+use serde::Serialize;
+use smart_models::Models;
+use smart_runtime::SayOptions;
+use smart_runtime::assistant::Heard;
+use smart_runtime::bus::BusEvent;
+use smart_runtime::interaction::Trigger;
+use smart_runtime::model_choice::{VoiceChoice, folder_vocabulary, voice_load};
+use smart_runtime::voice::{VoiceSupervisor, VoiceWorkerError, locate_voice_worker};
+use smart_voice::protocol::{CaptureMode, DeviceStatus, Earcon, Event, Loaded, Request, WakeStatus};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tauri::{AppHandle, Manager, Runtime, State};
+use tokio::sync::mpsc;
+
+/// What the voice path could start, for the HUD.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct VoiceStatus {
+    /// off (not started yet) | starting | listening | no_microphone | unavailable
+    pub state: String,
+    /// One line for the person: what works and, if something does not, why.
+    pub detail: String,
+    pub whisper: Option<String>,
+    /// push_to_talk | wake_word, while listening.
+    pub mode: Option<String>,
+    pub wake: String,
+    pub microphone: String,
+}
+
+impl VoiceStatus {
+    fn off() -> VoiceStatus {
+        VoiceStatus {
+            state: "off".into(),
+            detail: "voice has not been started".into(),
+            whisper: None,
+            mode: None,
+            wake: String::new(),
+            microphone: String::new(),
+        }
+    }
+
+    fn unavailable(detail: String) -> VoiceStatus {
+        VoiceStatus { state: "unavailable".into(), detail, ..VoiceStatus::off() }
+    }
+}
+
+enum Command {
+    PushToTalk(bool),
+}
+
+#[derive(Default)]
+pub struct VoiceHost {
+    status: Arc<Mutex<VoiceStatus>>,
+    commands: Mutex<Option<mpsc::UnboundedSender<Command>>>,
+}
+
+impl Default for VoiceStatus {
+    fn default() -> Self {
+        VoiceStatus::off()
+    }
+}
+
+impl VoiceHost {
+    pub fn status(&self) -> VoiceStatus {
+        self.status
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_else(|_| VoiceStatus::unavailable("voice status unreadable".into()))
+    }
+
+    fn set(status: &Arc<Mutex<VoiceStatus>>, s: VoiceStatus) {
+        if let Ok(mut g) = status.lock() {
+            *g = s;
+        }
+    }
+
+    /// Starts the voice task once; later calls do nothing.
+    pub fn ensure_started<R: Runtime>(&self, app: &AppHandle<R>) {
+        let Ok(mut commands) = self.commands.lock() else { return };
+        if commands.is_some() {
+            return;
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        *commands = Some(tx);
+        VoiceHost::set(
+            &self.status,
+            VoiceStatus {
+                state: "starting".into(), detail: "starting the voice worker…".into(), ..VoiceStatus::off()
+            },
+        );
+        let status = self.status.clone();
+        let app = app.clone();
+        tauri::async_runtime::spawn(async move { pump(app, rx, status).await });
+    }
+
+    /// Push-to-talk pressed or released; an error says why voice cannot take it.
+    pub fn push_to_talk(&self, down: bool) -> Result<(), String> {
+        let s = self.status();
+        if s.state != "listening" {
+            return Err(format!("voice input is not available: {}", s.detail));
+        }
+        let commands = self.commands.lock().map_err(|_| "voice is shutting down".to_string())?;
+        let tx = commands.as_ref().ok_or("voice has not been started")?;
+        tx.send(Command::PushToTalk(down)).map_err(|_| "the voice task has stopped".to_string())
+    }
+}
+
+fn describe_device(d: &DeviceStatus) -> String {
+    match d {
+        DeviceStatus::Available { name } => name.clone(),
+        DeviceStatus::Unavailable { reason } => format!("none — {reason}"),
+        DeviceStatus::Off => "off".into(),
+    }
+}
+
+fn status_of(loaded: &Loaded, mode: Option<CaptureMode>) -> VoiceStatus {
+    let wake = match &loaded.wake {
+        WakeStatus::Ready { phrase } => format!("\"{phrase}\""),
+        WakeStatus::Unavailable { reason } => format!("unavailable — {reason}"),
+    };
+    let microphone = describe_device(&loaded.input);
+    let (state, detail) = match (&loaded.input, mode) {
+        (DeviceStatus::Available { .. }, Some(CaptureMode::WakeWord)) => {
+            ("listening", format!("listening for the wake word with {}", loaded.whisper))
+        }
+        (DeviceStatus::Available { .. }, _) => ("listening", format!("hold the hotkey to talk ({})", loaded.whisper)),
+        (DeviceStatus::Unavailable { reason }, _) => ("no_microphone", format!("{reason}; type your requests instead")),
+        (DeviceStatus::Off, _) => ("no_microphone", "the microphone is off".to_string()),
+    };
+    VoiceStatus {
+        state: state.into(),
+        detail,
+        whisper: Some(loaded.whisper.clone()),
+        mode: mode.map(|m| if m == CaptureMode::WakeWord { "wake_word".into() } else { "push_to_talk".into() }),
+        wake,
+        microphone,
+    }
+}
+
+/// The voice worker's load request for this data dir's settings.
+fn load_request(
+    data_dir: &Path,
+    roots: &[String],
+) -> Result<(smart_voice::protocol::LoadVoice, settings::Settings), String> {
+    let s = settings::load(data_dir).map_err(|e| e.to_string())?;
+    let models = Models::open_default().map_err(|e| e.to_string())?;
+    let choice = VoiceChoice {
+        whisper: None,
+        language: None,
+        wake_model: s.wake_word.then(|| ENGLISH_WAKE_MODEL.to_string()),
+        wake_phrase: Some(s.wake_phrase.clone()),
+        vocabulary: roots.first().map(|r| folder_vocabulary(Path::new(r))).unwrap_or_default(),
+    };
+    let mut load = voice_load(&models, &choice).map_err(|e| e.to_string())?;
+    load.speak = s.voice_output;
+    Ok((load, s))
+}
+
+/// The wake word listens with vosk's small English model; the catalog lists where to get it.
+const ENGLISH_WAKE_MODEL: &str = "vosk-model-small-en-us-0.15";
+
+async fn pump<R: Runtime>(
+    app: AppHandle<R>,
+    mut rx: mpsc::UnboundedReceiver<Command>,
+    status: Arc<Mutex<VoiceStatus>>,
+) {
+    let session = app.state::<Session>();
+    let (data_dir, roots) = match session.open().await {
+        Ok(mut a) => (a.engine().data_dir().to_path_buf(), a.engine().roots().to_vec()),
+        Err(e) => return VoiceHost::set(&status, VoiceStatus::unavailable(format!("no data dir yet ({e})"))),
+    };
+    let (load, settings) = match load_request(&data_dir, &roots) {
+        Ok(v) => v,
+        Err(e) => return VoiceHost::set(&status, VoiceStatus::unavailable(e)),
+    };
+    let program = match locate_voice_worker() {
+        Ok(p) => p,
+        Err(e) => return VoiceHost::set(&status, VoiceStatus::unavailable(e.to_string())),
+    };
+    let mut sup = VoiceSupervisor::new(program, load);
+    let loaded = match sup.ensure().await {
+        Ok(_) => sup.loaded().cloned(),
+        Err(e) => return VoiceHost::set(&status, VoiceStatus::unavailable(e.to_string())),
+    };
+    let Some(loaded) = loaded else { return };
+    let mut mode = None;
+    if matches!(loaded.input, DeviceStatus::Available { .. }) {
+        let wanted = if settings.wake_word && matches!(loaded.wake, WakeStatus::Ready { .. }) {
+            CaptureMode::WakeWord
+        } else {
+            CaptureMode::PushToTalk
+        };
+        match sup.call(Request::StartCapture { mode: wanted }).await {
+            Ok(()) => mode = Some(wanted),
+            Err(e) => tracing::warn!(error = %e, "cannot open the microphone"),
+        }
+    }
+    VoiceHost::set(&status, status_of(&loaded, mode));
+    let trigger = if mode == Some(CaptureMode::WakeWord) { Trigger::WakeWord } else { Trigger::PushToTalk };
+    let mut corr = smart_runtime::engine::corr();
+    loop {
+        enum Input {
+            Command(Option<Command>),
+            Heard(Result<Option<smart_voice::protocol::EventLine>, VoiceWorkerError>),
+        }
+        let input = tokio::select! {
+            c = rx.recv() => Input::Command(c),
+            e = sup.next_event(Some(Duration::from_millis(500))) => Input::Heard(e),
+        };
+        match input {
+            Input::Command(None) => break,
+            Input::Command(Some(Command::PushToTalk(down))) => {
+                if down {
+                    corr = smart_runtime::engine::corr();
+                    if settings.voice_output {
+                        let _ = sup.call(Request::Earcon { kind: Earcon::Listening }).await;
+                    }
+                }
+                if let Err(e) = sup.call(Request::PushToTalk { down }).await {
+                    tracing::warn!(error = %e, "push-to-talk");
+                }
+            }
+            Input::Heard(Ok(None)) => {}
+            Input::Heard(Err(e)) => {
+                tracing::warn!(error = %e, "voice worker");
+                if !e.is_fault() {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+            }
+            Input::Heard(Ok(Some(line))) => match &line.event {
+                Event::Level { .. } => {
+                    if let Some(ev) = BusEvent::from_voice(&line.event) {
+                        session.bus().emit(&corr, ev);
+                    }
+                }
+                Event::InputLost { reason } => {
+                    VoiceHost::set(
+                        &status,
+                        VoiceStatus {
+                            state: "no_microphone".into(),
+                            detail: format!("the microphone stopped: {reason}"),
+                            ..status_of(&loaded, None)
+                        },
+                    );
+                }
+                Event::Transcript(t) => {
+                    let opts = SayOptions { propose_only: false, no_templates: false, base: None };
+                    let result = match session.open().await {
+                        Ok(mut a) => a.hear(t, &opts).await.map_err(|e| e.to_string()),
+                        Err(e) => Err(e),
+                    };
+                    if settings.voice_output {
+                        let (cue, line) = spoken_reply(&result);
+                        let _ = sup.call(Request::Earcon { kind: cue }).await;
+                        if let Some(text) = line {
+                            let _ = sup.call(Request::Speak { text }).await;
+                        }
+                    }
+                    if let Err(e) = result {
+                        tracing::warn!(error = %e, "a heard request failed");
+                    }
+                }
+                other => {
+                    if let Ok(mut a) = session.open().await {
+                        a.voice_event(&corr, other, trigger);
+                    }
+                }
+            },
+        }
+        let faults = sup.take_faults();
+        if !faults.is_empty()
+            && let Ok(mut a) = session.open().await
+        {
+            for f in faults {
+                let _ = a.engine().record_fault("voice-worker", &f, 0);
+            }
+        }
+    }
+    sup.shutdown().await;
+}
+
+/// The earcon and the sentence for what came of a heard request.
+fn spoken_reply(result: &Result<Heard, String>) -> (Earcon, Option<String>) {
+    match result {
+        Err(_) => (Earcon::Refused, Some("That did not work; the details are on screen.".into())),
+        Ok(Heard::Nothing) => (Earcon::Refused, None),
+        Ok(Heard::Emergency { .. }) => (Earcon::Accepted, Some("Stopped.".into())),
+        Ok(Heard::Turn(r)) => match r.steps.first().and_then(|s| s.report.as_ref()) {
+            None => (Earcon::Refused, r.reply.clone().or(Some("I have no action for that.".into()))),
+            Some(rep) => match rep.outcome {
+                "committed" => (Earcon::Accepted, Some("Done.".into())),
+                "pending" => (Earcon::NeedsApproval, Some("That needs your approval.".into())),
+                _ => (Earcon::Refused, Some(format!("Refused: {}", rep.reason.clone().unwrap_or_default()))),
+            },
+        },
+    }
+}
+
+/// What the voice path is doing (starts it on first ask).
+#[tauri::command]
+pub async fn voice_status<R: Runtime>(app: AppHandle<R>, host: State<'_, VoiceHost>) -> Result<VoiceStatus, String> {
+    host.ensure_started(&app);
+    Ok(host.status())
+}
+
+/// The HUD's microphone button, held: pressed (`down`) and released.
+#[tauri::command]
+pub async fn push_to_talk<R: Runtime>(app: AppHandle<R>, host: State<'_, VoiceHost>, down: bool) -> Result<(), String> {
+    host.ensure_started(&app);
+    host.push_to_talk(down)
+}
