@@ -31,8 +31,10 @@ fn main() {
     }
     println!("cargo::rustc-link-search=native={}", dir.display());
     if !cfg!(windows) {
-        // Beside the binary first (an installed app ships it there), then the build-time folder.
+        // Beside the binary first, then where the Linux package installs it
+        // (tauri.bundle.conf.json), then the build-time folder.
         println!("cargo::rustc-link-arg=-Wl,-rpath,$ORIGIN");
+        println!("cargo::rustc-link-arg=-Wl,-rpath,/usr/lib/smart");
         println!("cargo::rustc-link-arg=-Wl,-rpath,{}", dir.display());
     }
     println!("cargo::rustc-cfg=has_vosk");

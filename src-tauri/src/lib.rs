@@ -39,8 +39,8 @@ pub const HUD_EVENT: &str = "smart://hud";
 pub struct HudEvent {
     pub corr: String,
     /// state_changed | utterance | proposal | reply | outcome | worker_starting | worker_ready |
-    /// worker_fault | illegal_transition | level | speech_start | speech_end | wake | heard |
-    /// emergency
+    /// worker_fault | illegal_transition | level | speech_start | speech_end | wake | partial |
+    /// heard | emergency
     pub event: String,
     /// The interaction state entered (state_changed).
     pub state: Option<String>,

@@ -171,6 +171,8 @@ fn load_request(
     };
     let mut load = voice_load(&models, &choice).map_err(|e| e.to_string())?;
     load.speak = s.voice_output;
+    // The HUD shows what is being heard while the person talks.
+    load.partial_every_ms = Some(1_500);
     Ok((load, s))
 }
 

@@ -78,6 +78,7 @@ export function fold(live: Live, ev: HudEvent): Live {
       next.speaking = false;
       break;
     case "heard":
+    case "partial":
       next.heard = ev.text;
       break;
     case "wake":

@@ -35,7 +35,11 @@ pub struct ListenArgs<'a> {
 
 pub fn listen(engine: Engine, args: ListenArgs<'_>) -> Result<i32> {
     let models = Models::open_default().map_err(|e| anyhow!(e))?;
-    let load = voice_load(&models, &args.choice).map_err(|e| anyhow!(e))?;
+    let mut load = voice_load(&models, &args.choice).map_err(|e| anyhow!(e))?;
+    // From the microphone, show what is being heard while the person talks.
+    if args.wav.is_none() {
+        load.partial_every_ms = Some(1_500);
+    }
     let program = locate_voice_worker().map_err(|e| anyhow!(e))?;
     let data_dir = engine.data_dir().to_path_buf();
     let bus = Bus::default();
@@ -101,6 +105,7 @@ fn print_step(event: &BusEvent) {
         BusEvent::SpeechStart { at_ms } => say!("speech started at {:.2} s", *at_ms as f64 / 1000.0),
         BusEvent::SpeechEnd { at_ms } => say!("speech ended at {:.2} s", *at_ms as f64 / 1000.0),
         BusEvent::Wake { phrase } => say!("wake word \"{phrase}\" heard"),
+        BusEvent::Partial { text } => say!("… {text}"),
         BusEvent::Heard { text, confidence, stt_ms } => {
             say!("heard: {text:?} (confidence {confidence:.2}, whisper {stt_ms} ms)")
         }

@@ -73,6 +73,10 @@ pub enum BusEvent {
     Wake {
         phrase: String,
     },
+    /// What has been heard so far while the person is still talking.
+    Partial {
+        text: String,
+    },
     /// What whisper heard, before anything is made of it.
     Heard {
         text: String,
@@ -94,6 +98,7 @@ impl BusEvent {
             V::SpeechStart { at_ms } => BusEvent::SpeechStart { at_ms: *at_ms },
             V::SpeechEnd { at_ms, .. } => BusEvent::SpeechEnd { at_ms: *at_ms },
             V::Wake { phrase, .. } => BusEvent::Wake { phrase: phrase.clone() },
+            V::Partial { text } => BusEvent::Partial { text: text.clone() },
             V::Transcript(t) => {
                 BusEvent::Heard { text: t.text.clone(), confidence: t.confidence, stt_ms: t.timings.stt_ms }
             }

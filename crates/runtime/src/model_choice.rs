@@ -188,6 +188,7 @@ pub fn voice_load(models: &Models, choice: &VoiceChoice) -> Result<smart_voice::
         endpoint: Default::default(),
         speak: false,
         preroll_ms: 500,
+        partial_every_ms: None,
     })
 }
 

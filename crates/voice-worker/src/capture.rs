@@ -28,14 +28,18 @@ pub struct Capture {
 pub fn probe() -> Result<String, String> {
     let host = cpal::default_host();
     let device = host.default_input_device().ok_or("no microphone: the system has no default input device")?;
-    device.default_input_config().map_err(|e| format!("no microphone: the default input device cannot be used ({e})"))?;
+    device
+        .default_input_config()
+        .map_err(|e| format!("no microphone: the default input device cannot be used ({e})"))?;
     Ok(device.name().unwrap_or_else(|_| "default input".into()))
 }
 
 pub fn open(tx: Sender<crate::Msg>) -> Result<Capture, String> {
     let host = cpal::default_host();
     let device = host.default_input_device().ok_or("no microphone: the system has no default input device")?;
-    let config = device.default_input_config().map_err(|e| format!("no microphone: the default input device cannot be used ({e})"))?;
+    let config = device
+        .default_input_config()
+        .map_err(|e| format!("no microphone: the default input device cannot be used ({e})"))?;
     let name = device.name().unwrap_or_else(|_| "default input".into());
     let rate = config.sample_rate().0;
     let channels = usize::from(config.channels());

@@ -53,6 +53,10 @@ pub enum Out {
         start_ms: u64,
         end_ms: u64,
     },
+    /// What has been said so far, while the utterance goes on.
+    Partial {
+        audio: Vec<f32>,
+    },
 }
 
 struct Utterance {
@@ -80,6 +84,10 @@ pub struct Listener {
     feeding_wake: bool,
     level: Vec<f32>,
     wake_phrase: Option<String>,
+    /// Samples of utterance between partial transcripts; 0 for none.
+    partial_every: usize,
+    /// Utterance length at the last partial.
+    partial_at: usize,
 }
 
 fn ms(samples: u64) -> u64 {
@@ -109,7 +117,15 @@ impl Listener {
             feeding_wake: false,
             level: vec![],
             wake_phrase,
+            partial_every: 0,
+            partial_at: 0,
         }
+    }
+
+    /// Partial transcripts every `ms` of an utterance in progress.
+    pub fn with_partials(mut self, ms: Option<u32>) -> Listener {
+        self.partial_every = ms.map_or(0, |ms| samples(u64::from(ms)) as usize);
+        self
     }
 
     pub fn now_ms(&self) -> u64 {
@@ -165,6 +181,17 @@ impl Listener {
         }
         if self.held && self.endpointer.in_speech() {
             self.speech_in_hold = true;
+        }
+        if self.partial_every > 0
+            && let Some(u) = &self.utterance
+            && (self.endpointer.in_speech() || self.held)
+            && u.audio.len() >= self.partial_at + self.partial_every
+        {
+            self.partial_at = u.audio.len();
+            out.push(Out::Partial { audio: u.audio.clone() });
+        }
+        if self.utterance.is_none() {
+            self.partial_at = 0;
         }
         if self.held
             && ms(self.clock - self.utterance.as_ref().map_or(self.clock, |u| u.start))

@@ -168,7 +168,8 @@ impl<W: Write> Worker<W> {
             self.models.as_mut().ok_or_else(|| err(VoiceErrorCode::NotLoaded, "no voice models are loaded"))?;
         let audio = audio::read_wav(path).map_err(|e| err(VoiceErrorCode::BadAudio, e))?;
         models.vad.reset();
-        let mut listener = Listener::new(Mode::Vad, models.config.endpoint.clone(), models.config.preroll_ms, None);
+        let mut listener = Listener::new(Mode::Vad, models.config.endpoint.clone(), models.config.preroll_ms, None)
+            .with_partials(models.config.partial_every_ms);
         // A file is fed in the steps a microphone would deliver, so both take the same path.
         for chunk in audio.chunks(1600) {
             let models =
@@ -191,6 +192,13 @@ impl<W: Write> Worker<W> {
         for o in outs {
             let event = match o {
                 Out::Event(e) => e,
+                Out::Partial { audio } => {
+                    let Some(models) = self.models.as_mut() else { continue };
+                    match models.stt.transcribe(&audio, true) {
+                        Ok(heard) if !heard.text.is_empty() => Event::Partial { text: heard.text },
+                        _ => continue,
+                    }
+                }
                 Out::Nothing { start_ms, end_ms } => Event::Transcript(Transcript {
                     text: String::new(),
                     confidence: 0.0,

@@ -3,7 +3,9 @@
 //! A general recogniser listening all day would cost a core and hear words in every noise.
 //! Vosk accepts a grammar — the list of phrases it may output — so it is given the wake phrase
 //! and `[unk]` (anything else), which makes it both cheap and hard to fool. It only hears audio
-//! the VAD has already called speech (see `listener.rs`), so silence costs nothing.
+//! the VAD has already called speech (see `listener.rs`), so silence costs nothing. A model
+//! whose vocabulary has no `[unk]` (the small Korean one) cannot reject through a grammar, so it
+//! runs with its open vocabulary and the phrase must be among the words it hears.
 //!
 //! Vosk is an optional part of the build: `build.rs` links `libvosk` when it finds it (the setup
 //! script fetches it from the `vosk` wheel). A build without it, or a machine without a wake
@@ -47,10 +49,27 @@ mod engine {
                 return Err(format!("no vosk model at {dir} (a vosk model folder has am/, graph/, conf/)"));
             }
             vosk::set_log_level(vosk::LogLevel::Error);
-            let model = vosk::Model::new(dir).ok_or_else(|| format!("vosk could not load the model at {dir}"))?;
-            let grammar = [phrase.as_str(), "[unk]"];
-            let rec = vosk::Recognizer::new_with_grammar(&model, 16_000.0, &grammar)
-                .ok_or_else(|| format!("vosk refused the grammar for {phrase:?}"))?;
+            let mut model = vosk::Model::new(dir).ok_or_else(|| format!("vosk could not load the model at {dir}"))?;
+            // vosk silently drops grammar words it does not know: a phrase outside the
+            // vocabulary would never be heard.
+            if let Some(word) = phrase.split_whitespace().find(|w| model.find_word(w).is_none()) {
+                return Err(format!(
+                    "the wake phrase's word {word:?} is not in the vocabulary of the vosk model at {dir}; choose a phrase of words it knows"
+                ));
+            }
+            let rec = if model.find_word("[unk]").is_some() {
+                let grammar = [phrase.as_str(), "[unk]"];
+                vosk::Recognizer::new_with_grammar(&model, 16_000.0, &grammar)
+                    .ok_or_else(|| format!("vosk refused the grammar for {phrase:?}"))?
+            } else {
+                // A model without `[unk]` (vosk-model-small-ko) has no word for "anything
+                // else": vosk drops it from the grammar, which leaves the phrase as the only
+                // possible output, and every sound is heard as the wake word. The open
+                // vocabulary is the reject path then: the phrase must be heard among all the
+                // words the model knows.
+                vosk::Recognizer::new(&model, 16_000.0)
+                    .ok_or_else(|| format!("vosk could not make a recogniser for the model at {dir}"))?
+            };
             Ok(Wake { rec, _model: model, phrase })
         }
 
@@ -73,6 +92,11 @@ mod engine {
             self.rec.reset();
             text
         }
+
+        /// Forgets the speech so far.
+        pub fn reset(&mut self) {
+            self.rec.reset();
+        }
     }
 }
 
@@ -92,6 +116,7 @@ mod engine {
         pub fn finish(&mut self) -> String {
             String::new()
         }
+        pub fn reset(&mut self) {}
     }
 }
 

@@ -89,6 +89,11 @@ pub struct LoadVoice {
     /// Milliseconds of audio kept from before speech (or the key press) begins.
     #[serde(default = "default_preroll")]
     pub preroll_ms: u32,
+    /// While someone is still talking, transcribe what was said so far every this many
+    /// milliseconds of speech (`partial` events, for the HUD). Off when absent: on two cores
+    /// each partial costs a whisper run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial_every_ms: Option<u32>,
 }
 
 fn default_preroll() -> u32 {

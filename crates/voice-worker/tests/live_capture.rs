@@ -1,0 +1,259 @@
+//! The microphone path in real time: cpal capturing a PulseAudio null sink's monitor while
+//! `paplay` plays espeak-ng speech into the sink (see `common/mod.rs` for the recipe), with
+//! whisper tiny.en and Silero loaded as the runtime loads them (the vocabulary prompt included).
+//!
+//! Push-to-talk is checked the way people use it: the key pressed as speech starts, and pressed
+//! after speech has already begun — the worker has reported speech-loud levels before the press
+//! reaches it — which only the pre-roll can save (and the test checks that the utterance then
+//! begins in the silence before the speech). Each utterance's WER is printed and bounded, and
+//! the transcript's first word must be the first word said. Level events, and a press over
+//! silence (an empty transcript, whisper never run), are checked on the same live path.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{SILENCE_DBFS, SPEECH_DBFS, VirtualMic, Worker, first_word, level, transcripts};
+use smart_voice::protocol::{CaptureMode, DeviceStatus, Event, Request, Transcript};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A fricative and a plosive onset: the first sounds a late start cuts ("can the Downloads
+/// folder", "warantine"). "quarantine old dot log" is not used: tiny.en hears espeak-ng's
+/// version as "War routine old.log" / "Warmting old.log" in most live runs with the onset
+/// plainly in the audio, and at 150 wpm from the WAV file itself.
+const COMMANDS: [&str; 2] = ["scan the Downloads folder", "quarantine the Music folder"];
+/// espeak-ng's default speed.
+const WPM: u32 = 175;
+
+/// tiny.en on espeak-ng through a resampled live stream: a word in two wrong is already poor.
+const MAX_WER: f64 = 0.5;
+/// Measured 0.13–0.17 ("download" for "Downloads" is the usual error).
+const MEAN_WER: f64 = 0.3;
+
+/// Silence at the head of each clip. PulseAudio's new playback stream glitches in its first
+/// ~100 ms (20 ms of zeros, seen with `arecord` alone, no worker involved); a clip that speaks
+/// from its first sample then loses its first consonant before any microphone hears it.
+const LEAD_S: f32 = 0.3;
+
+#[derive(Copy, Clone, Debug)]
+enum Press {
+    /// `paplay` is launched and the key pressed at once.
+    WithPlayback,
+    /// The key is pressed 50 ms after `paplay` is launched. (The clip's speech still reaches
+    /// the worker after the press: `LEAD_S` and paplay's start-up come first.)
+    After50Ms,
+    /// The key is pressed only once the worker has reported a speech-loud level: speech is
+    /// already under way on the worker's own clock when the press reaches it.
+    AfterSpeechHeard,
+}
+
+fn start(mic: &VirtualMic) -> Worker {
+    let mut w = Worker::spawn(&mic.env());
+    let loaded = w.load(common::load_request());
+    assert!(
+        matches!(loaded.input, DeviceStatus::Available { .. }),
+        "the virtual microphone is not seen as an input: {:?}",
+        loaded.input
+    );
+    w.ok(Request::StartCapture { mode: CaptureMode::PushToTalk });
+    w
+}
+
+/// Levels until `n` in a row read as silence: audio is flowing and the line is quiet.
+fn settle(w: &mut Worker, n: usize) -> Vec<(u64, f32)> {
+    let mut quiet = vec![];
+    w.until("silent level events", Duration::from_secs(20), |e| {
+        if let Some((_, db)) = level(e) {
+            if db <= SILENCE_DBFS { quiet.push(db) } else { quiet.clear() }
+        }
+        quiet.len() >= n
+    })
+    .iter()
+    .filter_map(level)
+    .collect()
+}
+
+struct Heard {
+    transcript: Transcript,
+    /// The last silent level before the first speech-loud one, and that loud one (audio clock).
+    quiet_before_ms: u64,
+    first_loud_ms: u64,
+}
+
+fn push_to_talk(w: &mut Worker, mic: &VirtualMic, wav: &Path, press: Press) -> Heard {
+    settle(w, 3);
+    // Requests and audio are handled in arrival order: once `health` is answered, the audio
+    // that queued up while whisper worked has been listened to, and the worker is live again.
+    w.ok(Request::Health);
+    let player = mic.play(wav);
+    let down = Request::PushToTalk { down: true };
+    match press {
+        Press::WithPlayback => w.ok(down.clone()),
+        Press::After50Ms => {
+            std::thread::sleep(Duration::from_millis(50));
+            w.ok(down.clone());
+        }
+        Press::AfterSpeechHeard => {}
+    }
+    let mut quiet_before_ms = 0;
+    let events = w.until("a speech-loud level", Duration::from_secs(20), |e| {
+        let Some((at, db)) = level(e) else { return false };
+        if db <= SILENCE_DBFS {
+            quiet_before_ms = at;
+        }
+        db >= SPEECH_DBFS
+    });
+    let first_loud_ms = events.iter().rev().find_map(level).unwrap().0;
+    if let Press::AfterSpeechHeard = press {
+        w.ok(down);
+    }
+    // The speech to its end, then 300 ms of silence on the worker's clock: all of it is in.
+    let mut quiet_after = 0;
+    let events = w.until("300 ms of silence after the speech", Duration::from_secs(30), |e| {
+        let Some((_, db)) = level(e) else { return false };
+        quiet_after = if db <= SILENCE_DBFS { quiet_after + 1 } else { 0 };
+        quiet_after >= 3
+    });
+    assert!(events.iter().all(|e| !matches!(e, Event::Transcript(_))), "a transcript before the release: {events:?}");
+    common::finish(player);
+    release(w, quiet_before_ms, first_loud_ms)
+}
+
+fn release(w: &mut Worker, quiet_before_ms: u64, first_loud_ms: u64) -> Heard {
+    w.ok(Request::PushToTalk { down: false });
+    let events = w.until("a transcript", Duration::from_secs(120), |e| matches!(e, Event::Transcript(_)));
+    assert!(
+        events.iter().any(|e| matches!(e, Event::SpeechEnd { .. })),
+        "no speech_end before the transcript: {events:?}"
+    );
+    let transcript = transcripts(&events)[0].clone();
+    Heard { transcript, quiet_before_ms, first_loud_ms }
+}
+
+#[test]
+fn push_to_talk_transcribes_live_speech_with_its_first_word_whenever_the_key_is_pressed() {
+    let _serial = common::serial();
+    let started = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let mic = VirtualMic::start();
+    let mut w = start(&mic);
+    let mut report = vec![];
+    for (i, said) in COMMANDS.iter().enumerate() {
+        let wav = common::speak(dir.path(), &format!("cmd{i}"), said, "en-us", WPM, LEAD_S, 0.2);
+        for press in [Press::WithPlayback, Press::After50Ms, Press::AfterSpeechHeard] {
+            let heard = push_to_talk(&mut w, &mic, &wav, press);
+            let t = &heard.transcript;
+            let wer = smart_voice::word_error_rate(said, &t.text);
+            let kept = first_word(&t.text) == first_word(said);
+            eprintln!(
+                "push-to-talk {press:?}: said {said:?}, heard {:?}: WER {wer:.2}, first word kept: {kept}, \
+                 utterance {}..{} ms, speech heard from {} ms, whisper {} ms",
+                t.text, t.start_ms, t.end_ms, heard.first_loud_ms, t.timings.stt_ms
+            );
+            if let Press::AfterSpeechHeard = press {
+                // The press reached the worker after it had heard speech, and the utterance
+                // still begins in the silence before it: the pre-roll reached back.
+                assert!(
+                    t.start_ms + 500 >= heard.first_loud_ms,
+                    "the press ({} ms) came before any speech was heard ({} ms): the variant tests nothing",
+                    t.start_ms + 500,
+                    heard.first_loud_ms
+                );
+                assert!(
+                    t.start_ms <= heard.quiet_before_ms,
+                    "the utterance starts at {} ms, after the last silence before speech ({} ms): the pre-roll \
+                     did not reach back to the onset",
+                    t.start_ms,
+                    heard.quiet_before_ms
+                );
+            }
+            report.push((said, press, t.text.clone(), wer, kept));
+        }
+    }
+    // tiny.en itself now and then hears the live "scan" as "can" (about 1 utterance in 36
+    // here, with the pre-roll plainly holding the onset): one such slip is tolerated, two are
+    // not. A pre-roll that does not reach back fails the assertion above on its own.
+    let lost: Vec<_> = report.iter().filter(|r| !r.4).collect();
+    assert!(lost.len() <= 1, "first words lost: {lost:?}");
+    for (said, press, text, wer, _) in &report {
+        assert!(*wer <= MAX_WER, "{press:?}: {said:?} heard as {text:?}: WER {wer:.2} over {MAX_WER}");
+    }
+    let mean = report.iter().map(|r| r.3).sum::<f64>() / report.len() as f64;
+    eprintln!("push-to-talk: mean WER {mean:.3}, first words lost {}", lost.len());
+    assert!(mean <= MEAN_WER, "mean WER {mean:.3} over {MEAN_WER}: {report:?}");
+    eprintln!("push-to-talk, {} utterances: {:.1} s", report.len(), started.elapsed().as_secs_f32());
+}
+
+#[test]
+fn levels_arrive_while_capturing_and_read_louder_for_speech_than_for_silence() {
+    let _serial = common::serial();
+    let started = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let mic = VirtualMic::start();
+    let mut w = start(&mic);
+    let silence: Vec<f32> = settle(&mut w, 10).iter().rev().take(10).map(|l| l.1).collect();
+    let wav = common::speak(dir.path(), "speech", COMMANDS[0], "en-us", WPM, 0.2, 0.2);
+    let player = mic.play(&wav);
+    let mut quiet_after = 0;
+    let mut loud_seen = false;
+    let events = w.until("speech, then silence", Duration::from_secs(30), |e| {
+        let Some((_, db)) = level(e) else { return false };
+        loud_seen |= db >= SPEECH_DBFS;
+        quiet_after = if db <= SILENCE_DBFS { quiet_after + 1 } else { 0 };
+        loud_seen && quiet_after >= 3
+    });
+    common::finish(player);
+    let levels: Vec<(u64, f32)> = events.iter().filter_map(level).collect();
+    // About every 100 ms of audio, in order.
+    for pair in levels.windows(2) {
+        let step = pair[1].0 - pair[0].0;
+        assert!((90..=200).contains(&step), "levels {} ms apart on the audio clock: {levels:?}", step);
+    }
+    // Never pressed: nothing is transcribed or ended.
+    assert!(
+        events.iter().all(|e| level(e).is_some()),
+        "push-to-talk without a press produced {:?}",
+        events.iter().filter(|e| level(e).is_none()).collect::<Vec<_>>()
+    );
+    let loud: Vec<f32> = levels.iter().map(|l| l.1).filter(|db| *db > SILENCE_DBFS).collect();
+    let mut sorted = loud.clone();
+    sorted.sort_by(f32::total_cmp);
+    let median_speech = sorted[sorted.len() / 2];
+    let loudest_silence = silence.iter().copied().fold(f32::MIN, f32::max);
+    eprintln!(
+        "levels: silence {silence:?} dBFS; speech ({} levels) median {median_speech:.1}, loudest {:.1} dBFS; {:.1} s",
+        loud.len(),
+        sorted.last().unwrap(),
+        started.elapsed().as_secs_f32()
+    );
+    assert!(loudest_silence <= SILENCE_DBFS, "silence read {loudest_silence} dBFS");
+    assert!(loud.len() >= 10, "only {} levels during ~2 s of speech: {levels:?}", loud.len());
+    assert!(
+        median_speech >= loudest_silence + 30.0,
+        "speech (median {median_speech} dBFS) is not clearly louder than silence ({loudest_silence} dBFS)"
+    );
+}
+
+#[test]
+fn a_press_over_silence_gives_an_empty_transcript_without_running_whisper() {
+    let _serial = common::serial();
+    let started = Instant::now();
+    let mic = VirtualMic::start();
+    let mut w = start(&mic);
+    settle(&mut w, 3);
+    w.ok(Request::PushToTalk { down: true });
+    // A second and a half of silence on the worker's own clock.
+    let first = w.until("a level", Duration::from_secs(10), |e| level(e).is_some()).last().and_then(level).unwrap();
+    w.until("1.5 s of audio", Duration::from_secs(20), |e| level(e).is_some_and(|(at, _)| at >= first.0 + 1500));
+    w.ok(Request::PushToTalk { down: false });
+    let events = w.until("a transcript", Duration::from_secs(30), |e| matches!(e, Event::Transcript(_)));
+    assert!(events.iter().any(|e| matches!(e, Event::SpeechEnd { .. })), "no speech_end: {events:?}");
+    let t = transcripts(&events)[0];
+    eprintln!("silent press: {t:?}; {:.1} s", started.elapsed().as_secs_f32());
+    assert_eq!(t.text, "", "whisper's words for silence reached the transcript");
+    assert!(t.end_ms >= t.start_ms + 1500, "the press lasted {}..{} ms", t.start_ms, t.end_ms);
+    // whisper was not run: no audio handed to it, no encoder window, no time.
+    assert_eq!((t.timings.audio_ms, t.timings.audio_ctx, t.timings.stt_ms), (0, 0, 0), "{t:?}");
+    assert_eq!(t.no_speech, 1.0);
+}
