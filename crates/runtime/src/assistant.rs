@@ -103,6 +103,20 @@ pub enum Heard {
     Turn(SayReport),
 }
 
+/// Whether every file a proposal's arguments name as its input exists: `path`, each of
+/// `paths`, and each move's `from` (a destination need not exist yet).
+fn named_paths_exist(args: &Value) -> bool {
+    let mut named: Vec<&str> = vec![];
+    named.extend(args.get("path").and_then(Value::as_str));
+    if let Some(paths) = args.get("paths").and_then(Value::as_array) {
+        named.extend(paths.iter().filter_map(Value::as_str));
+    }
+    if let Some(moves) = args.get("moves").and_then(Value::as_array) {
+        named.extend(moves.iter().filter_map(|m| m.get("from").and_then(Value::as_str)));
+    }
+    named.iter().all(|p| Path::new(p).exists())
+}
+
 /// Builds the worker spec when the model is first needed: a template-answered utterance never
 /// loads a model, and a missing model is only an error when one is needed.
 pub type SpecFn = Box<dyn FnMut() -> Result<WorkerSpec, AssistantError> + Send>;
@@ -368,7 +382,11 @@ impl Assistant {
                     last_plan: last_plan.clone(),
                     visible: visible.clone(),
                 };
-                phrases::propose(text, &ctx)
+                // A template is exact for typed text: a name that does not exist is the person's
+                // to get refused. A transcript may carry whisper's extra words into the name
+                // ("scan the download is folded"), so a heard template whose files do not exist
+                // is not trusted, and the model reads the sentence instead.
+                phrases::propose(text, &ctx).filter(|(_, args)| typed || named_paths_exist(args))
             } else {
                 None
             };

@@ -40,7 +40,7 @@ impl Default for EndpointConfig {
             threshold: 0.5,
             silence_threshold: 0.35,
             min_speech_ms: 160,
-            min_silence_ms: 480,
+            min_silence_ms: 400,
             max_speech_ms: 15_000,
         }
     }
@@ -315,7 +315,7 @@ mod tests {
         assert_eq!(at_ms, 320 + 1600);
         assert!(!forced);
         let hangover = decided_ms - at_ms;
-        assert!((480..480 + FRAME_MS).contains(&hangover), "{hangover}");
+        assert!((400..400 + FRAME_MS).contains(&hangover), "{hangover}");
     }
 
     #[test]

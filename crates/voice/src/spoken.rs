@@ -34,7 +34,9 @@ pub fn snap(word: &str, names: &[String]) -> String {
     if core.len() < 3 || FUNCTION_WORDS.contains(&core.to_lowercase().as_str()) || names.iter().any(|n| n == core) {
         return word.to_string();
     }
+    // "the report's folder": a possessive is whisper's spelling, not part of the name.
     let w = core.to_lowercase();
+    let w = w.strip_suffix("'s").filter(|s| s.len() >= 3).map_or(w.clone(), str::to_string);
     let matches: Vec<&String> = names
         .iter()
         .filter(|n| {
@@ -163,6 +165,7 @@ mod tests {
         assert_eq!(as_request("hash notes", &names), "hash notes.txt");
         assert_eq!(as_request("quarantine old. log.", &["old.log".into()]), "quarantine old.log");
         assert_eq!(as_request("What is in the report, folder?", &["reports".into()]), "What is in the reports folder");
+        assert_eq!(as_request("What is in the report's folder?", &["reports".into()]), "What is in the reports folder");
         // Two names it could be: left as heard.
         assert_eq!(as_request("scan the Report folder", &names), "scan the Report folder");
         // Never a function word, never a short word.
