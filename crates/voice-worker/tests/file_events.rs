@@ -6,22 +6,13 @@
 
 mod common;
 
-use common::{Worker, transcripts};
+use common::transcripts;
 use smart_voice::protocol::{DeviceStatus, Earcon, Event, Request};
-
-fn quiet_worker(dir: &std::path::Path) -> Worker {
-    let home = dir.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    Worker::spawn(&[
-        ("HOME".to_string(), home.display().to_string()),
-        ("PULSE_SERVER".to_string(), format!("unix:{}", dir.join("no-such-socket").display())),
-    ])
-}
 
 #[test]
 fn a_long_utterance_gets_partial_transcripts_before_the_final_one() {
     let dir = tempfile::tempdir().unwrap();
-    let mut w = quiet_worker(dir.path());
+    let mut w = common::worker_without_sound(dir.path());
     let mut load = common::load_request();
     load.partial_every_ms = Some(1_000);
     w.load(load);
@@ -47,7 +38,7 @@ fn a_long_utterance_gets_partial_transcripts_before_the_final_one() {
 #[test]
 fn without_partials_asked_for_none_are_sent() {
     let dir = tempfile::tempdir().unwrap();
-    let mut w = quiet_worker(dir.path());
+    let mut w = common::worker_without_sound(dir.path());
     w.load(common::load_request());
     let wav =
         common::speak(dir.path(), "long", "please list every file in the Downloads folder", "en-us", 140, 0.5, 1.0);
@@ -59,7 +50,7 @@ fn without_partials_asked_for_none_are_sent() {
 #[test]
 fn speech_output_without_a_sound_card_is_reported_and_requests_still_succeed() {
     let dir = tempfile::tempdir().unwrap();
-    let mut w = quiet_worker(dir.path());
+    let mut w = common::worker_without_sound(dir.path());
     let mut load = common::load_request();
     load.speak = true;
     let loaded = w.load(load);

@@ -8,28 +8,15 @@
 
 mod common;
 
-use common::{Worker, first_word, transcripts};
+use common::{first_word, transcripts};
 use smart_voice::protocol::{CaptureMode, DeviceStatus, Event, Request, VoiceErrorCode};
 use std::time::{Duration, Instant};
-
-fn worker_without_sound(dir: &std::path::Path) -> Worker {
-    assert!(
-        !std::path::Path::new("/dev/snd").exists(),
-        "this machine has a sound card (/dev/snd): the test is about one that has none"
-    );
-    let home = dir.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    Worker::spawn(&[
-        ("HOME".to_string(), home.display().to_string()),
-        ("PULSE_SERVER".to_string(), format!("unix:{}", dir.join("no-such-socket").display())),
-    ])
-}
 
 #[test]
 fn without_a_sound_card_capture_is_refused_with_a_reason_and_files_are_still_transcribed() {
     let started = Instant::now();
     let dir = tempfile::tempdir().unwrap();
-    let mut w = worker_without_sound(dir.path());
+    let mut w = common::worker_without_sound(dir.path());
     let loaded = w.load(common::load_request());
     let DeviceStatus::Unavailable { reason } = &loaded.input else {
         panic!("an input without a sound card or server: {:?}", loaded.input)

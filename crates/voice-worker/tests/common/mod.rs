@@ -196,6 +196,21 @@ pub fn finish(mut player: Child) {
 
 /// The worker binary, spoken to in its line protocol. Events that arrive while a request waits
 /// for its answer are kept, in order, for [`Worker::next_event`].
+/// A worker on this machine as it is — no sound card — with no sound server either: PULSE_SERVER
+/// names a socket that does not exist and HOME is a fresh folder, so nothing routes ALSA anywhere.
+pub fn worker_without_sound(dir: &Path) -> Worker {
+    assert!(
+        !Path::new("/dev/snd").exists(),
+        "this machine has a sound card (/dev/snd): the test is about one that has none"
+    );
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    Worker::spawn(&[
+        ("HOME".to_string(), home.display().to_string()),
+        ("PULSE_SERVER".to_string(), format!("unix:{}", dir.join("no-such-socket").display())),
+    ])
+}
+
 pub struct Worker {
     child: Child,
     stdin: ChildStdin,
