@@ -166,11 +166,14 @@ pub async fn get_settings(session: State<'_, Session>) -> Result<Settings, Strin
     settings::load(&dir).map_err(|e| e.to_string())
 }
 
-/// Validates and saves `settings`, and applies the hotkey at once.
+/// Validates and saves `settings`, and applies them at once: the hotkey is grabbed again, and
+/// the voice path restarts with the new wake word and voice output.
 #[tauri::command]
-pub async fn set_settings(
+pub async fn set_settings<R: Runtime>(
+    app: AppHandle<R>,
     desktop: State<'_, DesktopState>,
     session: State<'_, Session>,
+    voice: State<'_, crate::voice::VoiceHost>,
     settings: Settings,
 ) -> Result<Settings, String> {
     let dir = session.data_dir().clone()?;
@@ -183,6 +186,7 @@ pub async fn set_settings(
         register(settings.hotkey.trim())?;
     }
     settings::save(&dir, &settings).map_err(|e| e.to_string())?;
+    voice.restart(&app);
     Ok(settings)
 }
 

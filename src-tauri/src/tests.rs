@@ -401,4 +401,10 @@ fn without_a_sound_card_the_app_reports_no_microphone_and_typing_still_works() {
     assert!(err.contains("voice input is not available") && err.contains("no microphone"), "{err}");
     let said = invoke(&webview, "say", json!({"text": "scan docs"})).unwrap();
     assert_eq!(said["steps"][0]["outcome"]["outcome"], "committed", "{said}");
+
+    // New settings restart the voice path with them at once.
+    let settings = json!({"hotkey": "Alt+F9", "wake_word": false, "wake_phrase": "hey smart", "voice_output": true});
+    invoke(&webview, "set_settings", json!({ "settings": settings })).unwrap();
+    assert_eq!(invoke(&webview, "voice_status", json!({})).unwrap()["state"], "starting");
+    assert_eq!(settled_voice(&webview)["state"], "no_microphone");
 }

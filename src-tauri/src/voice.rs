@@ -26,7 +26,7 @@ use smart_runtime::voice::{VoiceSupervisor, VoiceWorkerError, locate_voice_worke
 use smart_voice::protocol::{CaptureMode, DeviceStatus, Earcon, Event, Loaded, Request, WakeStatus};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tauri::{AppHandle, Manager, Runtime, State};
 use tokio::sync::mpsc;
 
@@ -70,7 +70,15 @@ enum Command {
 pub struct VoiceHost {
     status: Arc<Mutex<VoiceStatus>>,
     commands: Mutex<Option<mpsc::UnboundedSender<Command>>>,
+    /// When the voice task last started: one that ended (no model yet, a worker that would
+    /// not start) is tried again on a later ask, but not more often than [`RETRY_AFTER`].
+    started: Mutex<Option<Instant>>,
 }
+
+/// How long an ended voice task waits before a status request starts it again — long enough
+/// that a worker failing at start cannot spin, short enough that a model fetched in the first-run
+/// screen is picked up without a restart.
+const RETRY_AFTER: Duration = Duration::from_secs(5);
 
 impl Default for VoiceStatus {
     fn default() -> Self {
@@ -92,12 +100,17 @@ impl VoiceHost {
         }
     }
 
-    /// Starts the voice task once; later calls do nothing.
+    /// Starts the voice task unless it runs (or ended less than [`RETRY_AFTER`] ago).
     pub fn ensure_started<R: Runtime>(&self, app: &AppHandle<R>) {
         let Ok(mut commands) = self.commands.lock() else { return };
-        if commands.is_some() {
+        if commands.as_ref().is_some_and(|tx| !tx.is_closed()) {
             return;
         }
+        let Ok(mut started) = self.started.lock() else { return };
+        if started.is_some_and(|at| at.elapsed() < RETRY_AFTER) {
+            return;
+        }
+        *started = Some(Instant::now());
         let (tx, rx) = mpsc::unbounded_channel();
         *commands = Some(tx);
         VoiceHost::set(
@@ -109,6 +122,18 @@ impl VoiceHost {
         let status = self.status.clone();
         let app = app.clone();
         tauri::async_runtime::spawn(async move { pump(app, rx, status).await });
+    }
+
+    /// Stops the voice task (its worker shuts down when it sees the channel close) and starts a
+    /// new one with the current settings.
+    pub fn restart<R: Runtime>(&self, app: &AppHandle<R>) {
+        if let Ok(mut commands) = self.commands.lock() {
+            *commands = None;
+        }
+        if let Ok(mut started) = self.started.lock() {
+            *started = None;
+        }
+        self.ensure_started(app);
     }
 
     /// Push-to-talk pressed or released; an error says why voice cannot take it.

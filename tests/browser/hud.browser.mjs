@@ -47,7 +47,10 @@ function installFake() {
       initialised: !window.location.hash.includes("fresh"),
       roots: ["/home/ana"],
       models_dir: "/home/ana/.local/share/smart/models",
-      models: [{ name: "qwen2.5-coder-0.5b", description: "d", purpose: "proposer", bytes: 491_400_032, default: true, status: "missing", partial_bytes: 0 }],
+      models: [
+        { name: "qwen2.5-coder-0.5b", description: "d", purpose: "proposer", bytes: 491_400_032, default: true, status: "missing", partial_bytes: 0 },
+        { name: "whisper-tiny.en", description: "d", purpose: "stt", bytes: 77_704_698, default: true, status: "missing", partial_bytes: 0 },
+      ],
       problem: null,
     },
   };
@@ -117,8 +120,9 @@ function installFake() {
     fetch_model: ({ name, progress }) => {
       // The Channel's id: report two steps of progress through it, as the backend would.
       for (const done of [100, 491_400_032]) callbacks.get(progress.id ?? progress)?.({ message: { model: name, stage: "download", done, total: 491_400_032 }, index: done === 100 ? 0 : 1 });
-      state.setup.models[0].status = "verified";
-      return state.setup.models[0];
+      const m = state.setup.models.find((x) => x.name === name);
+      m.status = "verified";
+      return m;
     },
     get_settings: () => ({ hotkey: "CommandOrControl+Shift+Space", wake_word: false, wake_phrase: "hey smart", voice_output: false }),
     set_settings: ({ settings }) => settings,
@@ -276,8 +280,12 @@ try {
   await fresh.getByText("is not a full path").waitFor();
   await fresh.getByLabel("Allowed folder 1").fill("/home/ana/Documents");
   await fresh.getByRole("button", { name: "Allow these folders" }).click();
-  await fresh.getByRole("button", { name: "Download" }).waitFor();
+  await fresh.getByRole("button", { name: "Download" }).first().waitFor();
   await fresh.screenshot({ path: join(OUT, "onboarding-model.png") });
+  const voiceRow = fresh.getByTestId("voice-model");
+  expect((await voiceRow.textContent()).includes("whisper-tiny.en"), "the speech model is offered too");
+  await voiceRow.getByRole("button", { name: "Download" }).click();
+  await voiceRow.getByText("verified").waitFor();
   await fresh.getByRole("button", { name: "Download" }).click();
   await fresh.getByRole("button", { name: "Start" }).waitFor();
   await fresh.getByRole("button", { name: "Start" }).click();
