@@ -1,6 +1,6 @@
 //! `smart say` and `smart models`: the text path of the pipeline and the model files it needs.
 
-use crate::output::{exit_code, print_json, print_report};
+use crate::output::{exit_code, merge, print_json, print_report};
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 use smart_models::{ModelStatus, Models, SourceKind};
@@ -63,34 +63,28 @@ fn print_step(event: &BusEvent) {
     }
 }
 
+/// The `--json` fields of a turn that `say` and `listen` share: `proposal` (the first step's),
+/// `steps`, `reply`, `ended`, and the first step's kernel report at the top level as `smart
+/// call` prints it — or `outcome: proposed | no_call` when nothing was submitted.
+pub fn turn_fields(report: &SayReport, out: &mut Value) {
+    let first = report.steps.first();
+    out["proposal"] = first.map_or(Value::Null, |s| json!({"tool": s.proposal.tool, "args": s.proposal.args}));
+    out["steps"] = serde_json::to_value(&report.steps).unwrap_or(Value::Null);
+    out["reply"] = json!(report.reply);
+    out["ended"] = json!(report.ended);
+    match first.and_then(|s| s.report.as_ref()) {
+        Some(r) => merge(out, serde_json::to_value(r).unwrap_or(Value::Null)),
+        None if first.is_some() => out["outcome"] = json!("proposed"),
+        None => out["outcome"] = json!("no_call"),
+    }
+}
+
 /// Prints the outcome; the exit code follows the first step's outcome, as `smart call`'s does.
 fn finish(report: &SayReport, json: bool) -> i32 {
     let first = report.steps.first();
     if json {
-        let mut out = json!({
-            "utterance": report.utterance,
-            "corr": report.corr,
-            "proposal": first.map(|s| json!({"tool": s.proposal.tool, "args": s.proposal.args})),
-            "steps": report.steps,
-            "reply": report.reply,
-            "ended": report.ended,
-            "model": report.model,
-        });
-        let outcome = match first.and_then(|s| s.report.as_ref()) {
-            Some(r) => {
-                if let (Some(obj), Ok(Value::Object(fields))) = (out.as_object_mut(), serde_json::to_value(r)) {
-                    for (k, v) in fields {
-                        obj.insert(k, v);
-                    }
-                }
-                None
-            }
-            None if first.is_some() => Some("proposed"),
-            None => Some("no_call"),
-        };
-        if let Some(o) = outcome {
-            out["outcome"] = json!(o);
-        }
+        let mut out = json!({ "utterance": report.utterance, "corr": report.corr, "model": report.model });
+        turn_fields(report, &mut out);
         print_json(&out);
     } else {
         for s in &report.steps {

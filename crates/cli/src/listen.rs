@@ -7,7 +7,7 @@
 //! the VAD's hangover (the silence it waits for before calling speech ended), whisper, and the
 //! proposer plus the kernel.
 
-use crate::output::{print_json, print_report};
+use crate::output::{merge, print_json, print_report};
 use anyhow::{Context, Result, anyhow};
 use serde_json::{Value, json};
 use smart_models::Models;
@@ -141,28 +141,9 @@ fn heard_json(t: &Transcript, heard: &Heard, decide_ms: u128) -> Value {
                 None => out["outcome"] = json!("emergency_not_submitted"),
             }
         }
-        Heard::Turn(r) => {
-            let first = r.steps.first();
-            out["proposal"] = first.map_or(Value::Null, |s| json!({"tool": s.proposal.tool, "args": s.proposal.args}));
-            out["steps"] = serde_json::to_value(&r.steps).unwrap_or(Value::Null);
-            out["reply"] = json!(r.reply);
-            out["ended"] = json!(r.ended);
-            match first.and_then(|s| s.report.as_ref()) {
-                Some(report) => merge(&mut out, serde_json::to_value(report).unwrap_or(Value::Null)),
-                None if first.is_some() => out["outcome"] = json!("proposed"),
-                None => out["outcome"] = json!("no_call"),
-            }
-        }
+        Heard::Turn(r) => crate::assist::turn_fields(r, &mut out),
     }
     out
-}
-
-fn merge(out: &mut Value, fields: Value) {
-    if let (Some(obj), Value::Object(fields)) = (out.as_object_mut(), fields) {
-        for (k, v) in fields {
-            obj.entry(k).or_insert(v);
-        }
-    }
 }
 
 /// Hands a transcript to the assistant and reports what came of it.

@@ -160,3 +160,12 @@ pub fn print_pending(p: &Value, now: u64) {
         p.get("args").cloned().unwrap_or(Value::Null)
     );
 }
+
+/// Adds `fields` (a JSON object) to `out`; keys `out` already has are kept.
+pub fn merge(out: &mut Value, fields: Value) {
+    if let (Some(obj), Value::Object(fields)) = (out.as_object_mut(), fields) {
+        for (k, v) in fields {
+            obj.entry(k).or_insert(v);
+        }
+    }
+}

@@ -324,13 +324,18 @@ impl Assistant {
             return Ok(Heard::Emergency { word: word.to_string(), report: Some(report) });
         }
         self.fire(&corr, Trigger::TranscriptReady);
-        let base = opts.base.clone().filter(|b| self.engine.roots().iter().any(|r| b.starts_with(r)));
-        let names = base
-            .or_else(|| self.engine.roots().first().map(PathBuf::from))
-            .map(|b| crate::model_choice::folder_vocabulary(&b))
-            .unwrap_or_default();
+        let names = self.working_folder(opts).map(|b| crate::model_choice::folder_vocabulary(&b)).unwrap_or_default();
         let request = smart_voice::spoken::as_request(text, &names);
         self.guarded_turn(&corr, &request, opts, false).await.map(Heard::Turn)
+    }
+
+    /// Where relative names point: the person's folder when it is inside a root, else the
+    /// first root.
+    fn working_folder(&self, opts: &SayOptions) -> Option<PathBuf> {
+        opts.base
+            .clone()
+            .filter(|b| self.engine.roots().iter().any(|r| b.starts_with(r)))
+            .or_else(|| self.engine.roots().first().map(PathBuf::from))
     }
 
     async fn turn(
@@ -357,12 +362,7 @@ impl Assistant {
         let decls = declarations(&tools, text, last_plan.as_deref());
         let offered_plan = last_plan.as_deref().filter(|_| mentions_plan(text));
         let visible: Vec<String> = decls.iter().map(|d| d.name.clone()).collect();
-        let base = opts
-            .base
-            .clone()
-            .filter(|b| self.engine.roots().iter().any(|r| b.starts_with(r)))
-            .or_else(|| self.engine.roots().first().map(PathBuf::from))
-            .unwrap_or_else(|| PathBuf::from("/"));
+        let base = self.working_folder(opts).unwrap_or_else(|| PathBuf::from("/"));
         let home = std::env::var_os("HOME").map(PathBuf::from);
 
         let mut report = SayReport {

@@ -43,7 +43,7 @@ impl To16k {
             let n = r.input_frames_next();
             match r.process(&[&self.pending[..n]], None) {
                 Ok(mut o) => out.append(&mut o[0]),
-                Err(e) => warn(&format!("resampler: {e}")),
+                Err(e) => eprintln!("smart-voice-worker: resampler: {e}"),
             }
             self.pending.drain(..n);
         }
@@ -79,10 +79,6 @@ impl To16k {
         self.given += out.len() as u64;
         out
     }
-}
-
-fn warn(msg: &str) {
-    eprintln!("smart-voice-worker: {msg}");
 }
 
 /// Interleaved frames of `channels` to mono by averaging.
