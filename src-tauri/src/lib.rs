@@ -8,6 +8,7 @@
 //! command missing from a capability is refused by Tauri before it reaches this code.
 
 mod hud;
+mod library;
 mod onboarding;
 mod preview;
 mod session;
@@ -171,6 +172,7 @@ pub fn run() {
         app.state::<shell::DesktopState>().install(&handle);
         // Voice starts with the app; without models or a microphone it reports why and waits.
         app.state::<voice::VoiceHost>().ensure_started(&handle);
+        tauri::async_runtime::spawn(library::library_loop(handle.clone()));
         tauri::async_runtime::spawn(shell::watchdog_loop(handle));
     })
     .run(tauri::generate_context!());

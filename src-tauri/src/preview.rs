@@ -102,7 +102,8 @@ fn moves_preview(moves: &[Value]) -> Preview {
 /// The preview of `call` as things stand now.
 pub fn preview(call: &ResolvedCall, engine: &Engine) -> Preview {
     match call.tool.as_str() {
-        "fs.quarantine" => {
+        // Both take files out of view (fs.compact packs them into an archive first).
+        "fs.quarantine" | "fs.compact" => {
             let rows: Vec<FileRow> = call.paths.iter().map(|p| file_row(p)).collect();
             let total_bytes = rows.iter().filter_map(|r| r.bytes).sum();
             let more = rows.len().saturating_sub(MAX_ROWS);
@@ -114,6 +115,30 @@ pub fn preview(call: &ResolvedCall, engine: &Engine) -> Preview {
             match plan {
                 Some(p) => moves_preview(p.body["moves"].as_array().map(Vec::as_slice).unwrap_or_default()),
                 None => Preview::Args { text: format!("the plan {} is not in the ledger", call.args["proposal"]) },
+            }
+        }
+        // The reviewed diff itself, as propose.patch recorded it.
+        "apply.patch" => {
+            let plan = call.artifact.as_ref().and_then(|h| engine.artifact(h).ok().flatten());
+            match plan.as_ref().and_then(|p| Some((p.body["path"].as_str()?, p.body["diff"].as_str()?))) {
+                Some((path, diff)) => Preview::Args { text: format!("{path}\n{diff}") },
+                None => Preview::Args { text: format!("the patch {} is not in the ledger", call.args["proposal"]) },
+            }
+        }
+        // What a purge deletes for good: the batch's original paths.
+        "quarantine.purge" => {
+            let batch = call.args["batch"].as_str().unwrap_or_default();
+            let found = engine.quarantine_list().ok().and_then(|l| l.into_iter().find(|b| b.batch == batch));
+            match found {
+                Some(b) => Preview::Args {
+                    text: format!(
+                        "deletes quarantine batch {batch} for good: {} item(s), {} bytes, from\n{}",
+                        b.items,
+                        b.bytes,
+                        b.originals.join("\n")
+                    ),
+                },
+                None => Preview::Args { text: format!("there is no quarantine batch {batch}") },
             }
         }
         _ => Preview::Args { text: serde_json::to_string_pretty(&call.args).unwrap_or_default() },

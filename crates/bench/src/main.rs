@@ -27,6 +27,9 @@
 //! 4. **Proposal latency.** One utterance through the model worker: prompt evaluation with a cold
 //!    and with a cached static prefix, grammar-constrained generation, and the same prompt
 //!    through llama.cpp alone for comparison (needs the default model in the models folder).
+//! 5. **The index (RAG++).** A generated home folder (50,000 files by default) indexed whole,
+//!    re-synced with and without changes, and queried: files/s, index size, query percentiles
+//!    (`index.rs`).
 //!
 //! Nothing here asserts a speed; the figures are measurements, printed with the machine they were
 //! taken on. What is asserted (as errors, not panics) is correctness: every planned call is
@@ -37,6 +40,7 @@
 mod admit;
 mod append;
 mod chain;
+mod index;
 mod proposer;
 mod sim;
 mod stats;
@@ -47,7 +51,7 @@ use stats::int;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-const USAGE: &str = "usage: smart-bench [--quick] [--events N] [--admissions N] [--appends N] [--probe N] [--epoch K] [--dir PATH] [--only admit,append,chain,proposer,voice]
+const USAGE: &str = "usage: smart-bench [--quick] [--events N] [--admissions N] [--appends N] [--probe N] [--epoch K] [--index-files N] [--dir PATH] [--only admit,append,chain,proposer,voice,index]
 
   --quick          small counts everywhere (2,000 admissions, 200 appends, 20,000 ledger events); seconds
   --events N       events in the verify/replay ledger (default 1,000,000)
@@ -55,8 +59,9 @@ const USAGE: &str = "usage: smart-bench [--quick] [--events N] [--admissions N] 
   --appends N      events appended one per transaction (default 2,000; the batched run uses 10x)
   --probe N        calls in the one-epoch growth probe (default 20,000)
   --epoch K        fs.hash calls per lease epoch (default 200, the default policy's max_steps; 0 = never rotate)
+  --index-files N  files in the generated tree the index section indexes (default 50,000; 2,000 with --quick)
   --dir PATH       where the temporary SQLite files go (default: the system temp dir)
-  --only LIST      run only these sections (admit, append, chain, proposer)";
+  --only LIST      run only these sections (admit, append, chain, proposer, voice, index)";
 
 /// The rows of the final markdown table.
 #[derive(Default)]
@@ -77,6 +82,7 @@ struct Args {
     appends: Option<u64>,
     probe: Option<u64>,
     epoch: u64,
+    index_files: Option<u64>,
     dir: Option<PathBuf>,
     only: Option<Vec<String>>,
 }
@@ -89,6 +95,7 @@ fn parse_args() -> Result<Option<Args>> {
         appends: None,
         probe: None,
         epoch: 200,
+        index_files: None,
         dir: None,
         only: None,
     };
@@ -106,6 +113,7 @@ fn parse_args() -> Result<Option<Args>> {
             "--appends" => a.appends = Some(number()?),
             "--probe" => a.probe = Some(number()?),
             "--epoch" => a.epoch = number()?,
+            "--index-files" => a.index_files = Some(number()?),
             "--dir" => a.dir = Some(PathBuf::from(value()?)),
             "--only" => a.only = Some(value()?.split(',').map(|s| s.trim().to_string()).collect()),
             "-h" | "--help" => {
@@ -117,9 +125,9 @@ fn parse_args() -> Result<Option<Args>> {
     }
     if let Some(only) = &a.only
         && let Some(bad) =
-            only.iter().find(|s| !matches!(s.as_str(), "admit" | "append" | "chain" | "proposer" | "voice"))
+            only.iter().find(|s| !matches!(s.as_str(), "admit" | "append" | "chain" | "proposer" | "voice" | "index"))
     {
-        bail!("--only: unknown section {bad:?} (admit, append, chain, proposer, voice)");
+        bail!("--only: unknown section {bad:?} (admit, append, chain, proposer, voice, index)");
     }
     Ok(Some(a))
 }
@@ -202,6 +210,10 @@ fn main() -> Result<()> {
     }
     if run("voice") {
         voice::run(quick, &mut s)?;
+    }
+    if run("index") {
+        let files = args.index_files.unwrap_or(if quick { 2_000 } else { 50_000 });
+        index::run(files, quick, tmp.path(), &mut s)?;
     }
 
     println!("\n== summary ==\n");

@@ -12,7 +12,6 @@
 use crate::Summary;
 use anyhow::{Context, Result, anyhow, bail};
 use smart_models::{ModelStatus, Models};
-use smart_proposer::ToolDecl;
 use smart_proposer::protocol::{LoadRequest, ProposeRequest, Turn};
 use smart_runtime::worker::{Supervisor, WorkerSpec, locate_worker};
 use std::time::Instant;
@@ -51,10 +50,7 @@ const UTTERANCES: &[&str] = &[
 
 fn request(text: &str, no_cache: bool) -> ProposeRequest {
     ProposeRequest {
-        tools: smart_tools::specs()
-            .into_iter()
-            .map(|s| ToolDecl { name: s.name, description: s.description, parameters: s.args_schema })
-            .collect(),
+        tools: smart_runtime::assistant::declarations(&smart_tools::specs(), text, None),
         context: "Allowed folders: /home/ana. The working folder is /home/ana.".into(),
         turns: vec![Turn::User { text: text.into() }],
         max_tokens: 192,

@@ -90,6 +90,18 @@ pub enum Cmd {
     },
     /// Undo the reversible call committed at event SEQ (itself a ledgered kernel call).
     Undo { seq: u64 },
+    /// What was moved out of the way: list, restore or (irreversibly) purge quarantine batches.
+    Quarantine {
+        #[command(subcommand)]
+        cmd: QuarantineCmd,
+    },
+    /// The library index (RAG++) over the allowed folders.
+    Index {
+        #[command(subcommand)]
+        cmd: IndexCmd,
+    },
+    /// Read a record `db.upsert` stored.
+    Record { collection: String, key: String },
     /// Inspect and check the ledger.
     Ledger {
         #[command(subcommand)]
@@ -145,6 +157,29 @@ pub enum Cmd {
         #[command(subcommand)]
         cmd: DebugCmd,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum QuarantineCmd {
+    /// Every batch: where it came from, its size, the event that made it.
+    List,
+    /// Put a batch back where it came from (the undo of the event that made it).
+    Restore { batch: String },
+    /// Delete batches for good: an L4, irreversible call that waits for your approval.
+    Purge {
+        batches: Vec<String>,
+        /// Every batch older than the retention period instead of named ones.
+        #[arg(long, conflicts_with = "batches")]
+        due: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum IndexCmd {
+    /// Bring the index up to date (only files whose size or time changed are read again).
+    Update,
+    /// What the index holds.
+    Status,
 }
 
 #[derive(Subcommand, Debug)]
@@ -283,7 +318,7 @@ fn data_dir(args: &Args) -> Result<PathBuf> {
     }
 }
 
-fn open(args: &Args) -> Result<Engine> {
+pub(crate) fn open(args: &Args) -> Result<Engine> {
     Ok(Engine::open(&data_dir(args)?, clock()?)?)
 }
 
@@ -525,6 +560,9 @@ pub fn run(args: Args) -> Result<i32> {
             print_report(&r, &format!("undo of event {seq}"), json);
             Ok(exit_code(&r))
         }
+        Cmd::Quarantine { cmd } => crate::library::quarantine(&args, cmd),
+        Cmd::Index { cmd } => crate::library::index(&args, cmd),
+        Cmd::Record { collection, key } => crate::library::record(&args, collection, key),
         Cmd::Ledger { cmd } => ledger(&args, cmd),
         Cmd::Doctor => doctor(&args),
         Cmd::Say { text, propose_only, no_templates } => {

@@ -19,6 +19,7 @@ macro_rules! say {
 
 mod assist;
 mod cli;
+mod library;
 mod listen;
 mod output;
 

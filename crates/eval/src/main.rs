@@ -330,7 +330,7 @@ fn main() -> Result<()> {
 
     // The templates alone.
     let visible: Vec<String> = engine.visible_tools()?.into_iter().map(|s| s.name).collect();
-    let ctx = PhraseContext { base: root_s.clone(), last_plan: Some(plan.clone()), visible };
+    let ctx = PhraseContext { base: root_s.clone(), last_plan: Some(plan.clone()), plan_tool: None, visible };
     let templates: Vec<Answer> = cases
         .iter()
         .map(|c| {

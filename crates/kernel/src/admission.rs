@@ -86,7 +86,9 @@ pub(crate) fn check(
     }
     let mut artifact = None;
     let mut artifact_hash = None;
-    if let Some(key) = &spec.artifact_arg {
+    // A tool may take either paths or a proposal (`fs.quarantine`); the schema decided which
+    // are present, so an absent artifact argument means this call names none.
+    if let Some(key) = spec.artifact_arg.as_ref().filter(|k| args.get(k.as_str()).is_some()) {
         let text = args.get(key).and_then(Value::as_str).unwrap_or_default();
         let hash = Hash::from_hex(text).map_err(|e| Refusal::new(C::SchemaInvalid, format!("{key}: {e}")))?;
         let a = load_artifact(state, &hash, world)?;

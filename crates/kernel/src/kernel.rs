@@ -624,6 +624,37 @@ impl Kernel {
             }
             inputs.insert(path.clone(), have);
         }
+        // Records (db.upsert) are checked like files: undo runs only while the record still holds
+        // exactly what the call wrote.
+        let records: BTreeMap<String, Option<Hash>> = match rollback.get("records").cloned().map(serde_json::from_value)
+        {
+            None => BTreeMap::new(),
+            Some(Ok(m)) => m,
+            Some(Err(_)) => {
+                return refuse(
+                    b,
+                    Refusal::new(
+                        C::NotReversible,
+                        format!("event {target_seq} carries malformed record rollback data"),
+                    ),
+                );
+            }
+        };
+        for (id, want) in &records {
+            match world.record_hash(id) {
+                Ok(have) if have == *want => {}
+                Ok(_) => {
+                    return refuse(
+                        b,
+                        Refusal::new(
+                            C::SnapshotStale,
+                            format!("record {id} changed since event {target_seq}; undoing now would lose that change"),
+                        ),
+                    );
+                }
+                Err(e) => return refuse(b, Refusal::new(C::SnapshotStale, format!("record {id} cannot be read: {e}"))),
+            }
+        }
         let args = serde_json::json!({ "target_seq": target_seq, "tool": meta.tool, "rollback": rollback });
         let call = ResolvedCall {
             tool: "undo".into(),

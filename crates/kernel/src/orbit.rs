@@ -29,7 +29,9 @@ impl Default for ScopeRequest {
 }
 
 /// The contexts Orbit knows and the capability domains each one exposes.
-pub const CONTEXTS: &[(&str, &[&str])] = &[("files", &["fs", "plan"])];
+/// `files` is the person's everyday work: their files, plans over them, the library index of
+/// them, SMART's own situation and its small record store.
+pub const CONTEXTS: &[(&str, &[&str])] = &[("files", &["fs", "plan", "rag", "orbit", "db"])];
 
 /// Issues a token for the request against the state as it is now.
 pub fn issue(

@@ -37,4 +37,10 @@ pub trait World {
 
     /// The artifact with this hash, if the host has it.
     fn artifact(&self, hash: &Hash) -> Result<Option<Artifact>, WorldError>;
+
+    /// The hash of a record's current value in the host's record store (`collection/key`), or
+    /// `None` when there is none. Undo of a record write checks it, as it checks file hashes.
+    fn record_hash(&self, id: &str) -> Result<Option<Hash>, WorldError> {
+        Err(WorldError(format!("this host keeps no record store, so record {id} cannot be checked")))
+    }
 }

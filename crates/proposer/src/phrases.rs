@@ -17,8 +17,10 @@ use serde_json::{Value, json};
 pub struct PhraseContext {
     /// Where relative names are looked for (the working folder).
     pub base: String,
-    /// The plan the last `propose.move` produced, for "apply the plan".
+    /// The latest unapplied proposal's hash, for "apply the plan".
     pub last_plan: Option<String>,
+    /// The tool that applies it (`apply.move` when not given).
+    pub plan_tool: Option<String>,
     /// The tools the current scope shows.
     pub visible: Vec<String>,
 }
@@ -128,11 +130,54 @@ pub fn propose(utterance: &str, ctx: &PhraseContext) -> Option<(String, Value)> 
     {
         return Some(("fs.scan".into(), json!({ "path": path })));
     }
-    if visible("apply.move")
+    const READ: &[&str] = &["read ", "read me ", "open ", "print ", "show me the text of ", "what does it say in "];
+    const SEARCH: &[&str] = &[
+        "search for ",
+        "search my files for ",
+        "search the library for ",
+        "find notes about ",
+        "find the notes about ",
+        "find my notes about ",
+        "find notes on ",
+        "find documents about ",
+        "find the documents about ",
+        "find files about ",
+        "find anything about ",
+        "what do i have about ",
+        "look for ",
+    ];
+    const COMPACT: &[&str] = &["compact ", "compress ", "archive the folder ", "zip up "];
+    if visible("fs.read")
+        && let Some(path) = after_any(&text, &lower, READ)
+            .or_else(|| lower.starts_with("what does ").then(|| text[10..].trim()).and_then(|o| o.strip_suffix(" say")))
+            .and_then(|o| object_path(o, &ctx.base))
+    {
+        return Some(("fs.read".into(), json!({ "path": path })));
+    }
+    if visible("rag.search")
+        && let Some(query) = after_any(&text, &lower, SEARCH)
+    {
+        let query = query.trim_start_matches("the ").trim();
+        if !query.is_empty() {
+            return Some(("rag.search".into(), json!({ "query": query })));
+        }
+    }
+    if visible("fs.compact")
+        && let Some(path) = after_any(&text, &lower, COMPACT).and_then(|o| object_path(o, &ctx.base))
+    {
+        return Some(("fs.compact".into(), json!({ "path": path })));
+    }
+    if visible("propose.patch")
+        && let Some(call) = replace_in(&text, &lower, &ctx.base)
+    {
+        return Some(call);
+    }
+    let plan_tool = ctx.plan_tool.as_deref().unwrap_or("apply.move");
+    if visible(plan_tool)
         && APPLY.contains(&lower.as_str())
         && let Some(plan) = &ctx.last_plan
     {
-        return Some(("apply.move".into(), json!({ "proposal": plan })));
+        return Some((plan_tool.into(), json!({ "proposal": plan })));
     }
     if visible("fs.quarantine")
         && let Some(object) = after_any(&text, &lower, QUARANTINE)
@@ -169,6 +214,25 @@ pub fn propose(utterance: &str, ctx: &PhraseContext) -> Option<(String, Value)> 
         }
     }
     None
+}
+
+/// "replace teh with the in README.md" / "change 2023 to 2024 in notes.txt" → a find/replace
+/// patch. Only a file name with an extension counts as the target, so "change the plan to…" is
+/// not taken for an edit.
+fn replace_in(text: &str, lower: &str, base: &str) -> Option<(String, Value)> {
+    let (verb, sep) = [("replace ", " with "), ("change ", " to ")].into_iter().find(|(v, _)| lower.starts_with(v))?;
+    let rest = &text[verb.len()..];
+    let rest_lower = rest.to_ascii_lowercase();
+    let at_in = rest_lower.rfind(" in ")?;
+    let (pair, file) = (&rest[..at_in], rest[at_in + 4..].trim());
+    let at_sep = pair.to_ascii_lowercase().find(sep)?;
+    let unquote = |s: &str| s.trim().trim_matches(['"', '\'', '`']).to_string();
+    let (find, replace) = (unquote(&pair[..at_sep]), unquote(&pair[at_sep + sep.len()..]));
+    let file = clean_object(file)?;
+    if find.is_empty() || !has_extension(&file) {
+        return None;
+    }
+    Some(("propose.patch".into(), json!({ "path": resolve(&file, base), "find": find, "replace": replace })))
 }
 
 /// Lower-cases nothing, trims politeness and end punctuation.
@@ -302,9 +366,21 @@ mod tests {
         PhraseContext {
             base: "/home/u".into(),
             last_plan: Some("ab".repeat(32)),
-            visible: ["fs.scan", "fs.hash", "cluster.duplicates", "propose.move", "apply.move", "fs.quarantine"]
-                .map(String::from)
-                .to_vec(),
+            plan_tool: None,
+            visible: [
+                "fs.scan",
+                "fs.hash",
+                "cluster.duplicates",
+                "propose.move",
+                "apply.move",
+                "fs.quarantine",
+                "fs.read",
+                "rag.search",
+                "fs.compact",
+                "propose.patch",
+            ]
+            .map(String::from)
+            .to_vec(),
         }
     }
 
@@ -335,6 +411,21 @@ mod tests {
             ),
             ("rename /d/a.txt to b.txt", "propose.move", json!({"moves": [{"from": "/d/a.txt", "to": "/d/b.txt"}]})),
             ("apply the plan", "apply.move", json!({"proposal": "ab".repeat(32)})),
+            ("read notes.txt", "fs.read", json!({"path": "/home/u/notes.txt"})),
+            ("what does the README.md say?", "fs.read", json!({"path": "/home/u/README.md"})),
+            ("find the notes about the budget", "rag.search", json!({"query": "budget"})),
+            ("search for quarterly report", "rag.search", json!({"query": "quarterly report"})),
+            ("compress the old-project folder", "fs.compact", json!({"path": "/home/u/old-project"})),
+            (
+                "replace teh with the in README.md",
+                "propose.patch",
+                json!({"path": "/home/u/README.md", "find": "teh", "replace": "the"}),
+            ),
+            (
+                "change \"2023\" to \"2024\" in notes.txt",
+                "propose.patch",
+                json!({"path": "/home/u/notes.txt", "find": "2023", "replace": "2024"}),
+            ),
         ];
         for (text, tool, args) in cases {
             assert_eq!(p(text), Some((tool.to_string(), args.clone())), "{text}");

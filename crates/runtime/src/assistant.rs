@@ -215,10 +215,10 @@ impl Assistant {
 
     /// The facts a proposer needs to fill in arguments. `offered_plan` is the plan hash a
     /// proposer may apply (see [`declarations`]), if any.
-    fn context(&self, base: &Path, offered_plan: Option<&str>) -> String {
+    fn context(&self, base: &Path, offered_plan: Option<(&str, &str)>) -> String {
         let mut c = folders_context(base, self.engine.roots());
-        if let Some(plan) = offered_plan {
-            c.push_str(&format!(" The latest move plan is {plan}."));
+        if let Some((tool, plan)) = offered_plan {
+            c.push_str(&format!(" The latest proposal is {plan}; {tool} applies it."));
         }
         c
     }
@@ -358,9 +358,10 @@ impl Assistant {
         if tools.is_empty() {
             return Err(AssistantError::NoScope);
         }
-        let last_plan = self.engine.last_plan()?;
-        let decls = declarations(&tools, text, last_plan.as_deref());
-        let offered_plan = last_plan.as_deref().filter(|_| mentions_plan(text));
+        let plan = self.engine.last_plan()?;
+        let last_plan = plan.as_ref().map(|(t, h)| (t.as_str(), h.as_str()));
+        let decls = declarations(&tools, text, last_plan);
+        let offered_plan = last_plan.filter(|_| mentions_plan(text));
         let visible: Vec<String> = decls.iter().map(|d| d.name.clone()).collect();
         let base = self.working_folder(opts).unwrap_or_else(|| PathBuf::from("/"));
         let home = std::env::var_os("HOME").map(PathBuf::from);
@@ -376,10 +377,14 @@ impl Assistant {
         let mut turns = vec![Turn::User { text: text.to_string() }];
         loop {
             // 1. A proposal: the templates first (only for the utterance itself), then the model.
-            let template = if report.steps.is_empty() && !opts.no_templates {
+            let undo = if report.steps.is_empty() { self.undo_request(text) } else { None };
+            let template = if let Some(seq) = undo {
+                Some(("undo".to_string(), json!({ "target_seq": seq })))
+            } else if report.steps.is_empty() && !opts.no_templates {
                 let ctx = PhraseContext {
                     base: base.to_string_lossy().into_owned(),
-                    last_plan: last_plan.clone(),
+                    last_plan: plan.as_ref().map(|(_, h)| h.clone()),
+                    plan_tool: plan.as_ref().map(|(t, _)| t.clone()),
                     visible: visible.clone(),
                 };
                 // A template is exact for typed text: a name that does not exist is the person's
@@ -456,7 +461,12 @@ impl Assistant {
                 ProposalSource::Template => CallSource::Template,
                 ProposalSource::Model => CallSource::Model,
             };
-            let outcome = self.engine.call(&tool, args, call_source)?;
+            // "Undo that" is the person's own request for the kernel's undo (itself judged, with
+            // its layer and freshness checks); it never comes from a model.
+            let outcome = match (tool.as_str(), args.get("target_seq").and_then(Value::as_u64)) {
+                ("undo", Some(seq)) if source == ProposalSource::Template => self.engine.undo(seq)?,
+                _ => self.engine.call(&tool, args, call_source)?,
+            };
             self.bus.emit(
                 corr,
                 BusEvent::Outcome { tool: tool.clone(), report: serde_json::to_value(&outcome).unwrap_or(Value::Null) },
@@ -526,6 +536,34 @@ impl Assistant {
     }
 }
 
+impl Assistant {
+    /// The event "undo that" means: the newest committed reversible call not yet undone. `None`
+    /// when the sentence is not an undo request; an undo request with nothing to undo becomes
+    /// an undo of event 0, which the kernel refuses with its reason ("not a committed reversible
+    /// call"), so the person hears why.
+    fn undo_request(&self, text: &str) -> Option<u64> {
+        let lower = text.trim().trim_end_matches(['.', '!', '?']).trim().to_lowercase();
+        let lower = lower.strip_prefix("please ").unwrap_or(&lower);
+        const UNDO: &[&str] = &[
+            "undo",
+            "undo that",
+            "undo it",
+            "undo the last change",
+            "undo the last thing",
+            "undo what you just did",
+            "take that back",
+            "revert that",
+            "put it back",
+            "put them back",
+        ];
+        if !UNDO.contains(&lower) {
+            return None;
+        }
+        let state = self.engine.state();
+        Some(state.reversible.iter().rev().find(|(_, m)| !m.undone).map(|(seq, _)| *seq).unwrap_or(0))
+    }
+}
+
 /// Whether the person is talking about a plan (applying one, carrying one out).
 fn mentions_plan(utterance: &str) -> bool {
     let lower = utterance.to_lowercase();
@@ -535,7 +573,47 @@ fn mentions_plan(utterance: &str) -> bool {
         .any(|w| lower.contains(w))
 }
 
+/// The tools a model is always shown (when visible): the everyday file work. They come first
+/// (in the registry's order), so the prompt's cached prefix survives from one utterance to the
+/// next whatever else is cued.
+pub const CORE_TOOLS: &[&str] =
+    &["fs.scan", "fs.hash", "cluster.duplicates", "propose.move", "apply.move", "fs.quarantine"];
+
+/// The other tools, and the words that make an utterance about them. A small model on two cores
+/// cannot read twenty tool declarations per sentence (prefill alone took over two minutes), and
+/// reads a few far more accurately; so beyond the core, a tool is declared only when the
+/// utterance mentions one of its cues. Orbit's scope still decides what may be *called*; this
+/// only narrows what a model is *told* — the kernel judges whatever comes back.
+pub const CUED_TOOLS: &[(&str, &[&str])] = &[
+    ("fs.read", &["read", "open", "what does", "say", "contents of the file", "show me the file", "print"]),
+    ("rag.search", &["find", "search", "look for", "about", "where is", "where did i", "mention"]),
+    ("orbit.get_context", &["status", "context", "stance", "lease", "what can you", "situation", "allowed"]),
+    (
+        "infer.superseded_docs",
+        &["old version", "older version", "outdated", "superseded", "latest version", "versions", "stale"],
+    ),
+    ("rag.assemble_context", &["context bundle", "assemble", "gather the text", "put together"]),
+    ("rag.validate_applicability", &["still valid", "still current", "up to date", "applicable", "still true"]),
+    ("propose.patch", &["fix", "replace", "change", "edit", "typo", "correct", "rewrite", "patch"]),
+    ("propose.redirects", &["redirect"]),
+    ("propose.quarantine", &["clean up", "tidy", "what would you delete", "review before deleting"]),
+    ("apply.patch", &["apply", "the patch", "the change", "the edit"]),
+    ("db.upsert", &["remember", "note that", "record", "save a note", "store"]),
+    ("fs.compact", &["compact", "archive", "compress", "zip", "tarball"]),
+    ("rebuild.index", &["rebuild the index", "reindex", "re-index", "rebuild the library"]),
+    ("quarantine.purge", &["purge", "empty the quarantine", "permanently delete"]),
+];
+
+/// Whether a model is shown `tool` for this utterance.
+fn offered(tool: &str, lower: &str) -> bool {
+    CORE_TOOLS.contains(&tool)
+        || CUED_TOOLS.iter().any(|(t, cues)| *t == tool && cues.iter().any(|c| lower.contains(c)))
+}
+
 /// What the proposers are told about the visible tools.
+///
+/// Only the core tools and those the utterance cues are declared (see [`CUED_TOOLS`]), core
+/// first.
 ///
 /// A tool that applies an artifact (`apply.move`) is declared only when the person is talking
 /// about a plan and there is one, and then its artifact argument may be exactly that plan's
@@ -543,15 +621,41 @@ fn mentions_plan(utterance: &str) -> bool {
 /// tool whose name says "move" and invents a hash — and the only real hash it could pick is a
 /// plan the person never asked to apply. The kernel would judge either; this keeps the
 /// proposals honest in the first place.
-pub fn declarations(tools: &[smart_kernel::ToolSpec], utterance: &str, last_plan: Option<&str>) -> Vec<ToolDecl> {
-    tools
-        .iter()
+///
+/// A tool that takes *either* paths or a proposal (`fs.quarantine`) is shown with its paths only:
+/// a reviewed list is applied by "do it" through the templates, where the hash comes from the
+/// ledger rather than from a model.
+pub fn declarations(
+    tools: &[smart_kernel::ToolSpec],
+    utterance: &str,
+    last_plan: Option<(&str, &str)>,
+) -> Vec<ToolDecl> {
+    let lower = utterance.to_lowercase();
+    let mut chosen: Vec<&smart_kernel::ToolSpec> = tools.iter().filter(|s| offered(&s.name, &lower)).collect();
+    // A stable sort: core first, each group in the order the tools came in.
+    chosen.sort_by_key(|s| !CORE_TOOLS.contains(&s.name.as_str()));
+    chosen
+        .into_iter()
         .filter_map(|s| {
             let mut parameters = s.args_schema.clone();
             if let Some(arg) = &s.artifact_arg {
-                let plan = last_plan.filter(|_| s.name == "apply.move" && mentions_plan(utterance))?;
-                if let Some(p) = parameters.pointer_mut(&format!("/properties/{arg}")) {
-                    p["enum"] = json!([plan]);
+                let required = parameters["required"].as_array().is_some_and(|r| r.iter().any(|v| v == arg.as_str()));
+                if required {
+                    let (_, plan) = last_plan.filter(|(t, _)| *t == s.name && mentions_plan(utterance))?;
+                    if let Some(p) = parameters.pointer_mut(&format!("/properties/{arg}")) {
+                        p["enum"] = json!([plan]);
+                    }
+                } else if let Some(obj) = parameters.as_object_mut() {
+                    obj.remove("oneOf");
+                    if let Some(props) = obj.get_mut("properties").and_then(Value::as_object_mut) {
+                        props.remove(arg.as_str());
+                    }
+                    let others: Vec<Value> = obj
+                        .get("properties")
+                        .and_then(Value::as_object)
+                        .map(|p| p.keys().map(|k| json!(k)).collect())
+                        .unwrap_or_default();
+                    obj.insert("required".into(), Value::Array(others));
                 }
             }
             Some(ToolDecl { name: s.name.clone(), description: s.description.clone(), parameters })
@@ -581,19 +685,64 @@ mod tests {
         let names = |d: &[ToolDecl]| d.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
         // "move" is not "apply the plan": a model must not be offered a plan to apply.
         for text in ["move a.txt into archive", "plan moving a.txt into archive", "make a plan to move a.txt"] {
-            let d = declarations(&specs, text, Some(&plan));
+            let d = declarations(&specs, text, Some(("apply.move", &plan)));
             assert!(!names(&d).contains(&"apply.move".to_string()), "{text}");
         }
-        let d = declarations(&specs, "move a.txt into archive", Some(&plan));
+        let d = declarations(&specs, "move a.txt into archive", Some(("apply.move", &plan)));
         assert!(names(&d).contains(&"propose.move".to_string()));
         // No plan, nothing to apply.
         assert!(!names(&declarations(&specs, "apply the plan", None)).contains(&"apply.move".to_string()));
         // A plan, asked for: the hash is the only value the grammar will allow.
-        let d = declarations(&specs, "apply the plan", Some(&plan));
+        let d = declarations(&specs, "apply the plan", Some(("apply.move", &plan)));
+        assert!(!names(&d).contains(&"apply.patch".to_string()), "only the tool that applies the last proposal");
+        // fs.quarantine is shown with its paths only.
+        let q = d.iter().find(|t| t.name == "fs.quarantine").unwrap();
+        assert_eq!(q.parameters["required"], json!(["paths"]));
+        assert!(q.parameters["properties"].get("proposal").is_none() && q.parameters.get("oneOf").is_none());
         let apply = d.iter().find(|t| t.name == "apply.move").unwrap();
         assert_eq!(apply.parameters["properties"]["proposal"]["enum"], json!([plan]));
         let g = smart_proposer::grammar::build(smart_proposer::PromptFormat::ChatMl, &d).unwrap();
         assert!(g.contains(&format!("\"\\\"{plan}\\\"\"")), "{g}");
+    }
+
+    #[test]
+    fn a_model_is_shown_the_core_tools_first_and_others_only_when_the_sentence_cues_them() {
+        let specs = smart_tools::specs();
+        let names = |text: &str| declarations(&specs, text, None).into_iter().map(|t| t.name).collect::<Vec<_>>();
+        assert_eq!(
+            names("list the files in Downloads"),
+            ["fs.scan", "fs.hash", "cluster.duplicates", "propose.move", "fs.quarantine"]
+        );
+        let mut sorted = specs.clone();
+        sorted.sort_by(|a, b| a.name.cmp(&b.name));
+        let n =
+            declarations(&sorted, "list the files in Downloads", None).into_iter().map(|t| t.name).collect::<Vec<_>>();
+        assert_eq!(
+            n,
+            ["cluster.duplicates", "fs.hash", "fs.quarantine", "fs.scan", "propose.move"],
+            "the order given is kept"
+        );
+        let n = names("find the notes about the budget");
+        assert!(n.contains(&"rag.search".to_string()) && !n.contains(&"db.upsert".to_string()), "{n:?}");
+        assert_eq!(
+            &n[..5],
+            ["fs.scan", "fs.hash", "cluster.duplicates", "propose.move", "fs.quarantine"],
+            "core first"
+        );
+        assert_eq!(n.last().map(String::as_str), Some("rag.search"));
+        assert!(names("fix the typo in the README").contains(&"propose.patch".to_string()));
+        assert!(names("compress the old-project folder").contains(&"fs.compact".to_string()));
+        // Every cued tool is a real tool.
+        for (t, _) in CUED_TOOLS {
+            assert!(specs.iter().any(|s| s.name == *t), "{t}");
+        }
+        for s in &specs {
+            assert!(
+                CORE_TOOLS.contains(&s.name.as_str()) || CUED_TOOLS.iter().any(|(t, _)| *t == s.name),
+                "{} is never shown",
+                s.name
+            );
+        }
     }
 
     #[test]

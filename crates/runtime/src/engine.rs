@@ -370,8 +370,7 @@ impl Engine {
     }
 
     fn execute(&mut self, corr: &str, admitted: &AdmittedCall) -> Result<CallReport, RuntimeError> {
-        let executor = smart_tools::Executor::new(self.dir.quarantine());
-        let result: Result<ToolOutput, String> = executor.execute(admitted);
+        let result: Result<ToolOutput, String> = self.executor().execute(admitted);
         let receipt = self.kernel.receipt(admitted, result);
         let now = self.now();
         let seqs = self.commit(corr, vec![receipt.clone()], now)?;
@@ -390,6 +389,24 @@ impl Engine {
             }
             _ => CallReport::bare("recorded"),
         })
+    }
+
+    /// The executor for this data dir: its roots, quarantine, index and record store, the
+    /// kernel's status for `orbit.get_context`, and the time.
+    fn executor(&self) -> smart_tools::Executor {
+        let now = self.now();
+        let mut context = smart_kernel::status::status(&self.state, self.kernel.policy(), now);
+        if let Some(obj) = context.as_object_mut() {
+            let visible: Vec<&String> = self.state.scope.as_ref().map(|t| t.tools.iter().collect()).unwrap_or_default();
+            obj.insert("visible_tools".into(), json!(visible));
+        }
+        smart_tools::Executor::new(self.places()).with_context(context).with_now(now.0)
+    }
+
+    /// Where executors work, for this data dir.
+    pub fn places(&self) -> smart_tools::Places {
+        let roots = self.kernel.policy().roots.iter().map(PathBuf::from).collect();
+        smart_tools::Places::in_data_dir(roots, self.dir.path())
     }
 
     /// Catches up with events another process (the app, another `smart`) appended since this
@@ -423,7 +440,7 @@ impl Engine {
         let scope_id = self.state.scope.as_ref().map(|t| t.id.to_hex()).unwrap_or_default();
         let call = ProposedCall { tool: tool.to_string(), args, scope_id, source, risk_hint: None, snapshot: None };
         let d = {
-            let world = LedgerWorld { ledger: &self.ledger, state: &self.state };
+            let world = LedgerWorld { ledger: &self.ledger, state: &self.state, records: self.dir.records() };
             self.kernel.propose(&self.state, call, now, &world)?
         };
         self.settle(&corr(), d, now)
@@ -447,7 +464,7 @@ impl Engine {
         let now = self.now();
         let denied = signal.decision == smart_kernel::Decision::Deny;
         let d = {
-            let world = LedgerWorld { ledger: &self.ledger, state: &self.state };
+            let world = LedgerWorld { ledger: &self.ledger, state: &self.state, records: self.dir.records() };
             self.kernel.signal(&self.state, signal, now, &world)?
         };
         let mut report = self.settle(&corr(), d, now)?;
@@ -528,7 +545,7 @@ impl Engine {
             None => KernelEvent::UndoRequested { target_seq: seq },
         };
         let d = {
-            let world = LedgerWorld { ledger: &self.ledger, state: &self.state };
+            let world = LedgerWorld { ledger: &self.ledger, state: &self.state, records: self.dir.records() };
             self.kernel.propose_undo(&self.state, seq, &committed, now, &world)?
         };
         self.settle(&corr(), d, now)
@@ -610,14 +627,16 @@ impl Engine {
         Ok(self.kernel.registry().specs().filter(|s| token.tools.contains(&s.name)).cloned().collect())
     }
 
-    /// The hash of the most recent move plan (`propose.move`'s artifact) among the last
-    /// events, for "apply the plan".
-    pub fn last_plan(&self) -> Result<Option<String>, RuntimeError> {
+    /// The most recent proposal among the last events, as (the tool that applies it, its hash),
+    /// for "apply the plan" / "do it". An already applied one is still returned, so "apply it"
+    /// again is refused with the reason rather than guessed at.
+    pub fn last_plan(&self) -> Result<Option<(String, String)>, RuntimeError> {
         let (tail, _) = self.ledger.tail()?;
         let rows = self.ledger.list(tail.saturating_sub(2_000).max(1), Some("committed"), 2_000)?;
         Ok(rows.iter().rev().find_map(|row| match row.event() {
-            Ok(KernelEvent::Committed { tool, artifact: Some(a), .. }) if tool == "propose.move" => {
-                smart_kernel::hash_of(&a).ok().map(|h| h.to_hex())
+            Ok(KernelEvent::Committed { tool, artifact: Some(a), .. }) => {
+                let applies = smart_tools::exec::applied_by(&tool)?;
+                smart_kernel::hash_of(&a).ok().map(|h| (applies.to_string(), h.to_hex()))
             }
             _ => None,
         }))

@@ -24,11 +24,14 @@ pub mod clock;
 pub mod engine;
 pub mod error;
 pub mod interaction;
+pub mod library;
 pub mod model_choice;
 pub mod paths;
 pub mod process;
+pub mod quarantine;
 pub mod summary;
 pub mod voice;
+pub mod watch;
 pub mod worker;
 pub mod world;
 

@@ -19,6 +19,16 @@ impl DataDir {
         self.root.join("quarantine")
     }
 
+    /// The record store `db.upsert` writes.
+    pub fn records(&self) -> PathBuf {
+        self.root.join("records.db")
+    }
+
+    /// The library index (RAG++).
+    pub fn index(&self) -> PathBuf {
+        self.root.join("index.db")
+    }
+
     /// A readable copy of the policy in force (the authoritative one is in the genesis event).
     pub fn policy_copy(&self) -> PathBuf {
         self.root.join("policy.toml")

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 pub struct LedgerWorld<'a> {
     pub ledger: &'a Ledger,
     pub state: &'a KernelState,
+    /// The record store `db.upsert` writes (checked by undo).
+    pub records: PathBuf,
 }
 
 impl World for LedgerWorld<'_> {
@@ -29,5 +31,11 @@ impl World for LedgerWorld<'_> {
             Ok(_) => Ok(None),
             Err(e) => Err(WorldError(e)),
         }
+    }
+
+    fn record_hash(&self, id: &str) -> Result<Option<Hash>, WorldError> {
+        let (collection, key) =
+            id.split_once('/').ok_or_else(|| WorldError(format!("{id:?} does not name a record as collection/key")))?;
+        smart_tools::record_hash(&self.records, collection, key).map_err(WorldError)
     }
 }

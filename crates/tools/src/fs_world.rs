@@ -18,6 +18,7 @@
 //! The runtime implements the kernel's `World` with these functions and the executors use the
 //! same ones, so what the kernel checked and what an executor verifies cannot drift apart.
 
+use crate::confine::{Ambient, Kind, ReadFs, is_missing};
 use smart_kernel::{Hash, WorldError};
 use std::fs;
 use std::io;
@@ -99,70 +100,69 @@ fn append_missing(raw: &str, base: PathBuf, missing: &[Component]) -> Result<Pat
 /// The content hash of whatever is at `path` now, without following a symlink at `path` itself:
 /// `None` when nothing is there, a file's blake3, a folder's tree hash, a symlink's target hash.
 pub fn content_hash(path: &Path) -> Result<Option<Hash>, WorldError> {
-    let meta = match fs::symlink_metadata(path) {
+    content_hash_in(&Ambient, path)
+}
+
+/// [`content_hash`] through any [`ReadFs`] (executors pass their confined [`crate::confine::Reader`]).
+pub fn content_hash_in(fs: &dyn ReadFs, path: &Path) -> Result<Option<Hash>, WorldError> {
+    let meta = match fs.meta(path) {
         Ok(m) => m,
-        Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => return Ok(None),
+        Err(e) if is_missing(&e) => return Ok(None),
         Err(e) => return Err(WorldError(format!("cannot inspect {}: {e}", path.display()))),
     };
-    hash_entry(path, meta.file_type()).map(Some)
+    hash_entry(fs, path, meta.kind).map(Some)
 }
 
 /// The blake3 of a regular file's bytes, read in a stream.
 pub fn file_hash(path: &Path) -> Result<Hash, WorldError> {
-    let file = fs::File::open(path).map_err(|e| WorldError(format!("cannot open {}: {e}", path.display())))?;
+    file_hash_in(&Ambient, path)
+}
+
+/// [`file_hash`] through any [`ReadFs`].
+pub fn file_hash_in(fs: &dyn ReadFs, path: &Path) -> Result<Hash, WorldError> {
+    let file = fs.open(path).map_err(|e| WorldError(format!("cannot open {}: {e}", path.display())))?;
     let mut hasher = blake3::Hasher::new();
     hasher.update_reader(file).map_err(|e| WorldError(format!("cannot read {}: {e}", path.display())))?;
     Ok(Hash(*hasher.finalize().as_bytes()))
 }
 
-fn hash_entry(path: &Path, kind: fs::FileType) -> Result<Hash, WorldError> {
-    if kind.is_file() {
-        file_hash(path)
-    } else if kind.is_dir() {
-        tree_hash(path)
-    } else if kind.is_symlink() {
-        let target =
-            fs::read_link(path).map_err(|e| WorldError(format!("cannot read the symlink {}: {e}", path.display())))?;
-        let mut hasher = blake3::Hasher::new_derive_key(SYMLINK_CONTEXT);
-        hasher.update(target.as_os_str().as_encoded_bytes());
-        Ok(Hash(*hasher.finalize().as_bytes()))
-    } else {
+fn hash_entry(fs: &dyn ReadFs, path: &Path, kind: Kind) -> Result<Hash, WorldError> {
+    match kind {
+        Kind::File => file_hash_in(fs, path),
+        Kind::Dir => tree_hash(fs, path),
+        Kind::Symlink => {
+            let target = fs
+                .read_link(path)
+                .map_err(|e| WorldError(format!("cannot read the symlink {}: {e}", path.display())))?;
+            let mut hasher = blake3::Hasher::new_derive_key(SYMLINK_CONTEXT);
+            hasher.update(target.as_os_str().as_encoded_bytes());
+            Ok(Hash(*hasher.finalize().as_bytes()))
+        }
         // A FIFO, socket or device: reading it could block or never end, so only its existence
         // counts.
-        Ok(Hash(*blake3::Hasher::new_derive_key(SPECIAL_CONTEXT).finalize().as_bytes()))
+        Kind::Other => Ok(Hash(*blake3::Hasher::new_derive_key(SPECIAL_CONTEXT).finalize().as_bytes())),
     }
 }
 
 /// A folder's hash: over its entries sorted by name, each as (name, kind, hash), recursing into
 /// sub-folders and never following symlinks.
-fn tree_hash(dir: &Path) -> Result<Hash, WorldError> {
-    let read = |e: io::Error| WorldError(format!("cannot list {}: {e}", dir.display()));
-    let mut entries = Vec::new();
-    for entry in fs::read_dir(dir).map_err(read)? {
-        let entry = entry.map_err(read)?;
-        let kind =
-            entry.file_type().map_err(|e| WorldError(format!("cannot inspect {}: {e}", entry.path().display())))?;
-        entries.push((entry.file_name(), kind));
-    }
-    entries.sort_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
+fn tree_hash(fs: &dyn ReadFs, dir: &Path) -> Result<Hash, WorldError> {
+    let entries = fs.list(dir).map_err(|e| WorldError(format!("cannot list {}: {e}", dir.display())))?;
     let mut hasher = blake3::Hasher::new_derive_key(TREE_CONTEXT);
     hasher.update(&(entries.len() as u64).to_le_bytes());
-    for (name, kind) in entries {
-        let child = dir.join(&name);
-        let tag: u8 = if kind.is_file() {
-            b'f'
-        } else if kind.is_dir() {
-            b'd'
-        } else if kind.is_symlink() {
-            b'l'
-        } else {
-            b'o'
+    for entry in entries {
+        let child = dir.join(&entry.name);
+        let tag: u8 = match entry.kind {
+            Kind::File => b'f',
+            Kind::Dir => b'd',
+            Kind::Symlink => b'l',
+            Kind::Other => b'o',
         };
-        let bytes = name.as_encoded_bytes();
+        let bytes = entry.name.as_encoded_bytes();
         hasher.update(&(bytes.len() as u64).to_le_bytes());
         hasher.update(bytes);
         hasher.update(&[tag]);
-        hasher.update(&hash_entry(&child, kind)?.0);
+        hasher.update(&hash_entry(fs, &child, entry.kind)?.0);
     }
     Ok(Hash(*hasher.finalize().as_bytes()))
 }
@@ -248,5 +248,19 @@ mod tests {
         assert_ne!(h2, h3, "an empty folder counts");
         fs::rename(r.join("d"), r.join("e")).unwrap();
         assert_eq!(content_hash(&r.join("e")).unwrap(), Some(h3), "the folder's own name is not part of it");
+    }
+
+    #[test]
+    fn the_kernel_and_the_executors_hash_alike() {
+        let (_t, r) = root();
+        fs::create_dir_all(r.join("d/sub")).unwrap();
+        fs::write(r.join("d/sub/x"), b"1").unwrap();
+        fs::write(r.join("d/y"), b"2").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("y", r.join("d/link")).unwrap();
+        let c = crate::confine::Confined::open(std::slice::from_ref(&r)).unwrap();
+        for p in ["d", "d/sub/x", "d/link", "missing"] {
+            assert_eq!(content_hash(&r.join(p)).unwrap(), content_hash_in(&c.reader(), &r.join(p)).unwrap(), "{p}");
+        }
     }
 }

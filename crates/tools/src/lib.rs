@@ -19,10 +19,11 @@
 //! [`fs_world`] holds the two filesystem facts the kernel's `World` asks for (where a path
 //! really points, and a content hash), so the host's `World` and the executors agree on them.
 
+pub mod confine;
 pub mod exec;
 pub mod fs_world;
 pub mod specs;
 
-pub use exec::Executor;
+pub use exec::{Executor, Places, db_upsert_record as record, record_hash};
 pub use fs_world::{content_hash, resolve};
 pub use specs::specs;

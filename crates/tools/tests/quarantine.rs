@@ -87,7 +87,7 @@ fn quarantine_across_filesystems_copies_verifies_and_undoes() {
         eprintln!("skipped: /dev/shm is on the same filesystem as the temp folder");
         return;
     }
-    h.exec = smart_tools::Executor::new(shm.path().join("q"));
+    h.exec = smart_tools::Executor::new(common::places(&h.root, &shm.path().join("q"), &h.data));
     h.write("big/blob.bin", &vec![9u8; 300_000]);
     h.write("big/nested/n.txt", b"n");
     h.write("single.txt", b"single");

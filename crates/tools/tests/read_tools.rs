@@ -50,7 +50,9 @@ fn scan_of_a_file_lists_it_and_a_missing_path_is_an_error() {
     let mut h = Harness::new();
     h.write("one.txt", b"1");
     let out = h.run("fs.scan", json!({"path": h.p("one.txt")})).unwrap().output;
-    assert_eq!(out["entries"], json!([{"path": h.p("one.txt"), "kind": "file", "size": 1}]));
+    let mtime = std::fs::metadata(h.root.join("one.txt")).unwrap().modified().unwrap();
+    let ms = mtime.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
+    assert_eq!(out["entries"], json!([{"path": h.p("one.txt"), "kind": "file", "size": 1, "modified_ms": ms}]));
     let err = h.run("fs.scan", json!({"path": h.p("nope")})).unwrap_err().failed();
     assert!(err.contains("does not exist") && err.contains("nope"), "{err}");
 }

@@ -8,23 +8,24 @@
 //! folders it created, and what each path looks like now — so undo can later prove nothing was
 //! touched since.
 
+use crate::confine::Writer;
 use crate::exec::journal::Journal;
 use crate::exec::plan::{MOVE_PLAN, check_independent, moves_in};
-use crate::exec::{exists, text};
-use crate::fs_world::content_hash;
+use crate::exec::text;
+use crate::fs_world::content_hash_in;
 use serde_json::{Map, Value, json};
 use smart_kernel::AdmittedCall;
 use smart_kernel::kernel::ToolOutput;
 use std::path::Path;
 
-pub(crate) fn run(call: &AdmittedCall) -> Result<ToolOutput, String> {
+pub(crate) fn run(call: &AdmittedCall, w: Writer<'_>) -> Result<ToolOutput, String> {
     let plan = call.artifact().ok_or("apply.move needs a move plan, and this call carries none")?;
     if plan.kind != MOVE_PLAN {
         return Err(format!("apply.move applies a {MOVE_PLAN} artifact, not a {:?} artifact", plan.kind));
     }
     let moves = moves_in(&plan.body, "the move plan")?;
     check_independent(&moves)?;
-    let mut journal = Journal::new();
+    let mut journal = Journal::new(w);
     let mut inputs = Map::new();
     for (i, m) in moves.iter().enumerate() {
         let (from, to) = (Path::new(&m.from), Path::new(&m.to));
@@ -32,13 +33,13 @@ pub(crate) fn run(call: &AdmittedCall) -> Result<ToolOutput, String> {
         let Some(expected) = plan.inputs.get(&m.from) else {
             return Err(journal.abort(format!("{step}: the plan records no content hash for {}", m.from)));
         };
-        match content_hash(from) {
+        match content_hash_in(&*w, from) {
             Ok(Some(now)) if now == *expected => {}
             Ok(Some(_)) => return Err(journal.abort(format!("{step}: {} changed since the plan was made", m.from))),
             Ok(None) => return Err(journal.abort(format!("{step}: {} no longer exists", m.from))),
             Err(e) => return Err(journal.abort(format!("{step}: {}", e.0))),
         }
-        match exists(to) {
+        match w.exists(to) {
             Ok(false) => {}
             Ok(true) => return Err(journal.abort(format!("{step}: {} exists now; a move never overwrites", m.to))),
             Err(e) => return Err(journal.abort(format!("{step}: {e}"))),

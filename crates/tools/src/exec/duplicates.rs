@@ -6,29 +6,28 @@
 //! files are hashed. Empty files are left out: they are all "identical" and deleting them frees
 //! nothing. The groups are sorted biggest first, since that is where the space is.
 
+use crate::confine::{ReadFs, Reader, is_missing};
 use crate::exec::walk::{Kind, walk};
 use crate::exec::{str_arg, text};
-use crate::fs_world::file_hash;
+use crate::fs_world::file_hash_in;
 use serde_json::{Value, json};
 use smart_kernel::kernel::ToolOutput;
 use smart_kernel::{AdmittedCall, Hash};
 use std::collections::BTreeMap;
-use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 
 /// How many unreadable places are named before the rest are only counted.
 const MAX_UNREADABLE: usize = 100;
 
-pub(crate) fn run(call: &AdmittedCall) -> Result<ToolOutput, String> {
+pub(crate) fn run(call: &AdmittedCall, r: Reader<'_>) -> Result<ToolOutput, String> {
     let root = Path::new(str_arg(call.args(), "path", "cluster.duplicates")?);
-    match fs::symlink_metadata(root) {
-        Ok(m) if m.file_type().is_dir() => {}
+    match r.meta(root) {
+        Ok(m) if m.kind == Kind::Dir => {}
         Ok(_) => return Err(format!("{} is not a folder; cluster.duplicates searches a folder", root.display())),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(format!("{} does not exist", root.display())),
+        Err(e) if is_missing(&e) => return Err(format!("{} does not exist", root.display())),
         Err(e) => return Err(format!("cannot inspect {}: {e}", root.display())),
     }
-    let w = walk(root, usize::MAX);
+    let w = walk(&r, root, usize::MAX);
     let mut unreadable = w.unreadable;
     let mut by_size: BTreeMap<u64, Vec<PathBuf>> = BTreeMap::new();
     let mut files_scanned = 0usize;
@@ -42,7 +41,7 @@ pub(crate) fn run(call: &AdmittedCall) -> Result<ToolOutput, String> {
     let mut groups: BTreeMap<(std::cmp::Reverse<u64>, Hash), Vec<PathBuf>> = BTreeMap::new();
     for (size, paths) in by_size.into_iter().filter(|(_, p)| p.len() >= 2) {
         for path in paths {
-            match file_hash(&path) {
+            match file_hash_in(&r, &path) {
                 Ok(h) => groups.entry((std::cmp::Reverse(size), h)).or_default().push(path),
                 Err(e) => unreadable.push((path, e.0)),
             }

@@ -6,32 +6,31 @@
 //! gives the same answer. Folders are refused rather than given a tree hash, because the tree
 //! hash is an internal fingerprint no outside tool can reproduce.
 
+use crate::confine::{Kind, ReadFs, Reader, is_missing};
 use crate::exec::{str_arg, text};
-use crate::fs_world::file_hash;
+use crate::fs_world::file_hash_in;
 use serde_json::json;
 use smart_kernel::AdmittedCall;
 use smart_kernel::kernel::ToolOutput;
-use std::fs;
-use std::io;
 use std::path::Path;
 
-pub(crate) fn run(call: &AdmittedCall) -> Result<ToolOutput, String> {
+pub(crate) fn run(call: &AdmittedCall, r: Reader<'_>) -> Result<ToolOutput, String> {
     let path = Path::new(str_arg(call.args(), "path", "fs.hash")?);
-    let meta = match fs::symlink_metadata(path) {
+    let meta = match r.meta(path) {
         Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(format!("{} does not exist", path.display())),
+        Err(e) if is_missing(&e) => return Err(format!("{} does not exist", path.display())),
         Err(e) => return Err(format!("cannot inspect {}: {e}", path.display())),
     };
-    let kind = meta.file_type();
-    if kind.is_dir() {
+    let kind = meta.kind;
+    if kind == Kind::Dir {
         return Err(format!("{} is a folder; fs.hash takes a file (use fs.scan to list a folder)", path.display()));
     }
-    if !kind.is_file() {
+    if kind != Kind::File {
         return Err(format!("{} is not a regular file; fs.hash takes a file", path.display()));
     }
-    let hash = file_hash(path).map_err(|e| e.0)?;
+    let hash = file_hash_in(&r, path).map_err(|e| e.0)?;
     Ok(ToolOutput {
-        output: json!({ "path": text(path), "blake3": hash.to_hex(), "size": meta.len() }),
+        output: json!({ "path": text(path), "blake3": hash.to_hex(), "size": meta.len }),
         ..ToolOutput::default()
     })
 }

@@ -6,13 +6,13 @@
 //! records every step as it is taken so it can be walked backwards, and only ever removes what it
 //! created itself.
 
-use crate::exec::transfer::{move_path, remove_any};
-use std::fs;
-use std::io;
+use crate::confine::{Kind, ReadFs, Writer, is_missing};
+use crate::exec::transfer::move_path;
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Default)]
-pub(crate) struct Journal {
+#[derive(Debug)]
+pub(crate) struct Journal<'a> {
+    w: Writer<'a>,
     /// Moves done, in order: (from, to).
     moved: Vec<(PathBuf, PathBuf)>,
     /// Folders this journal created, parents before children.
@@ -21,9 +21,9 @@ pub(crate) struct Journal {
     created_files: Vec<PathBuf>,
 }
 
-impl Journal {
-    pub(crate) fn new() -> Journal {
-        Journal::default()
+impl<'a> Journal<'a> {
+    pub(crate) fn new(w: Writer<'a>) -> Journal<'a> {
+        Journal { w, moved: Vec::new(), created_dirs: Vec::new(), created_files: Vec::new() }
     }
 
     /// Creates the missing folders above `path`. An existing ancestor must be a real folder: a
@@ -40,13 +40,13 @@ impl Journal {
         let mut missing = Vec::new();
         let mut current = Some(dir);
         while let Some(here) = current {
-            match fs::symlink_metadata(here) {
-                Ok(meta) if meta.file_type().is_dir() => break,
-                Ok(meta) if meta.file_type().is_symlink() => {
+            match self.w.meta(here) {
+                Ok(meta) if meta.kind == Kind::Dir => break,
+                Ok(meta) if meta.kind == Kind::Symlink => {
                     return Err(format!("{} is a symlink now; refusing to go through it", here.display()));
                 }
                 Ok(_) => return Err(format!("{} is a file, not a folder", here.display())),
-                Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
+                Err(e) if is_missing(&e) => {
                     missing.push(here.to_path_buf());
                     current = here.parent();
                 }
@@ -54,7 +54,7 @@ impl Journal {
             }
         }
         for d in missing.into_iter().rev() {
-            fs::create_dir(&d).map_err(|e| format!("cannot create the folder {}: {e}", d.display()))?;
+            self.w.create_dir(&d).map_err(|e| format!("cannot create the folder {}: {e}", d.display()))?;
             self.created_dirs.push(d);
         }
         Ok(())
@@ -62,24 +62,18 @@ impl Journal {
 
     /// Moves `from` to `to` (renaming, or copying across disks).
     pub(crate) fn transfer(&mut self, from: &Path, to: &Path) -> Result<(), String> {
-        move_path(from, to)?;
+        move_path(self.w, from, to)?;
         self.moved.push((from.to_path_buf(), to.to_path_buf()));
         Ok(())
     }
 
     /// Writes a new file; fails if anything exists at `path`.
     pub(crate) fn write_new(&mut self, path: &Path, bytes: &[u8]) -> Result<(), String> {
-        use std::io::Write;
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        self.w.write_new(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         self.created_files.push(path.to_path_buf());
-        f.write_all(bytes).and_then(|()| f.sync_all()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        Ok(())
     }
 
-    /// How many moves were done.
     pub(crate) fn moves(&self) -> usize {
         self.moved.len()
     }
@@ -110,17 +104,17 @@ impl Journal {
     fn roll_back(self) -> Vec<String> {
         let mut problems = Vec::new();
         for (from, to) in self.moved.iter().rev() {
-            if let Err(why) = move_path(to, from) {
+            if let Err(why) = move_path(self.w, to, from) {
                 problems.push(why);
             }
         }
         for f in self.created_files.iter().rev() {
-            if let Err(e) = remove_any(f) {
+            if let Err(e) = self.w.remove_any(f) {
                 problems.push(format!("cannot remove {}: {e}", f.display()));
             }
         }
         for d in self.created_dirs.iter().rev() {
-            if let Err(e) = fs::remove_dir(d) {
+            if let Err(e) = self.w.remove_dir(d) {
                 problems.push(format!("cannot remove the folder {}: {e}", d.display()));
             }
         }
@@ -132,13 +126,16 @@ impl Journal {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
+    use crate::confine::Confined;
+    use std::fs;
 
     #[test]
     fn abort_puts_back_moves_files_and_folders() {
         let t = tempfile::tempdir().unwrap();
-        let r = t.path();
+        let r = &fs::canonicalize(t.path()).unwrap();
+        let c = Confined::open(std::slice::from_ref(r)).unwrap();
         fs::write(r.join("a"), b"a").unwrap();
-        let mut j = Journal::new();
+        let mut j = Journal::new(c.writer());
         j.create_parents(&r.join("x/y/a")).unwrap();
         j.transfer(&r.join("a"), &r.join("x/y/a")).unwrap();
         j.write_new(&r.join("x/note"), b"n").unwrap();
@@ -152,8 +149,10 @@ mod tests {
     #[test]
     fn parents_through_a_file_are_refused() {
         let t = tempfile::tempdir().unwrap();
-        fs::write(t.path().join("f"), b"").unwrap();
-        let err = Journal::new().create_parents(&t.path().join("f/g/h")).unwrap_err();
+        let r = fs::canonicalize(t.path()).unwrap();
+        let c = Confined::open(std::slice::from_ref(&r)).unwrap();
+        fs::write(r.join("f"), b"").unwrap();
+        let err = Journal::new(c.writer()).create_parents(&r.join("f/g/h")).unwrap_err();
         assert!(err.contains("is a file"), "{err}");
     }
 }

@@ -7,55 +7,162 @@
 //! for the person: which path, what was wrong, and what state the files were left in.
 
 mod apply_move;
+mod apply_patch;
+mod compact;
+mod context;
+mod db_upsert;
 mod duplicates;
 mod hash;
 mod journal;
+mod patch_text;
 pub mod plan;
 mod propose_move;
+mod propose_patch;
+mod propose_quarantine;
+mod propose_redirects;
+mod purge;
 mod quarantine;
+mod rag;
+mod read;
+mod rebuild_index;
 mod scan;
+mod superseded;
 mod transfer;
 mod undo;
 mod walk;
 
+pub use compact::compacted_into;
+pub use db_upsert::{record as db_upsert_record, record_hash};
 pub use quarantine::MANIFEST as QUARANTINE_MANIFEST;
+pub use read::MAX_READ_BYTES;
 pub use scan::MAX_ENTRIES as SCAN_MAX_ENTRIES;
 
+use crate::confine::Confined;
 use serde_json::Value;
 use smart_kernel::AdmittedCall;
 use smart_kernel::kernel::ToolOutput;
-use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Runs admitted calls. Holds where quarantined files go.
+/// The tools `undo` can reverse: every `Reversible` one (a test keeps the two lists equal).
+pub const UNDOABLE: &[&str] = &["apply.patch", "apply.move", "db.upsert", "fs.quarantine", "fs.compact"];
+
+/// The tool that applies a proposal tool's artifact (`propose.move` → `apply.move`).
+pub fn applied_by(proposal_tool: &str) -> Option<&'static str> {
+    match proposal_tool {
+        "propose.move" => Some("apply.move"),
+        "propose.patch" => Some("apply.patch"),
+        "propose.quarantine" => Some("fs.quarantine"),
+        _ => None,
+    }
+}
+
+/// Where an executor may work: the allowed roots, and SMART's own places in its data dir.
+#[derive(Clone, Debug)]
+pub struct Places {
+    /// The allowed roots, canonical (the kernel's policy).
+    pub roots: Vec<PathBuf>,
+    /// Where `fs.quarantine` and `fs.compact` put things; created when first needed.
+    pub quarantine: PathBuf,
+    /// The RAG++ index (`rag.*`, `rebuild.index`).
+    pub index: PathBuf,
+    /// The record store `db.upsert` writes.
+    pub records: PathBuf,
+}
+
+impl Places {
+    /// The usual layout under a data dir.
+    pub fn in_data_dir(roots: Vec<PathBuf>, data_dir: &Path) -> Places {
+        Places {
+            roots,
+            quarantine: data_dir.join("quarantine"),
+            index: data_dir.join("index.db"),
+            records: data_dir.join("records.db"),
+        }
+    }
+}
+
+/// Runs admitted calls.
 #[derive(Clone, Debug)]
 pub struct Executor {
-    quarantine_dir: PathBuf,
+    places: Places,
+    /// What `orbit.get_context` reports: the host's view of the current situation.
+    context: Value,
+    /// The host's clock when the call runs (recency ranking, index timestamps). Executors never
+    /// read a clock themselves.
+    now_ms: u64,
 }
 
 impl Executor {
-    /// `quarantine_dir` is where `fs.quarantine` puts files; it is created when first needed.
-    pub fn new(quarantine_dir: PathBuf) -> Executor {
-        Executor { quarantine_dir }
+    pub fn new(places: Places) -> Executor {
+        Executor { places, context: Value::Null, now_ms: 0 }
+    }
+
+    /// The situation `orbit.get_context` reports (the runtime passes the kernel's status).
+    pub fn with_context(mut self, context: Value) -> Executor {
+        self.context = context;
+        self
+    }
+
+    /// The time the host runs calls at.
+    pub fn with_now(mut self, now_ms: u64) -> Executor {
+        self.now_ms = now_ms;
+        self
+    }
+
+    pub fn places(&self) -> &Places {
+        &self.places
     }
 
     pub fn quarantine_dir(&self) -> &Path {
-        &self.quarantine_dir
+        &self.places.quarantine
     }
 
-    /// Runs an admitted call and reports its output, artifact and rollback data.
+    /// Opens the roots and the quarantine folder as capabilities; nothing else is reachable.
+    /// Returns the quarantine folder's canonical path with them.
+    fn confine(&self) -> Result<(Confined, PathBuf), String> {
+        if !self.places.quarantine.exists() {
+            std::fs::create_dir_all(&self.places.quarantine).map_err(|e| {
+                format!("cannot create the quarantine folder {}: {e}", self.places.quarantine.display())
+            })?;
+        }
+        let q = std::fs::canonicalize(&self.places.quarantine)
+            .map_err(|e| format!("cannot open the quarantine folder {}: {e}", self.places.quarantine.display()))?;
+        let mut areas = self.places.roots.clone();
+        areas.push(q.clone());
+        Ok((Confined::open(&areas)?, q))
+    }
+
+    /// Runs an admitted call and reports its output, artifact and rollback data. Read-only tools
+    /// get a read-only view of the files; only the apply/transform tools and undo can write.
     pub fn execute(&self, call: &AdmittedCall) -> Result<ToolOutput, String> {
         let started = Instant::now();
+        let (c, q) = self.confine()?;
+        let q = q.as_path();
+        let (r, w) = (c.reader(), c.writer());
+        let p = &self.places;
         let mut out = match call.tool() {
-            "fs.scan" => scan::run(call)?,
-            "fs.hash" => hash::run(call)?,
-            "cluster.duplicates" => duplicates::run(call)?,
-            "propose.move" => propose_move::run(call)?,
-            "apply.move" => apply_move::run(call)?,
-            "fs.quarantine" => quarantine::run(call, &self.quarantine_dir)?,
-            "undo" => undo::run(call)?,
+            "fs.scan" => scan::run(call, r)?,
+            "fs.hash" => hash::run(call, r)?,
+            "fs.read" => read::run(call, r)?,
+            "rag.search" => rag::search(call, &p.index, self.now_ms)?,
+            "orbit.get_context" => context::run(&self.context)?,
+            "cluster.duplicates" => duplicates::run(call, r)?,
+            "infer.superseded_docs" => superseded::run(call, r)?,
+            "rag.assemble_context" => rag::assemble(call, r, &p.index)?,
+            "rag.validate_applicability" => rag::validate(call, r, &p.index)?,
+            "propose.patch" => propose_patch::run(call, r)?,
+            "propose.move" => propose_move::run(call, r)?,
+            "propose.redirects" => propose_redirects::run(call, r)?,
+            "propose.quarantine" => propose_quarantine::run(call, r)?,
+            "apply.patch" => apply_patch::run(call, w)?,
+            "apply.move" => apply_move::run(call, w)?,
+            "db.upsert" => db_upsert::run(call, &p.records)?,
+            "fs.quarantine" => quarantine::run(call, w, q)?,
+            "fs.compact" => compact::run(call, w, q)?,
+            "rebuild.index" => rebuild_index::run(&p.roots, &p.index, self.now_ms)?,
+            "quarantine.purge" => purge::run(call, w, q)?,
+            "undo" => undo::run(call, w, &p.records)?,
             other => return Err(format!("there is no executor for the tool {other:?}")),
         };
         out.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -66,15 +173,6 @@ impl Executor {
 /// A string argument the schema guarantees; its absence means the call does not match its tool.
 pub(crate) fn str_arg<'a>(args: &'a Value, key: &str, tool: &str) -> Result<&'a str, String> {
     args.get(key).and_then(Value::as_str).ok_or_else(|| format!("{tool} needs a string argument {key:?}"))
-}
-
-/// Whether anything (a file, folder or symlink, even a dangling one) is at `path`.
-pub(crate) fn exists(path: &Path) -> Result<bool, String> {
-    match fs::symlink_metadata(path) {
-        Ok(_) => Ok(true),
-        Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => Ok(false),
-        Err(e) => Err(format!("cannot inspect {}: {e}", path.display())),
-    }
 }
 
 /// A path as text for outputs (lossless for the UTF-8 paths the kernel hands over).

@@ -8,25 +8,25 @@
 //! (a missing source, an occupied destination, moves that depend on each other) is refused here,
 //! while it is still cheap to fix.
 
-use crate::exec::exists;
+use crate::confine::Reader;
 use crate::exec::plan::{MOVE_PLAN, Move, check_independent, moves_in};
-use crate::fs_world::content_hash;
+use crate::fs_world::content_hash_in;
 use serde_json::json;
 use smart_kernel::kernel::ToolOutput;
 use smart_kernel::{AdmittedCall, Artifact, hash_of};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub(crate) fn run(call: &AdmittedCall) -> Result<ToolOutput, String> {
+pub(crate) fn run(call: &AdmittedCall, r: Reader<'_>) -> Result<ToolOutput, String> {
     let moves: Vec<Move> = moves_in(call.args(), "propose.move's arguments")?;
     check_independent(&moves)?;
     let mut inputs = BTreeMap::new();
     for (i, m) in moves.iter().enumerate() {
         let n = i + 1;
-        let hash = content_hash(Path::new(&m.from))
+        let hash = content_hash_in(&r, Path::new(&m.from))
             .map_err(|e| format!("move {n}: {}", e.0))?
             .ok_or_else(|| format!("move {n}: {} does not exist", m.from))?;
-        if exists(Path::new(&m.to)).map_err(|e| format!("move {n}: {e}"))? {
+        if r.exists(Path::new(&m.to)).map_err(|e| format!("move {n}: {e}"))? {
             return Err(format!("move {n}: {} already exists; a move never overwrites", m.to));
         }
         inputs.insert(m.from.clone(), hash);

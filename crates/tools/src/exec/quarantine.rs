@@ -8,35 +8,102 @@
 //! mutation it is all or nothing, and it returns the rollback data undo uses to put each item
 //! back.
 
+use crate::confine::{ReadFs, Writer};
 use crate::exec::journal::Journal;
+use crate::exec::text;
 use crate::exec::walk::{Kind, total_bytes};
-use crate::exec::{exists, text};
-use crate::fs_world::{content_hash, resolve};
+use crate::fs_world::content_hash_in;
 use serde_json::{Map, Value, json};
-use smart_kernel::AdmittedCall;
 use smart_kernel::kernel::ToolOutput;
+use smart_kernel::{AdmittedCall, Hash};
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The manifest's file name inside a batch folder.
 pub const MANIFEST: &str = "manifest.json";
 
-struct Item {
-    original: PathBuf,
-    stored: PathBuf,
-    hash: String,
-    size: u64,
-    kind: Kind,
+/// The artifact kind `propose.quarantine` writes and `fs.quarantine` can take instead of paths.
+pub const QUARANTINE_PLAN: &str = "quarantine_plan";
+
+pub(crate) struct Item {
+    pub original: PathBuf,
+    pub stored: PathBuf,
+    pub hash: String,
+    pub size: u64,
+    pub kind: Kind,
 }
 
-pub(crate) fn run(call: &AdmittedCall, quarantine_dir: &Path) -> Result<ToolOutput, String> {
-    let paths = paths_of(call)?;
-    let qdir = quarantine_dir
-        .to_str()
-        .ok_or_else(|| format!("the quarantine folder {} is not valid UTF-8", quarantine_dir.display()))
-        .and_then(|raw| resolve(raw).map_err(|e| format!("the quarantine folder: {}", e.0)))?;
-    for p in &paths {
+/// A finished quarantine batch, its journal still open so a caller doing more (`fs.compact`)
+/// can abort everything together.
+pub(crate) struct Batch<'a> {
+    pub name: String,
+    pub dir: PathBuf,
+    pub manifest: PathBuf,
+    pub items: Vec<Item>,
+    pub journal: Journal<'a>,
+}
+
+impl Batch<'_> {
+    pub(crate) fn listed(&self) -> Vec<Value> {
+        self.items
+            .iter()
+            .map(|it| json!({"original": text(&it.original), "stored": text(&it.stored), "blake3": it.hash, "size": it.size, "kind": it.kind.name()}))
+            .collect()
+    }
+
+    /// What undo checks (each stored item as quarantined, each original place empty) and the
+    /// pairs it moves back.
+    pub(crate) fn rollback(&self) -> (Map<String, Value>, Vec<Value>) {
+        let mut inputs = Map::new();
+        for it in &self.items {
+            inputs.insert(text(&it.stored), json!(it.hash));
+            inputs.insert(text(&it.original), Value::Null);
+        }
+        let pairs =
+            self.items.iter().map(|it| json!({"original": text(&it.original), "stored": text(&it.stored)})).collect();
+        (inputs, pairs)
+    }
+}
+
+pub(crate) fn run(call: &AdmittedCall, w: Writer<'_>, quarantine_dir: &Path) -> Result<ToolOutput, String> {
+    let paths = match call.artifact() {
+        Some(plan) => {
+            if plan.kind != QUARANTINE_PLAN {
+                return Err(format!(
+                    "fs.quarantine takes a {QUARANTINE_PLAN} artifact, not a {:?} artifact",
+                    plan.kind
+                ));
+            }
+            paths_of(&plan.body, "the quarantine plan")?
+        }
+        None => paths_of(call.args(), "fs.quarantine's arguments")?,
+    };
+    let expected = match call.artifact() {
+        Some(plan) => plan.inputs.iter().map(|(k, v)| (k.clone(), Some(*v))).collect(),
+        None => call.inputs().clone(),
+    };
+    let batch = quarantine(w, quarantine_dir, &paths, &call.hash(), &expected, &json!({}))?;
+    let listed = batch.listed();
+    let (inputs, pairs) = batch.rollback();
+    Ok(ToolOutput {
+        output: json!({ "batch": batch.name, "count": batch.items.len(), "manifest": text(&batch.manifest), "items": listed }),
+        rollback: Some(json!({ "inputs": inputs, "items": pairs, "batch_dir": text(&batch.dir) })),
+        ..ToolOutput::default()
+    })
+}
+
+/// Moves `paths` into a new batch folder with a manifest, all or nothing. Every item's content
+/// must still be what the kernel admitted (`expected`).
+pub(crate) fn quarantine<'a>(
+    w: Writer<'a>,
+    quarantine_dir: &Path,
+    paths: &[PathBuf],
+    call_hash: &Hash,
+    expected: &BTreeMap<String, Option<Hash>>,
+    extra: &Value,
+) -> Result<Batch<'a>, String> {
+    let qdir = quarantine_dir.to_path_buf();
+    for p in paths {
         if qdir.starts_with(p) {
             return Err(format!(
                 "{} holds the quarantine folder {}; it cannot be quarantined into itself",
@@ -48,70 +115,71 @@ pub(crate) fn run(call: &AdmittedCall, quarantine_dir: &Path) -> Result<ToolOutp
             return Err(format!("{} is already in the quarantine folder", p.display()));
         }
     }
-    let (batch, batch_dir) = batch_dir(&qdir, &call.hash().to_hex())?;
+    let (name, batch_dir) = batch_dir(&w, &qdir, &call_hash.to_hex())?;
 
     // Everything is checked before the first move.
     let mut items = Vec::with_capacity(paths.len());
-    for (i, original) in paths.into_iter().enumerate() {
-        let meta =
-            fs::symlink_metadata(&original).map_err(|e| format!("cannot quarantine {}: {e}", original.display()))?;
-        let hash = content_hash(&original)
+    for (i, original) in paths.iter().enumerate() {
+        let meta = w.meta(original).map_err(|e| format!("cannot quarantine {}: {e}", original.display()))?;
+        let hash = content_hash_in(&*w, original)
             .map_err(|e| e.0)?
             .ok_or_else(|| format!("{} does not exist", original.display()))?;
-        if let Some(Some(approved)) = call.inputs().get(&text(&original))
+        if let Some(Some(approved)) = expected.get(&text(original))
             && *approved != hash
         {
             return Err(format!("{} changed since the call was admitted; nothing was quarantined", original.display()));
         }
-        let name = original.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "item".into());
-        let stored = batch_dir.join(format!("{i}-{name}"));
-        let size = total_bytes(&original)?;
-        items.push(Item { original, stored, hash: hash.to_hex(), size, kind: Kind::of(meta.file_type()) });
+        let base = original.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "item".into());
+        // Names may be up to 255 bytes; the index prefix must not push the stored name past
+        // that (the manifest keeps the original path in full).
+        let stored = batch_dir.join(format!("{i}-{}", shorten(&base, 200)));
+        let size = total_bytes(&*w, original)?;
+        items.push(Item { original: original.clone(), stored, hash: hash.to_hex(), size, kind: meta.kind });
     }
 
-    let mut journal = Journal::new();
+    let mut journal = Journal::new(w);
     if let Err(e) = journal.create_dir_all(&batch_dir) {
-        return Err(journal.abort(format!("fs.quarantine could not make its batch folder: {e}")));
+        return Err(journal.abort(format!("quarantine could not make its batch folder: {e}")));
     }
     for (i, item) in items.iter().enumerate() {
         if let Err(e) = journal.transfer(&item.original, &item.stored) {
             return Err(journal.abort(format!(
-                "fs.quarantine stopped at item {} ({}): {e}",
+                "quarantine stopped at item {} ({}): {e}",
                 i + 1,
                 item.original.display()
             )));
         }
     }
-    let listed: Vec<Value> = items
-        .iter()
-        .map(|it| json!({"original": text(&it.original), "stored": text(&it.stored), "blake3": it.hash, "size": it.size, "kind": it.kind.name()}))
-        .collect();
     let manifest_path = batch_dir.join(MANIFEST);
-    let manifest = json!({ "batch": batch, "items": listed });
+    let mut batch = Batch { name, dir: batch_dir, manifest: manifest_path.clone(), items, journal };
+    let mut manifest = json!({ "batch": batch.name, "items": batch.listed() });
+    if let (Some(m), Some(extra)) = (manifest.as_object_mut(), extra.as_object()) {
+        m.extend(extra.clone());
+    }
     let written = serde_json::to_vec_pretty(&manifest)
         .map_err(|e| format!("the manifest cannot be encoded: {e}"))
-        .and_then(|bytes| journal.write_new(&manifest_path, &bytes));
+        .and_then(|bytes| batch.journal.write_new(&manifest_path, &bytes));
     if let Err(e) = written {
-        return Err(journal.abort(format!("fs.quarantine could not write its manifest: {e}")));
+        return Err(batch.journal.abort(format!("quarantine could not write its manifest: {e}")));
     }
-
-    let mut inputs = Map::new();
-    for it in &items {
-        inputs.insert(text(&it.stored), json!(it.hash));
-        inputs.insert(text(&it.original), Value::Null);
-    }
-    let pairs: Vec<Value> =
-        items.iter().map(|it| json!({"original": text(&it.original), "stored": text(&it.stored)})).collect();
-    Ok(ToolOutput {
-        output: json!({ "batch": batch, "count": items.len(), "manifest": text(&manifest_path), "items": listed }),
-        rollback: Some(json!({ "inputs": inputs, "items": pairs, "batch_dir": text(&batch_dir) })),
-        ..ToolOutput::default()
-    })
+    Ok(batch)
 }
 
-/// The call's paths, refusing repeats and paths inside other listed paths.
-fn paths_of(call: &AdmittedCall) -> Result<Vec<PathBuf>, String> {
-    let list = call.args().get("paths").and_then(Value::as_array).ok_or("fs.quarantine needs a list of paths")?;
+/// At most `max` bytes of `name`, cut at a character boundary.
+fn shorten(name: &str, max: usize) -> &str {
+    if name.len() <= max {
+        return name;
+    }
+    let mut end = max;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    &name[..end]
+}
+
+/// The listed paths, refusing repeats and paths inside other listed paths.
+pub(crate) fn paths_of(value: &Value, what: &str) -> Result<Vec<PathBuf>, String> {
+    let list = value.get("paths").and_then(Value::as_array).ok_or_else(|| format!("{what} has no list of paths"))?;
     let mut paths = Vec::with_capacity(list.len());
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, v) in list.iter().enumerate() {
@@ -137,12 +205,12 @@ fn paths_of(call: &AdmittedCall) -> Result<Vec<PathBuf>, String> {
 
 /// The batch folder: the call hash's first 16 hex digits, with `-2`, `-3`… if that name is
 /// taken (the same call admitted again after its files reappeared).
-fn batch_dir(qdir: &Path, call_hash: &str) -> Result<(String, PathBuf), String> {
+fn batch_dir(w: &Writer<'_>, qdir: &Path, call_hash: &str) -> Result<(String, PathBuf), String> {
     let base: String = call_hash.chars().take(16).collect();
     for n in 1..=1000u32 {
         let name = if n == 1 { base.clone() } else { format!("{base}-{n}") };
         let dir = qdir.join(&name);
-        if !exists(&dir)? {
+        if !w.exists(&dir).map_err(|e| format!("cannot inspect {}: {e}", dir.display()))? {
             return Ok((name, dir));
         }
     }

@@ -6,13 +6,12 @@
 //! model's context. When it stops early it says so (`truncated`); the counts then cover the
 //! entries listed.
 
+use crate::confine::{ReadFs, Reader, is_missing};
 use crate::exec::walk::{Kind, walk};
 use crate::exec::{str_arg, text};
 use serde_json::{Value, json};
 use smart_kernel::AdmittedCall;
 use smart_kernel::kernel::ToolOutput;
-use std::fs;
-use std::io;
 use std::path::Path;
 
 /// The most entries one scan lists.
@@ -21,26 +20,29 @@ pub const MAX_ENTRIES: usize = 10_000;
 /// How many unreadable places are named before the rest are only counted.
 const MAX_UNREADABLE: usize = 100;
 
-pub(crate) fn run(call: &AdmittedCall) -> Result<ToolOutput, String> {
+pub(crate) fn run(call: &AdmittedCall, r: Reader<'_>) -> Result<ToolOutput, String> {
     let root = Path::new(str_arg(call.args(), "path", "fs.scan")?);
-    let meta = match fs::symlink_metadata(root) {
+    let meta = match r.meta(root) {
         Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(format!("{} does not exist", root.display())),
+        Err(e) if is_missing(&e) => return Err(format!("{} does not exist", root.display())),
         Err(e) => return Err(format!("cannot inspect {}: {e}", root.display())),
     };
-    let kind = Kind::of(meta.file_type());
+    let kind = meta.kind;
     let (entries, unreadable, truncated) = if kind == Kind::Dir {
-        let w = walk(root, MAX_ENTRIES);
+        let w = walk(&r, root, MAX_ENTRIES);
         (w.entries, w.unreadable, w.truncated)
     } else {
-        let size = meta.len();
-        (vec![crate::exec::walk::Entry { path: root.to_path_buf(), kind, size }], vec![], false)
+        let entry =
+            crate::exec::walk::Entry { path: root.to_path_buf(), kind, size: meta.len, modified_ms: meta.modified_ms };
+        (vec![entry], vec![], false)
     };
     let files = entries.iter().filter(|e| e.kind == Kind::File).count();
     let dirs = entries.iter().filter(|e| e.kind == Kind::Dir).count();
     let total_bytes: u64 = entries.iter().filter(|e| e.kind == Kind::File).map(|e| e.size).sum();
-    let listed: Vec<Value> =
-        entries.iter().map(|e| json!({"path": text(&e.path), "kind": e.kind.name(), "size": e.size})).collect();
+    let listed: Vec<Value> = entries
+        .iter()
+        .map(|e| json!({"path": text(&e.path), "kind": e.kind.name(), "size": e.size, "modified_ms": e.modified_ms}))
+        .collect();
     let unreadable_list: Vec<Value> =
         unreadable.iter().take(MAX_UNREADABLE).map(|(p, why)| json!({"path": text(p), "error": why})).collect();
     Ok(ToolOutput {

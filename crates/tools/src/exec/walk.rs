@@ -7,40 +7,9 @@
 //! truncated listing is always the same prefix. A folder that cannot be read is reported, not
 //! fatal: one locked sub-folder should not hide everything else.
 
-use std::fs;
+pub(crate) use crate::confine::Kind;
+use crate::confine::ReadFs;
 use std::path::{Path, PathBuf};
-
-/// What a directory entry is, without following symlinks.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    File,
-    Dir,
-    Symlink,
-    Other,
-}
-
-impl Kind {
-    pub(crate) fn of(t: fs::FileType) -> Kind {
-        if t.is_symlink() {
-            Kind::Symlink
-        } else if t.is_dir() {
-            Kind::Dir
-        } else if t.is_file() {
-            Kind::File
-        } else {
-            Kind::Other
-        }
-    }
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Kind::File => "file",
-            Kind::Dir => "dir",
-            Kind::Symlink => "symlink",
-            Kind::Other => "other",
-        }
-    }
-}
 
 #[derive(Clone, Debug)]
 pub(crate) struct Entry {
@@ -48,6 +17,7 @@ pub(crate) struct Entry {
     pub kind: Kind,
     /// Bytes for a file, the target's length for a symlink, 0 for a folder.
     pub size: u64,
+    pub modified_ms: Option<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -61,11 +31,11 @@ pub(crate) struct Walk {
 }
 
 /// Walks everything below `root`, stopping after `limit` entries.
-pub(crate) fn walk(root: &Path, limit: usize) -> Walk {
+pub(crate) fn walk(fs: &dyn ReadFs, root: &Path, limit: usize) -> Walk {
     let mut out = Walk::default();
     // A stack of folders still to list; each listing pushes its children in reverse so they pop
     // in sorted order (a pre-order walk).
-    let mut stack: Vec<Entry> = vec![Entry { path: root.to_path_buf(), kind: Kind::Dir, size: 0 }];
+    let mut stack: Vec<Entry> = vec![Entry { path: root.to_path_buf(), kind: Kind::Dir, size: 0, modified_ms: None }];
     let mut first = true;
     while let Some(entry) = stack.pop() {
         if !first {
@@ -79,7 +49,7 @@ pub(crate) fn walk(root: &Path, limit: usize) -> Walk {
         if entry.kind != Kind::Dir {
             continue;
         }
-        match list(&entry.path, &mut out.unreadable) {
+        match list(fs, &entry.path) {
             Ok(mut children) => {
                 children.reverse();
                 stack.extend(children);
@@ -92,40 +62,23 @@ pub(crate) fn walk(root: &Path, limit: usize) -> Walk {
 }
 
 /// The entries of one folder, sorted by name.
-fn list(dir: &Path, unreadable: &mut Vec<(PathBuf, String)>) -> Result<Vec<Entry>, String> {
-    let mut children = Vec::new();
-    for item in fs::read_dir(dir).map_err(|e| e.to_string())? {
-        let item = match item {
-            Ok(i) => i,
-            Err(e) => {
-                unreadable.push((dir.to_path_buf(), e.to_string()));
-                continue;
-            }
-        };
-        let path = item.path();
-        // DirEntry::metadata does not follow symlinks.
-        match item.metadata() {
-            Ok(meta) => {
-                let kind = Kind::of(meta.file_type());
-                let size = if kind == Kind::Dir { 0 } else { meta.len() };
-                children.push(Entry { path, kind, size });
-            }
-            Err(e) => unreadable.push((path, e.to_string())),
-        }
-    }
-    children.sort_by(|a, b| a.path.as_os_str().as_encoded_bytes().cmp(b.path.as_os_str().as_encoded_bytes()));
-    Ok(children)
+fn list(fs: &dyn ReadFs, dir: &Path) -> Result<Vec<Entry>, String> {
+    let listed = fs.list(dir).map_err(|e| e.to_string())?;
+    Ok(listed
+        .into_iter()
+        .map(|l| Entry { path: dir.join(&l.name), kind: l.kind, size: l.len, modified_ms: l.modified_ms })
+        .collect())
 }
 
 /// The bytes of every regular file in a tree (for a file, its size).
-pub(crate) fn total_bytes(path: &Path) -> Result<u64, String> {
-    let meta = fs::symlink_metadata(path).map_err(|e| format!("cannot inspect {}: {e}", path.display()))?;
-    match Kind::of(meta.file_type()) {
+pub(crate) fn total_bytes(fs: &dyn ReadFs, path: &Path) -> Result<u64, String> {
+    let meta = fs.meta(path).map_err(|e| format!("cannot inspect {}: {e}", path.display()))?;
+    match meta.kind {
         Kind::Dir => {
-            let w = walk(path, usize::MAX);
+            let w = walk(fs, path, usize::MAX);
             Ok(w.entries.iter().filter(|e| e.kind == Kind::File).map(|e| e.size).sum())
         }
-        Kind::File => Ok(meta.len()),
+        Kind::File => Ok(meta.len),
         Kind::Symlink | Kind::Other => Ok(0),
     }
 }

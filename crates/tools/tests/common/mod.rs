@@ -10,7 +10,7 @@ use smart_kernel::lease::LeaseDraft;
 use smart_kernel::orbit::ScopeRequest;
 use smart_kernel::policy::Gates;
 use smart_kernel::*;
-use smart_tools::{Executor, content_hash, resolve, specs};
+use smart_tools::{Executor, Places, content_hash, resolve, specs};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -19,6 +19,8 @@ use tempfile::TempDir;
 #[derive(Default)]
 pub struct FsWorld {
     pub artifacts: BTreeMap<Hash, Artifact>,
+    /// The record store the executor's `db.upsert` writes.
+    pub records: PathBuf,
 }
 
 impl World for FsWorld {
@@ -30,6 +32,20 @@ impl World for FsWorld {
     }
     fn artifact(&self, hash: &Hash) -> Result<Option<Artifact>, WorldError> {
         Ok(self.artifacts.get(hash).cloned())
+    }
+    fn record_hash(&self, id: &str) -> Result<Option<Hash>, WorldError> {
+        let (c, k) = id.split_once('/').ok_or_else(|| WorldError(format!("bad record id {id}")))?;
+        smart_tools::record_hash(&self.records, c, k).map_err(WorldError)
+    }
+}
+
+/// The places an executor uses under a test's temporary folder.
+pub fn places(root: &Path, qdir: &Path, data: &Path) -> Places {
+    Places {
+        roots: vec![root.to_path_buf()],
+        quarantine: qdir.to_path_buf(),
+        index: data.join("index.db"),
+        records: data.join("records.db"),
     }
 }
 
@@ -68,6 +84,8 @@ pub struct Harness {
     pub root: PathBuf,
     /// Outside the root: where quarantined files go.
     pub qdir: PathBuf,
+    /// Outside the root: the index and the record store.
+    pub data: PathBuf,
     pub kernel: Kernel,
     pub state: KernelState,
     pub world: FsWorld,
@@ -89,18 +107,22 @@ impl Harness {
         let root = base.join("root");
         fs::create_dir(&root).unwrap();
         let qdir = base.join("quarantine");
+        let data = base.join("data");
+        fs::create_dir(&data).unwrap();
         let gates = Gates { after_l0_ms: 0, after_l1_ms: 0, after_l2_ms: 0, after_l3_ms: 0, l4_cooldown_ms: 0 };
         let policy = Policy { roots: vec![root.to_str().unwrap().to_string()], gates, ..Policy::default() };
         let kernel = Kernel::new(policy, Registry::new(tools).unwrap());
         let key = SigningKey::from_bytes(&[7u8; 32]);
+        let exec = Executor::new(places(&root, &qdir, &data)).with_now(1_700_000_000_000);
         let mut h = Harness {
             tmp,
             root,
-            exec: Executor::new(qdir.clone()),
+            exec,
             qdir,
+            data: data.clone(),
             kernel,
             state: KernelState::default(),
-            world: FsWorld::default(),
+            world: FsWorld { records: data.join("records.db"), ..FsWorld::default() },
             key,
             now: Millis(1_700_000_000_000),
             log: vec![],

@@ -1,0 +1,466 @@
+//! Capability-style file access: every executor reaches the person's files only through folders
+//! it holds open, never through a path string.
+//!
+//! The kernel resolves each path and confines it to the allowed roots — but it does so *before*
+//! the executor runs, and the filesystem can change in between. If an executor then handed the
+//! same path string to `std::fs`, a folder swapped for a symlink (`~/Docs/reports` →
+//! `/etc`) after admission would send the write outside the roots: a check-then-use race no
+//! string check can close. So executors get a [`Confined`] instead: one `cap_std::fs::Dir` per
+//! allowed area (each root, the quarantine folder), opened once, and every operation is done
+//! *relative to that handle*. `cap-std` resolves each component beneath the handle (with
+//! `openat2(RESOLVE_BENEATH)` where the kernel has it) and fails on any `..`, absolute symlink
+//! or symlink chain that would leave it — at the moment of use, not before.
+//!
+//! Least privilege is a type here: read-only tools receive a [`Reader`], which has no method that
+//! changes anything; only the apply/transform tools and undo receive a [`Writer`]. A read-only
+//! executor that tried to write would not compile.
+//!
+//! [`ReadFs`] is the small read surface the hashing and walking code is written against, so the
+//! kernel's `World` (which hashes through [`Ambient`], the plain filesystem, because it must also
+//! see paths that do not resolve yet) and the executors (which hash through a [`Reader`]) compute
+//! exactly the same content hashes.
+
+use cap_std::fs::{Dir, OpenOptions, Permissions};
+use std::ffi::OsString;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Component, Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+/// What a directory entry is, without following symlinks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    Symlink,
+    Other,
+}
+
+impl Kind {
+    fn from_parts(is_symlink: bool, is_dir: bool, is_file: bool) -> Kind {
+        if is_symlink {
+            Kind::Symlink
+        } else if is_dir {
+            Kind::Dir
+        } else if is_file {
+            Kind::File
+        } else {
+            Kind::Other
+        }
+    }
+
+    pub fn of_std(t: fs::FileType) -> Kind {
+        Kind::from_parts(t.is_symlink(), t.is_dir(), t.is_file())
+    }
+
+    fn of_cap(t: cap_std::fs::FileType) -> Kind {
+        Kind::from_parts(t.is_symlink(), t.is_dir(), t.is_file())
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::File => "file",
+            Kind::Dir => "dir",
+            Kind::Symlink => "symlink",
+            Kind::Other => "other",
+        }
+    }
+}
+
+/// What [`ReadFs::meta`] reports (never following a symlink at the path itself).
+#[derive(Clone, Debug)]
+pub struct Meta {
+    pub kind: Kind,
+    pub len: u64,
+    /// Modification time in ms since the Unix epoch, where the platform reports one.
+    pub modified_ms: Option<u64>,
+    pub permissions: Option<Permissions>,
+}
+
+/// One entry of a folder listing.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    pub name: OsString,
+    pub kind: Kind,
+    /// Bytes for a file, the target's length for a symlink, 0 for a folder.
+    pub len: u64,
+    pub modified_ms: Option<u64>,
+}
+
+/// The read operations hashing, walking and reading are written against.
+pub trait ReadFs {
+    fn meta(&self, path: &Path) -> io::Result<Meta>;
+    /// The entries of a folder, sorted by the bytes of their names.
+    fn list(&self, path: &Path) -> io::Result<Vec<Listed>>;
+    fn open(&self, path: &Path) -> io::Result<fs::File>;
+    fn read_link(&self, path: &Path) -> io::Result<PathBuf>;
+}
+
+/// Whether an error means "nothing is there".
+pub fn is_missing(e: &io::Error) -> bool {
+    matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory)
+}
+
+/// The plain filesystem, for the kernel's `World` (hashes only; it never returns content).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Ambient;
+
+impl ReadFs for Ambient {
+    fn meta(&self, path: &Path) -> io::Result<Meta> {
+        let m = fs::symlink_metadata(path)?;
+        Ok(Meta {
+            kind: Kind::of_std(m.file_type()),
+            len: m.len(),
+            modified_ms: m.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map(millis),
+            permissions: Some(Permissions::from_std(m.permissions())),
+        })
+    }
+
+    fn list(&self, path: &Path) -> io::Result<Vec<Listed>> {
+        let mut out = Vec::new();
+        for item in fs::read_dir(path)? {
+            let item = item?;
+            let m = item.metadata()?;
+            let kind = Kind::of_std(m.file_type());
+            out.push(Listed {
+                name: item.file_name(),
+                kind,
+                len: if kind == Kind::Dir { 0 } else { m.len() },
+                modified_ms: m.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map(millis),
+            });
+        }
+        out.sort_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
+        Ok(out)
+    }
+
+    fn open(&self, path: &Path) -> io::Result<fs::File> {
+        fs::File::open(path)
+    }
+
+    fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
+        fs::read_link(path)
+    }
+}
+
+fn millis(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+struct Area {
+    root: PathBuf,
+    dir: Dir,
+}
+
+/// The folders executors may work in, each held open.
+pub struct Confined {
+    areas: Vec<Area>,
+}
+
+impl std::fmt::Debug for Confined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.areas.iter().map(|a| &a.root)).finish()
+    }
+}
+
+fn outside(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!("{} is outside every folder this tool may use", path.display()),
+    )
+}
+
+impl Confined {
+    /// Opens each area (absolute, canonical folders). The only use of ambient authority in the
+    /// executors: after this, nothing is reached except through these handles.
+    pub fn open(areas: &[PathBuf]) -> Result<Confined, String> {
+        let mut out = Vec::with_capacity(areas.len());
+        for root in areas {
+            if !root.is_absolute() {
+                return Err(format!("{} is not an absolute folder", root.display()));
+            }
+            let dir = Dir::open_ambient_dir(root, cap_std::ambient_authority())
+                .map_err(|e| format!("cannot open {}: {e}", root.display()))?;
+            out.push(Area { root: root.clone(), dir });
+        }
+        // Longest first, so a nested area wins over the one around it.
+        out.sort_by_key(|a| std::cmp::Reverse(a.root.components().count()));
+        Ok(Confined { areas: out })
+    }
+
+    pub fn reader(&self) -> Reader<'_> {
+        Reader(self)
+    }
+
+    pub fn writer(&self) -> Writer<'_> {
+        Writer(Reader(self))
+    }
+
+    pub fn roots(&self) -> impl Iterator<Item = &Path> {
+        self.areas.iter().map(|a| a.root.as_path())
+    }
+
+    /// The handle an absolute path lives under, and the path relative to it. Only plain
+    /// components are accepted: the kernel hands over resolved paths, so a `..` or `.` here
+    /// means something is wrong and is refused rather than interpreted.
+    fn locate<'a>(&'a self, path: &Path) -> io::Result<(&'a Dir, PathBuf)> {
+        for area in &self.areas {
+            if let Ok(rel) = path.strip_prefix(&area.root) {
+                if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("{} is not a resolved path", path.display()),
+                    ));
+                }
+                let rel = if rel.as_os_str().is_empty() { PathBuf::from(".") } else { rel.to_path_buf() };
+                return Ok((&area.dir, rel));
+            }
+        }
+        Err(outside(path))
+    }
+}
+
+/// Read access to the confined areas. Has no method that changes anything.
+#[derive(Copy, Clone, Debug)]
+pub struct Reader<'a>(&'a Confined);
+
+fn cap_millis(m: &cap_std::fs::Metadata) -> Option<u64> {
+    let epoch = cap_std::time::SystemTime::from_std(UNIX_EPOCH);
+    m.modified().ok().and_then(|t| t.duration_since(epoch).ok()).map(millis)
+}
+
+impl ReadFs for Reader<'_> {
+    fn meta(&self, path: &Path) -> io::Result<Meta> {
+        let (dir, rel) = self.0.locate(path)?;
+        let m = dir.symlink_metadata(&rel)?;
+        Ok(Meta {
+            kind: Kind::of_cap(m.file_type()),
+            len: m.len(),
+            modified_ms: cap_millis(&m),
+            permissions: Some(m.permissions()),
+        })
+    }
+
+    fn list(&self, path: &Path) -> io::Result<Vec<Listed>> {
+        let (dir, rel) = self.0.locate(path)?;
+        let mut out = Vec::new();
+        for item in dir.read_dir(&rel)? {
+            let item = item?;
+            let m = item.metadata()?;
+            let kind = Kind::of_cap(m.file_type());
+            out.push(Listed {
+                name: item.file_name(),
+                kind,
+                len: if kind == Kind::Dir { 0 } else { m.len() },
+                modified_ms: cap_millis(&m),
+            });
+        }
+        out.sort_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
+        Ok(out)
+    }
+
+    fn open(&self, path: &Path) -> io::Result<fs::File> {
+        let (dir, rel) = self.0.locate(path)?;
+        Ok(dir.open(&rel)?.into_std())
+    }
+
+    fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
+        let (dir, rel) = self.0.locate(path)?;
+        dir.read_link_contents(&rel)
+    }
+}
+
+impl<'a> Reader<'a> {
+    /// The folders this reader can see.
+    pub fn roots(&self) -> impl Iterator<Item = &'a Path> + use<'a> {
+        self.0.areas.iter().map(|a| a.root.as_path())
+    }
+
+    /// Whether anything (even a dangling symlink) is at `path`.
+    pub fn exists(&self, path: &Path) -> io::Result<bool> {
+        match self.meta(path) {
+            Ok(_) => Ok(true),
+            Err(e) if is_missing(&e) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Read and write access to the confined areas; only mutating executors get one.
+#[derive(Copy, Clone, Debug)]
+pub struct Writer<'a>(Reader<'a>);
+
+impl<'a> std::ops::Deref for Writer<'a> {
+    type Target = Reader<'a>;
+    fn deref(&self) -> &Reader<'a> {
+        &self.0
+    }
+}
+
+impl Writer<'_> {
+    fn locate(&self, path: &Path) -> io::Result<(&Dir, PathBuf)> {
+        let (dir, rel) = (self.0).0.locate(path)?;
+        if rel == Path::new(".") {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("{} is an allowed folder itself; it cannot be moved, replaced or removed", path.display()),
+            ));
+        }
+        Ok((dir, rel))
+    }
+
+    /// Renames within or across areas (fails with the OS's cross-device error between
+    /// filesystems; the caller copies then).
+    pub fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let (fd, fr) = self.locate(from)?;
+        let (td, tr) = self.locate(to)?;
+        fd.rename(&fr, td, &tr)
+    }
+
+    pub fn create_dir(&self, path: &Path) -> io::Result<()> {
+        let (dir, rel) = self.locate(path)?;
+        dir.create_dir(&rel)
+    }
+
+    pub fn remove_dir(&self, path: &Path) -> io::Result<()> {
+        let (dir, rel) = self.locate(path)?;
+        dir.remove_dir(&rel)
+    }
+
+    pub fn remove_file(&self, path: &Path) -> io::Result<()> {
+        let (dir, rel) = self.locate(path)?;
+        dir.remove_file(&rel)
+    }
+
+    /// Removes a file, symlink or whole folder (only ever something this process made, or a
+    /// quarantined batch being purged).
+    pub fn remove_any(&self, path: &Path) -> io::Result<()> {
+        let (dir, rel) = self.locate(path)?;
+        if dir.symlink_metadata(&rel)?.is_dir() { dir.remove_dir_all(&rel) } else { dir.remove_file(&rel) }
+    }
+
+    /// Creates a file that must not exist yet and writes `bytes` to it, durably.
+    pub fn write_new(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        let mut f = self.create_new(path)?;
+        f.write_all(bytes)?;
+        f.sync_all()
+    }
+
+    /// A new file, opened for writing; fails if anything is there.
+    pub fn create_new(&self, path: &Path) -> io::Result<fs::File> {
+        let (dir, rel) = self.locate(path)?;
+        let mut opts = OpenOptions::new();
+        opts.write(true).create_new(true);
+        Ok(dir.open_with(&rel, &opts)?.into_std())
+    }
+
+    /// Replaces a file's content atomically: a sibling temporary file is written and synced,
+    /// then renamed over the original, so a crash leaves either the old or the new content,
+    /// never half of each. The original's permissions are kept.
+    pub fn replace(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        let name = path
+            .file_name()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("{} has no name", path.display())))?;
+        let mut tmp_name = OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(".smart-tmp");
+        let tmp = path.with_file_name(tmp_name);
+        let perms = self.meta(path).ok().and_then(|m| m.permissions);
+        if self.exists(&tmp)? {
+            self.remove_file(&tmp)?;
+        }
+        let written = self.write_new(&tmp, bytes).and_then(|()| match perms {
+            Some(p) => self.set_permissions(&tmp, p),
+            None => Ok(()),
+        });
+        if let Err(e) = written.and_then(|()| self.rename(&tmp, path)) {
+            let _ = self.remove_file(&tmp);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    pub fn set_permissions(&self, path: &Path, perms: Permissions) -> io::Result<()> {
+        let (dir, rel) = self.locate(path)?;
+        dir.set_permissions(&rel, perms)
+    }
+
+    /// Recreates a symlink with the same target text (copying a tree across filesystems).
+    #[cfg(unix)]
+    pub fn symlink(&self, target: &Path, at: &Path) -> io::Result<()> {
+        let (dir, rel) = self.locate(at)?;
+        dir.symlink_contents(target, &rel)
+    }
+
+    #[cfg(windows)]
+    pub fn symlink(&self, target: &Path, at: &Path) -> io::Result<()> {
+        let (dir, rel) = self.locate(at)?;
+        let resolved = at.parent().map(|p| p.join(target)).unwrap_or_else(|| target.to_path_buf());
+        if self.meta(&resolved).map(|m| m.kind == Kind::Dir).unwrap_or(false) {
+            dir.symlink_dir(target, &rel)
+        } else {
+            dir.symlink_file(target, &rel)
+        }
+    }
+
+    #[cfg(not(any(unix, windows)))]
+    pub fn symlink(&self, _target: &Path, at: &Path) -> io::Result<()> {
+        Err(io::Error::new(io::ErrorKind::Unsupported, format!("{}: this platform has no symlinks", at.display())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    fn area() -> (tempfile::TempDir, PathBuf) {
+        let t = tempfile::tempdir().unwrap();
+        let r = fs::canonicalize(t.path()).unwrap();
+        (t, r)
+    }
+
+    #[test]
+    fn paths_outside_every_area_and_unresolved_paths_are_refused() {
+        let (_t, r) = area();
+        let c = Confined::open(std::slice::from_ref(&r)).unwrap();
+        let err = c.reader().meta(Path::new("/etc/passwd")).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::PermissionDenied, "{err}");
+        let err = c.reader().meta(&r.join("a/../b")).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{err}");
+        let err = c.writer().remove_dir(&r).unwrap_err();
+        assert!(err.to_string().contains("allowed folder itself"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_swapped_for_a_symlink_after_the_check_cannot_be_written_through() {
+        let (_t, r) = area();
+        let (_o, outside) = area();
+        fs::create_dir(r.join("docs")).unwrap();
+        fs::write(r.join("docs/a.txt"), b"a").unwrap();
+        let c = Confined::open(std::slice::from_ref(&r)).unwrap();
+        // The kernel checked r/docs/a.txt; now the folder becomes a link to elsewhere.
+        fs::rename(r.join("docs"), r.join("docs.old")).unwrap();
+        std::os::unix::fs::symlink(&outside, r.join("docs")).unwrap();
+        fs::write(outside.join("a.txt"), b"outside").unwrap();
+        let w = c.writer();
+        assert!(w.replace(&r.join("docs/a.txt"), b"pwned").is_err());
+        assert!(w.write_new(&r.join("docs/new.txt"), b"pwned").is_err());
+        assert!(w.rename(&r.join("docs/a.txt"), &r.join("stolen.txt")).is_err());
+        assert!(c.reader().open(&r.join("docs/a.txt")).is_err(), "reading through the swap is refused too");
+        assert_eq!(fs::read(outside.join("a.txt")).unwrap(), b"outside");
+        assert!(!outside.join("new.txt").exists());
+        assert!(!r.join("stolen.txt").exists());
+    }
+
+    #[test]
+    fn replace_is_atomic_and_keeps_nothing_behind() {
+        let (_t, r) = area();
+        fs::write(r.join("f.txt"), b"old").unwrap();
+        let c = Confined::open(std::slice::from_ref(&r)).unwrap();
+        c.writer().replace(&r.join("f.txt"), b"new").unwrap();
+        assert_eq!(fs::read(r.join("f.txt")).unwrap(), b"new");
+        let names: Vec<_> = fs::read_dir(&r).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+    }
+}
