@@ -165,3 +165,14 @@ fn rebuild_index_waits_for_approval_and_replaces_the_index_with_a_complete_one()
     assert_eq!(c, 0, "{v}");
     assert_eq!(v["output"]["results"][0]["id"], s.root.join("notes/a.md").display().to_string());
 }
+
+#[test]
+fn orbit_get_context_reports_the_kernels_view() {
+    let s = Smart::init(None);
+    let (c, v) = s.call("orbit.get_context", "{}");
+    assert_eq!(c, 0, "{v}");
+    let ctx = &v["output"]["context"];
+    assert_eq!(ctx["stance"], "sensemaking", "{v}");
+    assert!(ctx["visible_tools"].as_array().unwrap().iter().any(|t| t == "rag.search"), "{v}");
+    assert!(ctx["roots"].to_string().contains(&s.root.display().to_string()), "{v}");
+}

@@ -178,8 +178,13 @@ impl Confined {
             if !root.is_absolute() {
                 return Err(format!("{} is not an absolute folder", root.display()));
             }
-            let dir = Dir::open_ambient_dir(root, cap_std::ambient_authority())
-                .map_err(|e| format!("cannot open {}: {e}", root.display()))?;
+            let dir = match Dir::open_ambient_dir(root, cap_std::ambient_authority()) {
+                Ok(d) => d,
+                // A root that is gone holds nothing to confine: paths under it simply do not
+                // resolve, and the other roots keep working.
+                Err(e) if is_missing(&e) => continue,
+                Err(e) => return Err(format!("cannot open {}: {e}", root.display())),
+            };
             out.push(Area { root: root.clone(), dir });
         }
         // Longest first, so a nested area wins over the one around it.
@@ -360,14 +365,22 @@ impl Writer<'_> {
         let name = path
             .file_name()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("{} has no name", path.display())))?;
-        let mut tmp_name = OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(".smart-tmp");
-        let tmp = path.with_file_name(tmp_name);
-        let perms = self.meta(path).ok().and_then(|m| m.permissions);
-        if self.exists(&tmp)? {
-            self.remove_file(&tmp)?;
+        // A free sibling name: never one that exists, so nothing of the person's is touched.
+        let mut tmp = None;
+        for n in 0..100u32 {
+            let mut tmp_name = OsString::from(".");
+            tmp_name.push(name);
+            tmp_name.push(if n == 0 { ".smart-tmp".to_string() } else { format!(".smart-tmp-{n}") });
+            let candidate = path.with_file_name(tmp_name);
+            if !self.exists(&candidate)? {
+                tmp = Some(candidate);
+                break;
+            }
         }
+        let tmp = tmp.ok_or_else(|| {
+            io::Error::new(io::ErrorKind::AlreadyExists, format!("no free temporary name beside {}", path.display()))
+        })?;
+        let perms = self.meta(path).ok().and_then(|m| m.permissions);
         let written = self.write_new(&tmp, bytes).and_then(|()| match perms {
             Some(p) => self.set_permissions(&tmp, p),
             None => Ok(()),
@@ -451,6 +464,28 @@ mod tests {
         assert_eq!(fs::read(outside.join("a.txt")).unwrap(), b"outside");
         assert!(!outside.join("new.txt").exists());
         assert!(!r.join("stolen.txt").exists());
+    }
+
+    #[test]
+    fn a_missing_root_is_skipped_and_the_others_still_work() {
+        let (_t, r) = area();
+        let (_g, elsewhere) = area();
+        let gone = elsewhere.join("gone");
+        fs::write(r.join("a"), b"a").unwrap();
+        let c = Confined::open(&[gone.clone(), r.clone()]).unwrap();
+        assert!(c.reader().exists(&r.join("a")).unwrap());
+        assert!(c.reader().meta(&gone.join("x")).is_err(), "nothing under a missing root is reachable");
+    }
+
+    #[test]
+    fn replace_never_touches_a_file_named_like_its_temporary() {
+        let (_t, r) = area();
+        fs::write(r.join("f.txt"), b"old").unwrap();
+        fs::write(r.join(".f.txt.smart-tmp"), b"the person's").unwrap();
+        let c = Confined::open(std::slice::from_ref(&r)).unwrap();
+        c.writer().replace(&r.join("f.txt"), b"new").unwrap();
+        assert_eq!(fs::read(r.join("f.txt")).unwrap(), b"new");
+        assert_eq!(fs::read(r.join(".f.txt.smart-tmp")).unwrap(), b"the person's");
     }
 
     #[test]
