@@ -313,11 +313,53 @@ impl Writer<'_> {
         Ok((dir, rel))
     }
 
-    /// Renames within or across areas (fails with the OS's cross-device error between
-    /// filesystems; the caller copies then).
+    /// Renames within or across areas, replacing whatever is at `to` (only for SMART's own
+    /// temporary files; moves of the person's files use [`Writer::rename_new`]).
     pub fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         let (fd, fr) = self.locate(from)?;
         let (td, tr) = self.locate(to)?;
+        fd.rename(&fr, td, &tr)
+    }
+
+    /// Renames within or across areas, failing with `AlreadyExists` if anything is at `to` —
+    /// atomically where the OS can (`renameat2(RENAME_NOREPLACE)` on Linux, `RENAME_EXCL` on
+    /// macOS), so a file that appears between a check and the move is never overwritten. Fails
+    /// with the OS's cross-device error between filesystems (the caller copies then).
+    pub fn rename_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let (fd, fr) = self.locate(from)?;
+        let (td, tr) = self.locate(to)?;
+        #[cfg(any(target_os = "linux", target_os = "macos"))]
+        {
+            // The parents are opened beneath the areas (confined); the last step is by name.
+            let parent_dir = |d: &Dir, rel: &Path| -> io::Result<(Dir, OsString)> {
+                let name = rel.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no name"))?;
+                let parent = rel.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+                Ok((d.open_dir(parent)?, name.to_os_string()))
+            };
+            let (from_dir, from_name) = parent_dir(fd, &fr)?;
+            let (to_dir, to_name) = parent_dir(td, &tr)?;
+            match rustix::fs::renameat_with(
+                &from_dir,
+                &from_name,
+                &to_dir,
+                &to_name,
+                rustix::fs::RenameFlags::NOREPLACE,
+            ) {
+                Ok(()) => return Ok(()),
+                Err(e) if e == rustix::io::Errno::EXIST => {
+                    return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", to.display())));
+                }
+                // Filesystems without the flag (some network and FUSE ones) fall through.
+                Err(e)
+                    if e == rustix::io::Errno::INVAL
+                        || e == rustix::io::Errno::NOSYS
+                        || e == rustix::io::Errno::NOTSUP => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        if self.exists(to)? {
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", to.display())));
+        }
         fd.rename(&fr, td, &tr)
     }
 
@@ -486,6 +528,20 @@ mod tests {
         c.writer().replace(&r.join("f.txt"), b"new").unwrap();
         assert_eq!(fs::read(r.join("f.txt")).unwrap(), b"new");
         assert_eq!(fs::read(r.join(".f.txt.smart-tmp")).unwrap(), b"the person's");
+    }
+
+    #[test]
+    fn a_move_never_overwrites_even_a_file_that_appeared_after_the_check() {
+        let (_t, r) = area();
+        fs::write(r.join("a"), b"mine").unwrap();
+        fs::write(r.join("b"), b"precious").unwrap();
+        fs::create_dir(r.join("sub")).unwrap();
+        let c = Confined::open(std::slice::from_ref(&r)).unwrap();
+        let err = c.writer().rename_new(&r.join("a"), &r.join("b")).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists, "{err}");
+        assert_eq!(fs::read(r.join("b")).unwrap(), b"precious");
+        c.writer().rename_new(&r.join("a"), &r.join("sub/a")).unwrap();
+        assert_eq!(fs::read(r.join("sub/a")).unwrap(), b"mine");
     }
 
     #[test]

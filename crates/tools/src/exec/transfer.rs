@@ -20,7 +20,7 @@ const CROSS_DEVICE: i32 = 18; // EXDEV
 
 /// Moves `from` to `to`. The caller has checked that `to` does not exist and its parent does.
 pub(crate) fn move_path(w: Writer<'_>, from: &Path, to: &Path) -> Result<(), String> {
-    match w.rename(from, to) {
+    match w.rename_new(from, to) {
         Ok(()) => Ok(()),
         Err(e) if is_cross_device(&e) => copy_then_remove(w, from, to),
         Err(e) => Err(format!("cannot move {} to {}: {e}", from.display(), to.display())),
