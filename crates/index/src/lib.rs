@@ -71,6 +71,7 @@ mod report;
 mod roots;
 mod schema;
 mod search;
+mod snippet;
 mod store;
 mod sync;
 mod walk;

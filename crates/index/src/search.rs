@@ -6,8 +6,9 @@
 //! The recency factor and the final order are computed here, in Rust, where the half-life
 //! formula and the path tie-break are plain code rather than SQL arithmetic. Only what ranking
 //! needs crosses into Rust for each match (id, path, time, bm25); the best `limit` are picked in
-//! linear time, and only they get their details and snippet, in one more statement (FTS5's
-//! `snippet()`: `«` and `»` around matched words, `…` where text was cut, about 12 words).
+//! linear time, and only they get their details and snippet, in one more statement (the
+//! snippet cut in one pass by [`crate::snippet`]: `«` and `»` around the first matched word,
+//! `…` where text was cut, 12 words).
 //!
 //! **Cost.** bm25 is computed for every match, so a query costs in proportion to how many
 //! entries its words match (a few µs each on a 2-core laptop). A selective word, or several
@@ -65,12 +66,13 @@ WHERE docs_fts MATCH ?1
   AND (?5 IS NULL OR d.kind = ?5)
   AND (?6 IS NULL OR d.modified_ms >= ?6)";
 
-/// The rest of each returned hit, in one pass over the match: per-row `MATCH … AND rowid = ?`
-/// lookups would each seek through the term's whole doclist again.
+/// The rest of each returned hit, by id; the snippet is cut from the text in Rust
+/// ([`crate::snippet`]), because FTS5's `snippet()` is quadratic on a long text with many
+/// matches.
 const DETAILS: &str = "
-SELECT d.id, d.kind, d.size, d.blake3, snippet(docs_fts, -1, '«', '»', '…', 12)
-FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid
-WHERE docs_fts MATCH ?1 AND docs_fts.rowid IN (SELECT value FROM json_each(?2))";
+SELECT d.id, d.kind, d.size, d.blake3, f.body, f.name
+FROM docs d JOIN docs_fts f ON f.rowid = d.id
+WHERE d.id IN (SELECT value FROM json_each(?1))";
 
 fn candidates(conn: &Connection, expr: &str, q: &Query) -> Result<Vec<Candidate>, IndexError> {
     let prefix = q.path_prefix.as_deref().map(|p| p.trim_end_matches(SEP)).filter(|p| !p.is_empty());
@@ -102,11 +104,18 @@ struct Details {
 }
 
 /// The details of each of `ids`, by id.
-fn details(conn: &Connection, expr: &str, ids: &[i64]) -> Result<HashMap<i64, Details>, IndexError> {
+fn details(conn: &Connection, words: &[String], ids: &[i64]) -> Result<HashMap<i64, Details>, IndexError> {
     let list = format!("[{}]", ids.iter().map(i64::to_string).collect::<Vec<_>>().join(","));
+    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
     let mut st = conn.prepare_cached(DETAILS)?;
-    let rows = st.query_map(params![expr, list], |r| {
-        Ok((r.get(0)?, Details { kind: r.get(1)?, size: r.get(2)?, blake3: r.get(3)?, snippet: r.get(4)? }))
+    let rows = st.query_map(params![list], |r| {
+        let body: Option<String> = r.get(4)?;
+        let name: Option<String> = r.get(5)?;
+        let snippet = match body.as_deref().filter(|b| !b.is_empty()) {
+            Some(b) => crate::snippet::snippet(b, &lower),
+            None => crate::snippet::snippet(name.as_deref().unwrap_or_default(), &lower),
+        };
+        Ok((r.get(0)?, Details { kind: r.get(1)?, size: r.get(2)?, blake3: r.get(3)?, snippet }))
     })?;
     Ok(rows.collect::<Result<HashMap<_, _>, _>>()?)
 }
@@ -142,7 +151,7 @@ pub(crate) fn search(conn: &Connection, q: &Query, now_ms: u64) -> Result<Vec<Hi
     }
     ranked.sort_by(order);
     let ids: Vec<i64> = ranked.iter().map(|r| r.2.id).collect();
-    let mut more = details(conn, &expr, &ids)?;
+    let mut more = details(conn, &words, &ids)?;
     let mut hits = Vec::with_capacity(ranked.len());
     for (score, recency, c) in ranked {
         // Gone only if another connection removed it between the two statements.
