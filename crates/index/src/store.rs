@@ -123,7 +123,7 @@ pub(crate) fn name_words(name: &str) -> String {
     if humps { format!("{name} {split}") } else { name.to_string() }
 }
 
-/// Writes an entry: updates row `id` when given, inserts otherwise.
+/// Writes an entry: updates the row at `path` (whose id the caller knows as `id`), or inserts.
 pub(crate) fn put(
     conn: &Connection,
     id: Option<i64>,
@@ -136,43 +136,24 @@ pub(crate) fn put(
     let size = int(x.stamp.size);
     let modified = int(x.stamp.modified_ms());
     let text_indexed = x.text.is_some();
-    let id = match id {
-        Some(id) => {
-            conn.prepare_cached(
-                "UPDATE docs SET kind = ?2, size = ?3, mtime_ns = ?4, modified_ms = ?5, blake3 = ?6,
-                 text_indexed = ?7, indexed_at_ms = ?8 WHERE id = ?1",
-            )?
-            .execute(params![
-                id,
-                x.kind.as_str(),
-                size,
-                x.stamp.mtime_ns,
-                modified,
-                x.blake3,
-                text_indexed,
-                int(now_ms)
-            ])?;
-            conn.prepare_cached("DELETE FROM docs_fts WHERE rowid = ?1")?.execute([id])?;
-            id
-        }
-        None => {
-            conn.prepare_cached(
-                "INSERT INTO docs (path, kind, size, mtime_ns, modified_ms, blake3, text_indexed, indexed_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )?
-            .execute(params![
-                path,
-                x.kind.as_str(),
-                size,
-                x.stamp.mtime_ns,
-                modified,
-                x.blake3,
-                text_indexed,
-                int(now_ms)
-            ])?;
-            conn.last_insert_rowid()
-        }
-    };
+    // One upsert keyed by path (the row id is kept on update, so the text row keyed by it is
+    // replaced below); the old text row, if any, goes first.
+    if let Some(id) = id {
+        conn.prepare_cached("DELETE FROM docs_fts WHERE rowid = ?1")?.execute([id])?;
+    }
+    let id: i64 = conn
+        .prepare_cached(
+            "INSERT INTO docs (path, kind, size, mtime_ns, modified_ms, blake3, text_indexed, indexed_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             ON CONFLICT (path) DO UPDATE SET kind = excluded.kind, size = excluded.size,
+                 mtime_ns = excluded.mtime_ns, modified_ms = excluded.modified_ms, blake3 = excluded.blake3,
+                 text_indexed = excluded.text_indexed, indexed_at_ms = excluded.indexed_at_ms
+             RETURNING id",
+        )?
+        .query_row(
+            params![path, x.kind.as_str(), size, x.stamp.mtime_ns, modified, x.blake3, text_indexed, int(now_ms)],
+            |r| r.get(0),
+        )?;
     conn.prepare_cached("INSERT INTO docs_fts (rowid, name, folders, body) VALUES (?1, ?2, ?3, ?4)")?
         .execute(params![id, name_words(name), folders, x.text.as_deref().unwrap_or("")])?;
     Ok(())

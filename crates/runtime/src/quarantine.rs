@@ -38,13 +38,21 @@ impl Engine {
     pub fn quarantine_list(&self) -> Result<Vec<Batch>, RuntimeError> {
         let qdir = self.places().quarantine;
         let mut made: BTreeMap<String, (u64, String, u64)> = BTreeMap::new();
-        let (tail, _) = self.ledger().tail()?;
-        for row in self.ledger().list(1, Some("committed"), usize::try_from(tail).unwrap_or(usize::MAX))? {
-            if let Ok(KernelEvent::Committed { tool, output, .. }) = row.event()
-                && matches!(tool.as_str(), "fs.quarantine" | "fs.compact")
-                && let Some(b) = output.get("batch").and_then(Value::as_str)
-            {
-                made.insert(b.to_string(), (row.seq, tool, row.at_ms));
+        // Only the commits of the two tools that make batches come back (SQLite filters the
+        // payloads), not the whole ledger.
+        for tool in ["fs.quarantine", "fs.compact"] {
+            let filter = smart_ledger::EventFilter {
+                kinds: vec!["committed".into()],
+                tool: Some(tool.into()),
+                ..smart_ledger::EventFilter::default()
+            };
+            let n = usize::try_from(self.ledger().count(&filter)?).unwrap_or(usize::MAX);
+            for row in self.ledger().page(&filter, 0, n)? {
+                if let Ok(KernelEvent::Committed { tool, output, .. }) = row.event()
+                    && let Some(b) = output.get("batch").and_then(Value::as_str)
+                {
+                    made.insert(b.to_string(), (row.seq, tool, row.at_ms));
+                }
             }
         }
         let mut out = Vec::new();
