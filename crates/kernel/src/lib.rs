@@ -22,6 +22,7 @@ pub mod canonical;
 pub mod capability;
 pub mod error;
 pub mod event;
+pub mod gate_proposal;
 pub mod kernel;
 pub mod layer;
 pub mod lease;
