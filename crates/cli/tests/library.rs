@@ -13,25 +13,6 @@ fn json_lines(s: &Smart, args: &[&str]) -> Vec<Value> {
     serde_json::Deserializer::from_str(&text).into_iter::<Value>().map(Result::unwrap).collect()
 }
 
-/// Commits a lease and climbs to L3 with a move of a file of its own.
-fn climb_to_l3(s: &mut Smart) {
-    s.commit_lease();
-    let root = s.root.display().to_string();
-    s.write("climb/seed.txt", "seed");
-    assert_eq!(s.call("fs.scan", &format!(r#"{{"path": "{root}/climb"}}"#)).0, 0);
-    assert_eq!(s.call("cluster.duplicates", &format!(r#"{{"path": "{root}/climb"}}"#)).0, 0);
-    s.advance(2_000);
-    let (c, v) = s.call(
-        "propose.move",
-        &format!(r#"{{"moves": [{{"from": "{root}/climb/seed.txt", "to": "{root}/climb/moved.txt"}}]}}"#),
-    );
-    assert_eq!(c, 0, "{v}");
-    s.advance(5_000);
-    let (c, v) = s.call("apply.move", &format!(r#"{{"proposal": "{}"}}"#, v["artifact"].as_str().unwrap()));
-    assert_eq!(c, 0, "{v}");
-    s.advance(15_000);
-}
-
 #[test]
 fn the_index_is_built_searched_and_refuses_searches_outside_the_roots() {
     let s = Smart::init(None);
@@ -78,7 +59,7 @@ fn quarantine_list_restore_and_purge_through_the_cli() {
     let mut s = Smart::init(None);
     s.write("junk/a.tmp", "a");
     s.write("junk/b.tmp", "bb");
-    climb_to_l3(&mut s);
+    s.climb_to_l3();
     let junk = s.root.join("junk").display().to_string();
     let (c, v) = s.call("fs.quarantine", &format!(r#"{{"paths": ["{junk}"]}}"#));
     assert_eq!((c, v["outcome"].as_str()), (4, Some("pending")), "{v}");
@@ -153,7 +134,7 @@ fn a_record_is_stored_read_back_and_undone_by_saying_undo_that() {
 fn rebuild_index_waits_for_approval_and_replaces_the_index_with_a_complete_one() {
     let mut s = Smart::init(None);
     s.write("notes/a.md", "alpha words");
-    climb_to_l3(&mut s);
+    s.climb_to_l3();
     let (c, v) = s.call("rebuild.index", "{}");
     assert_eq!((c, v["outcome"].as_str()), (4, Some("pending")), "an L4 call always waits: {v}");
     assert!(!s.data.join("index.db").exists(), "nothing was built before approval");

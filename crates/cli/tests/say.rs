@@ -36,29 +36,6 @@ fn events(s: &Smart, kind: &str) -> Vec<Value> {
     v["events"].as_array().cloned().unwrap_or_default()
 }
 
-/// L0 → L1 → L2 → L3 under a lease, walking the clock through each time gate, so that an L4
-/// proposal meets every check but its own tier.
-fn climb_to_l3(s: &mut Smart) {
-    s.commit_lease();
-    let root = s.root.display().to_string();
-    s.write("docs/a.txt", "same");
-    s.write("docs/b.txt", "same");
-    let (c, _) = s.call("fs.scan", &format!(r#"{{"path": "{root}/docs"}}"#));
-    assert_eq!(c, 0);
-    let (c, _) = s.call("cluster.duplicates", &format!(r#"{{"path": "{root}/docs"}}"#));
-    assert_eq!(c, 0);
-    s.advance(2_000);
-    let (c, v) = s.call(
-        "propose.move",
-        &format!(r#"{{"moves": [{{"from": "{root}/docs/b.txt", "to": "{root}/docs/b-copy.txt"}}]}}"#),
-    );
-    assert_eq!(c, 0, "{v}");
-    s.advance(5_000);
-    let (c, v) = s.call("apply.move", &format!(r#"{{"proposal": "{}"}}"#, v["artifact"].as_str().unwrap()));
-    assert_eq!(c, 0, "{v}");
-    s.advance(15_000);
-}
-
 #[test]
 fn a_model_proposal_over_a_real_folder_is_admitted_and_committed() {
     let s = Smart::init(None);
@@ -85,7 +62,7 @@ fn a_model_proposal_over_a_real_folder_is_admitted_and_committed() {
 fn asking_the_model_to_delete_produces_a_pending_tier_3_call_never_an_execution() {
     let mut s = Smart::init(None);
     require_model(&s);
-    climb_to_l3(&mut s);
+    s.climb_to_l3();
     let victim = s.write("old.log", "keep me until approved");
     let before = snapshot(&s.root);
     let (code, v) = say(&s, &["--no-templates", "delete the file old.log"]);

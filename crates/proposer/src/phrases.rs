@@ -236,7 +236,7 @@ fn replace_in(text: &str, lower: &str, base: &str) -> Option<(String, Value)> {
 }
 
 /// Lower-cases nothing, trims politeness and end punctuation.
-fn normalise(utterance: &str) -> String {
+pub fn normalise(utterance: &str) -> String {
     let mut s = utterance.trim().trim_end_matches(['.', '!', '?']).trim().to_string();
     loop {
         let lower = s.to_ascii_lowercase();

@@ -542,8 +542,7 @@ impl Assistant {
     /// an undo of event 0, which the kernel refuses with its reason ("not a committed reversible
     /// call"), so the person hears why.
     fn undo_request(&self, text: &str) -> Option<u64> {
-        let lower = text.trim().trim_end_matches(['.', '!', '?']).trim().to_lowercase();
-        let lower = lower.strip_prefix("please ").unwrap_or(&lower);
+        let lower = phrases::normalise(text).to_lowercase();
         const UNDO: &[&str] = &[
             "undo",
             "undo that",
@@ -556,7 +555,7 @@ impl Assistant {
             "put it back",
             "put them back",
         ];
-        if !UNDO.contains(&lower) {
+        if !UNDO.contains(&lower.as_str()) {
             return None;
         }
         let state = self.engine.state();

@@ -370,7 +370,7 @@ impl Engine {
     }
 
     fn execute(&mut self, corr: &str, admitted: &AdmittedCall) -> Result<CallReport, RuntimeError> {
-        let result: Result<ToolOutput, String> = self.executor().execute(admitted);
+        let result: Result<ToolOutput, String> = self.executor(admitted.tool()).execute(admitted);
         let receipt = self.kernel.receipt(admitted, result);
         let now = self.now();
         let seqs = self.commit(corr, vec![receipt.clone()], now)?;
@@ -391,22 +391,30 @@ impl Engine {
         })
     }
 
-    /// The executor for this data dir: its roots, quarantine, index and record store, the
-    /// kernel's status for `orbit.get_context`, and the time.
-    fn executor(&self) -> smart_tools::Executor {
+    /// The executor for this data dir and the time; for `orbit.get_context` (only — the status
+    /// is not built for every call), the kernel's status and the visible tools.
+    fn executor(&self, tool: &str) -> smart_tools::Executor {
         let now = self.now();
+        let executor = smart_tools::Executor::new(self.places()).with_now(now.0);
+        if tool != "orbit.get_context" {
+            return executor;
+        }
         let mut context = smart_kernel::status::status(&self.state, self.kernel.policy(), now);
         if let Some(obj) = context.as_object_mut() {
             let visible: Vec<&String> = self.state.scope.as_ref().map(|t| t.tools.iter().collect()).unwrap_or_default();
             obj.insert("visible_tools".into(), json!(visible));
         }
-        smart_tools::Executor::new(self.places()).with_context(context).with_now(now.0)
+        executor.with_context(context)
+    }
+
+    /// The kernel's view of the world: the filesystem, this ledger's artifacts, the record store.
+    fn world(&self) -> LedgerWorld<'_> {
+        LedgerWorld { ledger: &self.ledger, state: &self.state, records: self.dir.records() }
     }
 
     /// Where executors work, for this data dir.
     pub fn places(&self) -> smart_tools::Places {
-        let roots = self.kernel.policy().roots.iter().map(PathBuf::from).collect();
-        smart_tools::Places::in_data_dir(roots, self.dir.path())
+        self.dir.places(self.kernel.policy().roots.iter().map(PathBuf::from).collect())
     }
 
     /// Catches up with events another process (the app, another `smart`) appended since this
@@ -440,7 +448,7 @@ impl Engine {
         let scope_id = self.state.scope.as_ref().map(|t| t.id.to_hex()).unwrap_or_default();
         let call = ProposedCall { tool: tool.to_string(), args, scope_id, source, risk_hint: None, snapshot: None };
         let d = {
-            let world = LedgerWorld { ledger: &self.ledger, state: &self.state, records: self.dir.records() };
+            let world = self.world();
             self.kernel.propose(&self.state, call, now, &world)?
         };
         self.settle(&corr(), d, now)
@@ -464,7 +472,7 @@ impl Engine {
         let now = self.now();
         let denied = signal.decision == smart_kernel::Decision::Deny;
         let d = {
-            let world = LedgerWorld { ledger: &self.ledger, state: &self.state, records: self.dir.records() };
+            let world = self.world();
             self.kernel.signal(&self.state, signal, now, &world)?
         };
         let mut report = self.settle(&corr(), d, now)?;
@@ -545,7 +553,7 @@ impl Engine {
             None => KernelEvent::UndoRequested { target_seq: seq },
         };
         let d = {
-            let world = LedgerWorld { ledger: &self.ledger, state: &self.state, records: self.dir.records() };
+            let world = self.world();
             self.kernel.propose_undo(&self.state, seq, &committed, now, &world)?
         };
         self.settle(&corr(), d, now)

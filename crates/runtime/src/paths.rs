@@ -29,6 +29,11 @@ impl DataDir {
         self.root.join("index.db")
     }
 
+    /// Where executors work: the allowed roots and SMART's own places in this data dir.
+    pub fn places(&self, roots: Vec<PathBuf>) -> smart_tools::Places {
+        smart_tools::Places { roots, quarantine: self.quarantine(), index: self.index(), records: self.records() }
+    }
+
     /// A readable copy of the policy in force (the authoritative one is in the genesis event).
     pub fn policy_copy(&self) -> PathBuf {
         self.root.join("policy.toml")

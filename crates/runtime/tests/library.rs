@@ -20,7 +20,7 @@ fn the_watchers_paths_update_the_index_without_a_full_walk() {
     let root = base.join("root");
     std::fs::create_dir_all(root.join("notes")).unwrap();
     std::fs::write(root.join("notes/old.md"), "nothing about it yet").unwrap();
-    let places = smart_tools::Places::in_data_dir(vec![root.clone()], &base.join("data"));
+    let places = smart_runtime::DataDir::new(base.join("data")).places(vec![root.clone()]);
     std::fs::create_dir_all(base.join("data")).unwrap();
 
     let full = update_index(&places, NOW, None, &mut |_, _| {}).unwrap();

@@ -102,6 +102,29 @@ impl Smart {
         v["events"].as_u64().unwrap()
     }
 
+    /// L0 → L1 → L2 → L3 under a lease, walking the clock through each time gate, so that an L4
+    /// proposal meets every check but its own tier.
+    pub fn climb_to_l3(&mut self) {
+        self.commit_lease();
+        let root = self.root.display().to_string();
+        self.write("docs/a.txt", "same");
+        self.write("docs/b.txt", "same");
+        let (c, _) = self.call("fs.scan", &format!(r#"{{"path": "{root}/docs"}}"#));
+        assert_eq!(c, 0);
+        let (c, _) = self.call("cluster.duplicates", &format!(r#"{{"path": "{root}/docs"}}"#));
+        assert_eq!(c, 0);
+        self.advance(2_000);
+        let (c, v) = self.call(
+            "propose.move",
+            &format!(r#"{{"moves": [{{"from": "{root}/docs/b.txt", "to": "{root}/docs/b-copy.txt"}}]}}"#),
+        );
+        assert_eq!(c, 0, "{v}");
+        self.advance(5_000);
+        let (c, v) = self.call("apply.move", &format!(r#"{{"proposal": "{}"}}"#, v["artifact"].as_str().unwrap()));
+        assert_eq!(c, 0, "{v}");
+        self.advance(15_000);
+    }
+
     pub fn commit_lease(&self) {
         let (c, _) = self.json(&[
             "lease",

@@ -70,18 +70,6 @@ pub struct Places {
     pub records: PathBuf,
 }
 
-impl Places {
-    /// The usual layout under a data dir.
-    pub fn in_data_dir(roots: Vec<PathBuf>, data_dir: &Path) -> Places {
-        Places {
-            roots,
-            quarantine: data_dir.join("quarantine"),
-            index: data_dir.join("index.db"),
-            records: data_dir.join("records.db"),
-        }
-    }
-}
-
 /// Runs admitted calls.
 #[derive(Clone, Debug)]
 pub struct Executor {

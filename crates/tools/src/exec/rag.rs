@@ -99,12 +99,13 @@ pub(crate) fn assemble(call: &AdmittedCall, r: Reader<'_>, index: &Path) -> Resu
             continue;
         }
         let take: String = text.chars().take(left).collect();
+        let taken = take.chars().count();
         let truncated = take.len() < text.len();
-        left -= take.chars().count();
+        left -= taken;
         items.push(json!({
             "id": id,
             "blake3": doc.blake3,
-            "tokens": take.chars().count().div_ceil(CHARS_PER_TOKEN),
+            "tokens": taken.div_ceil(CHARS_PER_TOKEN),
             "truncated": truncated,
             "text": take,
         }));
