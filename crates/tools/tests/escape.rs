@@ -1567,6 +1567,13 @@ fn escape_attempt_summary() {
         *per_tool.entry(tool).or_default() += 1;
     }
     let total: usize = per_tool.values().sum();
+    // The figure quoted is only honest if every tool that takes a path got every pattern, and
+    // both kinds of swap were tried.
+    for spec in smart_tools::specs().iter().filter(|s| !s.path_args.is_empty()) {
+        let n = per_tool.get(spec.name.as_str()).copied().unwrap_or(0);
+        assert!(n >= patterns, "{} got {n} escape attempts, fewer than the {patterns} patterns", spec.name);
+    }
+    assert!(!RACES.is_empty() && !STALE.is_empty(), "the swap suites are empty");
     eprintln!("escape attempts per tool:");
     for (tool, n) in &per_tool {
         eprintln!("  {tool:28} {n}");
