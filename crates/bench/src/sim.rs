@@ -162,6 +162,7 @@ impl Sim {
             source: CallSource::Model,
             risk_hint: None,
             snapshot: None,
+            work_order: None,
         }
     }
 

@@ -47,6 +47,7 @@ pub(crate) enum Mode {
 }
 
 pub(crate) struct Checked {
+    pub work_order: Option<String>,
     pub call: ResolvedCall,
     pub tier: Tier,
     pub artifact: Option<Artifact>,
@@ -170,8 +171,30 @@ pub(crate) fn check(
     if let Some(outside) = call.paths.iter().find(|p| !token.covers_path(p)) {
         return Err(scope_refusal(format!("{outside} is outside the scope's roots")));
     }
+    // A scoped work order narrows the scope further: its own tools, its own lease epoch.
+    if let Some(id) = &proposed.work_order {
+        let refuse = |why: String| Refusal::new(C::WorkOrderInvalid, why);
+        let Some(order) = state.work_orders.get(id) else {
+            return Err(refuse(format!("work order {id} is not open (closed, or its lease ended)")));
+        };
+        if order.epoch != state.epoch || state.active_lease(now).is_none_or(|l| l.id != order.lease) {
+            return Err(refuse(format!("work order {id} belongs to a lease that is no longer active")));
+        }
+        if !order.tools.contains(&call.tool) {
+            return Err(refuse(format!("{} is outside work order {id}'s tools", call.tool)));
+        }
+    }
 
-    // 4. Ceiling from lease and stance.
+    // 4. Ceiling from bootstrap, lease and stance.
+    if call.layer > Layer::L2 && state.bootstrap_restricts() {
+        return Err(Refusal::new(
+            C::BootstrapMode,
+            format!(
+                "{} is {}: while SMART is getting to know you it only proposes (up to L2); say you are ready, or skip the introduction (`smart bootstrap skip`)",
+                call.tool, call.layer
+            ),
+        ));
+    }
     if call.layer > Layer::L1 {
         if state.active_lease(now).is_none() {
             return Err(Refusal::new(
@@ -293,7 +316,7 @@ pub(crate) fn check(
         }
     }
 
-    Ok(Checked { call, tier, artifact, inputs, admissible_at })
+    Ok(Checked { work_order: proposed.work_order.clone(), call, tier, artifact, inputs, admissible_at })
 }
 
 /// The highest layer a stance allows (design.md §4).

@@ -41,6 +41,9 @@ pub struct ProposedCall {
     /// Path → content hash the proposer saw; if given, it must still hold (snapshot freshness).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<BTreeMap<String, Hash>>,
+    /// The scoped work order proposing it: admitted only within the order's scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work_order: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,16 +6,21 @@
 //! it is.
 
 use crate::approval::UserSignal;
+use crate::bootstrap::BootstrapInput;
 use crate::call::{ProposedCall, ResolvedCall};
 use crate::canonical::Hash;
+use crate::gate_controller::Verdict;
+use crate::gate_proposal::{GateProposal, ReadTrigger};
 use crate::layer::Layer;
 use crate::lease::Lease;
+use crate::memory::{ArtifactDraft, DecisionDraft, Freshness, ProgressUpdate, SignalKind, SlowWrite};
 use crate::policy::Policy;
 use crate::refusal::RefusalCode;
 use crate::scope::ScopeToken;
 use crate::stance::{GateAct, Stance};
 use crate::tier::Tier;
 use crate::time::Millis;
+use crate::work_order::WorkOrder;
 use crate::world::Artifact;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -74,6 +79,9 @@ pub enum KernelEvent {
         inputs: BTreeMap<String, Option<Hash>>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pending_id: Option<String>,
+        /// The scoped work order that proposed it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        work_order: Option<String>,
     },
     /// The execution receipt of an admitted call (seed 000 §7.4).
     Committed {
@@ -138,6 +146,10 @@ pub enum KernelEvent {
         from: Stance,
         to: Stance,
         act: GateAct,
+        /// Slow-memory writes made at this gate (see `memory::write_policy`): the only way slow
+        /// memory changes.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        writes: Vec<SlowWrite>,
     },
     GateRefused {
         act: GateAct,
@@ -149,6 +161,9 @@ pub enum KernelEvent {
         signal: UserSignal,
         reason: String,
         cancelled: Vec<String>,
+        /// The emergency decision it logs (absent in ledgers recorded before the decision log).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision: Option<DecisionDraft>,
     },
     UndoRequested {
         target_seq: u64,
@@ -164,6 +179,48 @@ pub enum KernelEvent {
         component: String,
         reason: String,
         restart_in_ms: u64,
+    },
+    /// A proposal waits in the buffer for the gate controller.
+    GateProposed {
+        proposal: GateProposal,
+    },
+    /// The gate controller read the buffer: every proposal with its verdict, in merge order.
+    /// The accepted acts follow as their own events.
+    ProposalsRead {
+        trigger: ReadTrigger,
+        verdicts: Vec<Verdict>,
+    },
+    /// Fast memory: the fast loop's progress update.
+    ProgressNoted {
+        update: ProgressUpdate,
+    },
+    /// The decay manager: progress passed its staleness clock.
+    ProgressStaled {},
+    /// Fast memory: an interaction signal.
+    SignalNoted {
+        signal: SignalKind,
+        text: String,
+    },
+    /// Bridge memory: an artifact registered (or re-registered) by the person or a work order.
+    ArtifactRegistered {
+        artifact: ArtifactDraft,
+        owner: String,
+    },
+    /// The decay manager: an artifact's freshness decayed.
+    ArtifactDecayed {
+        pointer: String,
+        freshness: Freshness,
+    },
+    WorkOrderOpened {
+        order: WorkOrder,
+    },
+    WorkOrderClosed {
+        id: String,
+        reason: String,
+    },
+    /// One step of the first-contact protocol.
+    BootstrapStepped {
+        input: BootstrapInput,
     },
 }
 
@@ -196,6 +253,16 @@ impl KernelEvent {
             KernelEvent::UndoRequested { .. } => "undo_requested",
             KernelEvent::UndoAdmitted { .. } => "undo_admitted",
             KernelEvent::Fault { .. } => "fault",
+            KernelEvent::GateProposed { .. } => "gate_proposed",
+            KernelEvent::ProposalsRead { .. } => "proposals_read",
+            KernelEvent::ProgressNoted { .. } => "progress_noted",
+            KernelEvent::ProgressStaled { .. } => "progress_staled",
+            KernelEvent::SignalNoted { .. } => "signal_noted",
+            KernelEvent::ArtifactRegistered { .. } => "artifact_registered",
+            KernelEvent::ArtifactDecayed { .. } => "artifact_decayed",
+            KernelEvent::WorkOrderOpened { .. } => "work_order_opened",
+            KernelEvent::WorkOrderClosed { .. } => "work_order_closed",
+            KernelEvent::BootstrapStepped { .. } => "bootstrap_stepped",
         }
     }
 

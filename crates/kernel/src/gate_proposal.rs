@@ -71,6 +71,19 @@ pub enum ReadTrigger {
     Request,
 }
 
+/// Something more specific than a gate that a proposal may suggest: bootstrap's re-entry and
+/// its transition recommendations.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProposedAction {
+    /// Perception saw severe degradation: pause the commitment and listen again.
+    BootstrapReentry,
+    RemainListening,
+    OfferStructure,
+    OfferWorkOrder,
+    OfferNorthStars,
+}
+
 /// A proposal to pass a gate. It carries no authority: it is a reason for the gate controller
 /// to look.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,6 +93,48 @@ pub struct GateProposal {
     pub suggested_gate: SuggestedGate,
     pub source: GateSource,
     pub at: Millis,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<ProposedAction>,
+    /// Which evaluator, report or work order it came from, for the person's account.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+}
+
+impl GateProposal {
+    pub fn new(
+        source: GateSource,
+        suggested_gate: SuggestedGate,
+        severity: Severity,
+        reason: impl Into<String>,
+        at: Millis,
+    ) -> GateProposal {
+        GateProposal { reason: reason.into(), severity, suggested_gate, source, at, action: None, origin: None }
+    }
+
+    pub fn with_origin(mut self, origin: impl Into<String>) -> GateProposal {
+        self.origin = Some(origin.into());
+        self
+    }
+
+    pub fn with_action(mut self, action: ProposedAction) -> GateProposal {
+        self.action = Some(action);
+        self
+    }
+
+    /// The checks every proposal must pass before it may wait in the buffer.
+    pub fn check(&self) -> Result<(), BufferError> {
+        let reason = self.reason.trim();
+        if reason.is_empty() {
+            return Err(BufferError::NoReason);
+        }
+        if reason.chars().count() > MAX_REASON_CHARS {
+            return Err(BufferError::ReasonTooLong);
+        }
+        if self.origin.as_ref().is_some_and(|o| o.chars().count() > 80) {
+            return Err(BufferError::OriginTooLong);
+        }
+        Ok(())
+    }
 }
 
 /// The longest reason kept, in characters.
@@ -98,6 +153,8 @@ pub fn merge_order(a: &GateProposal, b: &GateProposal) -> Ordering {
         .then(a.suggested_gate.cmp(&b.suggested_gate))
         .then(b.severity.cmp(&a.severity))
         .then(a.reason.cmp(&b.reason))
+        .then(a.action.cmp(&b.action))
+        .then(a.origin.cmp(&b.origin))
 }
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -106,6 +163,8 @@ pub enum BufferError {
     NoReason,
     #[error("a gate proposal's reason is longer than {MAX_REASON_CHARS} characters")]
     ReasonTooLong,
+    #[error("a gate proposal's origin is longer than 80 characters")]
+    OriginTooLong,
     #[error("the proposal buffer is full ({MAX_BUFFERED}) and this proposal ranks below all of them")]
     Full,
 }
@@ -120,13 +179,7 @@ impl ProposalBuffer {
     /// Adds a proposal. When full, the lowest-ranked proposal held makes room for a higher one;
     /// returns the one dropped, if any.
     pub fn push(&mut self, p: GateProposal) -> Result<Option<GateProposal>, BufferError> {
-        let reason = p.reason.trim();
-        if reason.is_empty() {
-            return Err(BufferError::NoReason);
-        }
-        if reason.chars().count() > MAX_REASON_CHARS {
-            return Err(BufferError::ReasonTooLong);
-        }
+        p.check()?;
         if self.waiting.len() < MAX_BUFFERED {
             self.waiting.push(p);
             return Ok(None);
@@ -185,6 +238,8 @@ mod tests {
             suggested_gate: SuggestedGate::Evaluation,
             source,
             at: Millis(at),
+            action: None,
+            origin: None,
         }
     }
 

@@ -11,20 +11,27 @@
 
 use crate::admission::{self, Checked, Mode};
 use crate::approval::{Decision as SignalDecision, UserSignal};
+use crate::bootstrap::{BootstrapInput, Recommendation};
 use crate::call::{AdmittedCall, ProposedCall, ResolvedCall};
 use crate::canonical::{Hash, hash_of};
+use crate::decay;
 use crate::error::KernelError;
 use crate::event::{KernelEvent, PendingCall};
+use crate::gate_controller::{self, Effect, LeaseView, Situation, VerdictKind};
+use crate::gate_proposal::{GateProposal, GateSource, ProposedAction, ReadTrigger, Severity, SuggestedGate};
 use crate::layer::Layer;
 use crate::lease::{Lease, LeaseDraft, LeaseState};
+use crate::memory::{ArtifactDraft, Confidence, DecisionDraft, ProgressUpdate, SignalKind, SlowWrite};
 use crate::orbit::{self, ScopeRequest};
 use crate::policy::Policy;
 use crate::refusal::{Refusal, RefusalCode as C};
 use crate::stance::{self, GateAct, Stance};
 use crate::state::KernelState;
+use crate::state::REGISTRANT_PERSON;
 use crate::tier::{Tier, is_sensitive};
 use crate::time::Millis;
 use crate::tool::{Registry, Reversibility};
+use crate::work_order::WorkOrder;
 use crate::world::{Artifact, World};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -314,37 +321,284 @@ impl Kernel {
         }
         let cancelled: Vec<String> = b.state.pending.keys().cloned().collect();
         let from = b.state.stance;
-        b.push(KernelEvent::Emergency { signal, reason: reason.to_string(), cancelled })?;
-        b.push(KernelEvent::StanceChanged { from, to: Stance::Sensemaking, act: GateAct::Emergency })?;
+        let why = if reason.trim().is_empty() { "the person stopped the agent" } else { reason.trim() };
+        let decision = DecisionDraft {
+            decision: format!("Emergency stop: {}", crate::bootstrap::cut(why, 250)),
+            rationale: vec![crate::bootstrap::cut(why, 190)],
+            tradeoffs: format!(
+                "the lease was invalidated and {} pending call(s) cancelled; the frontier starts again at L0",
+                cancelled.len()
+            ),
+            confidence: Confidence::High,
+            revisit_triggers: vec![],
+            supersedes: None,
+        };
+        b.push(KernelEvent::Emergency { signal, reason: reason.to_string(), cancelled, decision: Some(decision) })?;
+        b.push(KernelEvent::StanceChanged { from, to: Stance::Sensemaking, act: GateAct::Emergency, writes: vec![] })?;
         self.reissue_scope(&mut b)?;
         Ok(b.finish(Outcome::Done))
     }
 
-    /// Time passing: pending calls and the lease expire.
+    /// The gateway pass that opens every kernel operation (seed 001's invariant flow, step 1:
+    /// "check commitment"): the decay manager's due events, then, if anything waits in the
+    /// proposal buffer, the gate controller's read.
     pub fn tick(&self, state: &KernelState, now: Millis) -> Result<Decision, KernelError> {
         let mut b = Builder::new(state, now);
         let now = b.at;
-        let expired: Vec<String> =
-            b.state.pending.values().filter(|p| now >= p.expires_at).map(|p| p.id.clone()).collect();
-        for pending_id in expired {
-            b.push(KernelEvent::PendingExpired { pending_id })?;
+        let mut lapsed = false;
+        for ev in decay::due(&b.state, now) {
+            lapsed |= matches!(ev, KernelEvent::LeaseExpired { .. });
+            b.push(ev)?;
         }
-        let lapsed = b
-            .state
-            .lease
-            .as_ref()
-            .filter(|l| l.state == LeaseState::Active && l.expires_at.is_some_and(|e| now >= e))
-            .map(|l| l.id);
-        if let Some(id) = lapsed {
-            b.push(KernelEvent::LeaseExpired { id })?;
-            if b.state.stance == Stance::Execution {
-                b.push(KernelEvent::StanceChanged {
-                    from: Stance::Execution,
-                    to: Stance::Evaluation,
-                    act: GateAct::LeaseExpiry,
-                })?;
-            }
+        if lapsed {
             self.reissue_scope(&mut b)?;
+        }
+        self.read_buffer(&mut b, ReadTrigger::GatewayPass)?;
+        Ok(b.finish(Outcome::Done))
+    }
+
+    /// The gate controller reads the buffer at the end of a turn or on request.
+    pub fn read_proposals(
+        &self,
+        state: &KernelState,
+        trigger: ReadTrigger,
+        now: Millis,
+    ) -> Result<Decision, KernelError> {
+        let mut b = Builder::new(state, now);
+        self.read_buffer(&mut b, trigger)?;
+        Ok(b.finish(Outcome::Done))
+    }
+
+    /// Gives every waiting proposal its verdict (in merge order, each judged against the stance
+    /// the accepted ones before it left), records them, then takes the accepted acts.
+    fn read_buffer(&self, b: &mut Builder, trigger: ReadTrigger) -> Result<(), KernelError> {
+        if b.state.memory.proposals().is_empty() {
+            return Ok(());
+        }
+        let waiting: Vec<GateProposal> = b.state.memory.proposals().peek().into_iter().cloned().collect();
+        let mut sit = situation(&b.state, b.at);
+        let mut verdicts = Vec::with_capacity(waiting.len());
+        let mut effects = Vec::new();
+        for p in &waiting {
+            let mut v = gate_controller::decide(p, sit);
+            match v.effect {
+                Some(Effect::Gate(act)) => match stance::next(sit.stance, act) {
+                    Some(to) => {
+                        sit.stance = to;
+                        effects.push(Effect::Gate(act));
+                    }
+                    None => {
+                        v.verdict = VerdictKind::Rejected;
+                        v.effect = None;
+                        v.reason = forbidden_reason(sit.stance, act);
+                    }
+                },
+                Some(Effect::BootstrapReentry) => {
+                    sit.bootstrap_active = true;
+                    effects.push(Effect::BootstrapReentry);
+                }
+                None => {}
+            }
+            verdicts.push(v);
+        }
+        b.push(KernelEvent::ProposalsRead { trigger, verdicts })?;
+        let mut moved = false;
+        for e in effects {
+            match e {
+                Effect::Gate(act) => {
+                    let from = b.state.stance;
+                    let Some(to) = stance::next(from, act) else { continue };
+                    b.push(KernelEvent::StanceChanged { from, to, act, writes: vec![] })?;
+                    moved = true;
+                }
+                Effect::BootstrapReentry => b.push(KernelEvent::BootstrapStepped { input: BootstrapInput::Reenter })?,
+            }
+        }
+        if moved {
+            self.reissue_scope(b)?;
+        }
+        Ok(())
+    }
+
+    /// A proposal for the buffer. Its time is the kernel's, not the proposer's: no source can
+    /// claim an earlier timestamp to win a tie.
+    pub fn propose_gate(
+        &self,
+        state: &KernelState,
+        mut proposal: GateProposal,
+        now: Millis,
+    ) -> Result<Decision, KernelError> {
+        let mut b = Builder::new(state, now);
+        proposal.at = b.at;
+        proposal.reason = proposal.reason.trim().to_string();
+        let refuse = |b: Builder, why: String| Ok(b.finish(Outcome::Refused(Refusal::new(C::ProposalInvalid, why))));
+        if let Some(origin) = proposal.origin.as_deref().filter(|o| o.starts_with(WORK_ORDER_PREFIX))
+            && (proposal.source != GateSource::TaskAgent || !b.state.work_orders.contains_key(origin))
+        {
+            return refuse(b, format!("{origin} is not an open work order proposing as a task agent"));
+        }
+        let mut probe = b.state.memory.proposals().clone();
+        if let Err(e) = probe.push(proposal.clone()) {
+            return refuse(b, e.to_string());
+        }
+        b.push(KernelEvent::GateProposed { proposal })?;
+        Ok(b.finish(Outcome::Done))
+    }
+
+    /// Fast memory: a progress update from the fast loop.
+    pub fn note_progress(
+        &self,
+        state: &KernelState,
+        update: ProgressUpdate,
+        now: Millis,
+    ) -> Result<Decision, KernelError> {
+        let b = Builder::new(state, now);
+        let problem = match (update.check(), b.state.memory.progress()) {
+            (Err(e), _) => Some(e),
+            (Ok(()), None) => Some("there is no progress state yet: it starts at the commitment gate (`smart gate commitment --stage ...`)".to_string()),
+            (Ok(()), Some(_)) => None,
+        };
+        self.memory_event(b, problem, KernelEvent::ProgressNoted { update })
+    }
+
+    /// Fast memory: an interaction signal.
+    pub fn note_signal(
+        &self,
+        state: &KernelState,
+        signal: SignalKind,
+        text: &str,
+        now: Millis,
+    ) -> Result<Decision, KernelError> {
+        let b = Builder::new(state, now);
+        let problem = crate::memory::signals::check_signal(text).err();
+        self.memory_event(b, problem, KernelEvent::SignalNoted { signal, text: text.trim().to_string() })
+    }
+
+    /// Bridge memory: the person (no work order) or an open work order registers an artifact.
+    pub fn register_artifact(
+        &self,
+        state: &KernelState,
+        artifact: ArtifactDraft,
+        work_order: Option<&str>,
+        now: Millis,
+    ) -> Result<Decision, KernelError> {
+        let b = Builder::new(state, now);
+        let owner = work_order.unwrap_or(REGISTRANT_PERSON).to_string();
+        let problem = if work_order.is_some() && !b.state.work_orders.contains_key(&owner) {
+            Some(format!("work order {owner} is not open"))
+        } else {
+            b.state.memory.artifacts().check_register(&artifact).err()
+        };
+        self.memory_event(b, problem, KernelEvent::ArtifactRegistered { artifact, owner })
+    }
+
+    fn memory_event(&self, mut b: Builder, problem: Option<String>, ev: KernelEvent) -> Result<Decision, KernelError> {
+        if let Some(why) = problem {
+            return Ok(b.finish(Outcome::Refused(Refusal::new(C::MemoryInvalid, why))));
+        }
+        b.push(ev)?;
+        Ok(b.finish(Outcome::Done))
+    }
+
+    /// A scoped work order under the active lease, with a subset of the live scope's tools.
+    pub fn open_work_order(
+        &self,
+        state: &KernelState,
+        brief: &str,
+        tools: &[String],
+        now: Millis,
+    ) -> Result<Decision, KernelError> {
+        let mut b = Builder::new(state, now);
+        let now = b.at;
+        let refuse = |b: Builder, why: String| Ok(b.finish(Outcome::Refused(Refusal::new(C::WorkOrderInvalid, why))));
+        let Some(lease) = b.state.active_lease(now).filter(|_| b.state.stance == Stance::Execution).cloned() else {
+            return refuse(
+                b,
+                "a work order inherits the scope of an active commitment: pass the commitment gate first".into(),
+            );
+        };
+        if let Err(e) = crate::work_order::check_brief(brief) {
+            return refuse(b, e);
+        }
+        let Some(token) = b.state.scope.as_ref().filter(|t| !t.revoked && now < t.expires_at) else {
+            return refuse(
+                b,
+                "there is no live scope token to inherit; ask Orbit for one (`smart scope issue`)".into(),
+            );
+        };
+        if tools.is_empty() {
+            return refuse(b, "a work order names the tools it may use".into());
+        }
+        if let Some(t) = tools.iter().find(|t| !token.tools.contains(*t)) {
+            return refuse(b, format!("{t} is not in the live scope, so a work order cannot inherit it"));
+        }
+        if b.state.work_orders.len() >= crate::work_order::MAX_OPEN {
+            return refuse(b, format!("{} work orders are already open", crate::work_order::MAX_OPEN));
+        }
+        let id = format!("{WORK_ORDER_PREFIX}{}", &hash_of(&(brief, now, b.state.seq))?.to_hex()[..8]);
+        let order = WorkOrder {
+            id,
+            brief: brief.trim().to_string(),
+            lease: lease.id,
+            epoch: b.state.epoch,
+            tools: tools.iter().cloned().collect(),
+            opened_at: now,
+        };
+        b.push(KernelEvent::WorkOrderOpened { order })?;
+        Ok(b.finish(Outcome::Done))
+    }
+
+    pub fn close_work_order(
+        &self,
+        state: &KernelState,
+        id: &str,
+        reason: &str,
+        now: Millis,
+    ) -> Result<Decision, KernelError> {
+        let mut b = Builder::new(state, now);
+        if !b.state.work_orders.contains_key(id) {
+            let r = Refusal::new(C::WorkOrderInvalid, format!("work order {id} is not open"));
+            return Ok(b.finish(Outcome::Refused(r)));
+        }
+        b.push(KernelEvent::WorkOrderClosed { id: id.to_string(), reason: reason.to_string() })?;
+        Ok(b.finish(Outcome::Done))
+    }
+
+    /// One step of the first-contact protocol; when the person has just said how to go on, the
+    /// transition proposal follows into the buffer.
+    pub fn bootstrap(&self, state: &KernelState, input: BootstrapInput, now: Millis) -> Result<Decision, KernelError> {
+        let mut b = Builder::new(state, now);
+        let now = b.at;
+        if input == BootstrapInput::Reenter {
+            let r = Refusal::new(
+                C::BootstrapInvalid,
+                "re-entry is the gate controller's verdict on a proposal, not an input",
+            );
+            return Ok(b.finish(Outcome::Refused(r)));
+        }
+        let before = b.state.bootstrap.clone();
+        let after = match crate::bootstrap::step(before.as_ref(), &input, b.state.existing_user(), now) {
+            Ok(a) => a,
+            Err(why) => return Ok(b.finish(Outcome::Refused(Refusal::new(C::BootstrapInvalid, why)))),
+        };
+        b.push(KernelEvent::BootstrapStepped { input })?;
+        if let Some(before) = before
+            && crate::bootstrap::proposes_transition(&before, &after)
+        {
+            let rec = crate::bootstrap::recommendation(&after);
+            let (gate, action) = match rec {
+                Recommendation::RemainListening => (SuggestedGate::Framing, ProposedAction::RemainListening),
+                Recommendation::OfferStructure => (SuggestedGate::Framing, ProposedAction::OfferStructure),
+                Recommendation::OfferWorkOrder => (SuggestedGate::Commitment, ProposedAction::OfferWorkOrder),
+                Recommendation::OfferNorthStars => (SuggestedGate::Framing, ProposedAction::OfferNorthStars),
+            };
+            let p = GateProposal::new(GateSource::TaskAgent, gate, Severity::Low, rec.text(), now)
+                .with_action(action)
+                .with_origin("bootstrap");
+            let mut probe = b.state.memory.proposals().clone();
+            if probe.push(p.clone()).is_ok() {
+                b.push(KernelEvent::GateProposed { proposal: p })?;
+            }
         }
         Ok(b.finish(Outcome::Done))
     }
@@ -359,6 +613,14 @@ impl Kernel {
                 GateAct::Framing,
                 C::GateForbidden,
                 format!("lease {} is active; pass the evaluation gate before drafting another", id.short()),
+            );
+        }
+        if b.state.bootstrap_restricts() {
+            return gate_refused(
+                b,
+                GateAct::Framing,
+                C::BootstrapMode,
+                "bootstrap forms no commitments until you consent; say you are ready, or skip it (`smart bootstrap skip`)".into(),
             );
         }
         let stance = b.state.stance;
@@ -401,9 +663,35 @@ impl Kernel {
 
     /// A gate act asked for by the person: framing, commitment, evaluate, renew, revise, release.
     pub fn gate(&self, state: &KernelState, act: GateAct, now: Millis) -> Result<Decision, KernelError> {
+        self.pass_gate(state, act, Vec::new(), now)
+    }
+
+    /// A gate act with the slow-memory writes the person makes at it. A write the gate does not
+    /// allow (or a malformed one) refuses the whole pass: nothing moves, nothing is written.
+    pub fn pass_gate(
+        &self,
+        state: &KernelState,
+        act: GateAct,
+        writes: Vec<SlowWrite>,
+        now: Millis,
+    ) -> Result<Decision, KernelError> {
         let mut b = Builder::new(state, now);
         let now = b.at;
         let from = b.state.stance;
+        if !writes.is_empty() {
+            let mut probe = b.state.memory.clone();
+            if let Err(why) = probe.write(act, &writes, now) {
+                return gate_refused(b, act, C::WriteForbidden, why);
+            }
+        }
+        if act == GateAct::Commitment && b.state.bootstrap_restricts() {
+            return gate_refused(
+                b,
+                act,
+                C::BootstrapMode,
+                "bootstrap forms no commitments until you consent; say you are ready, or skip it (`smart bootstrap skip`)".into(),
+            );
+        }
         match act {
             GateAct::Emergency | GateAct::LeaseExpiry => {
                 gate_refused(b, act, C::GateForbidden, format!("{act} is not a gate a person passes directly"))
@@ -412,7 +700,7 @@ impl Kernel {
                 let Some(to) = stance::next(from, act) else {
                     return gate_refused(b, act, C::GateForbidden, forbidden_reason(from, act));
                 };
-                b.push(KernelEvent::StanceChanged { from, to, act })?;
+                b.push(KernelEvent::StanceChanged { from, to, act, writes })?;
                 self.reissue_scope(&mut b)?;
                 Ok(b.finish(Outcome::Done))
             }
@@ -426,14 +714,19 @@ impl Kernel {
                     );
                 };
                 if from == Stance::Sensemaking {
-                    b.push(KernelEvent::StanceChanged { from, to: Stance::Discovery, act: GateAct::Framing })?;
+                    b.push(KernelEvent::StanceChanged {
+                        from,
+                        to: Stance::Discovery,
+                        act: GateAct::Framing,
+                        writes: vec![],
+                    })?;
                 }
                 let here = b.state.stance;
                 if stance::next(here, act).is_none() {
                     return gate_refused(b, act, C::GateForbidden, forbidden_reason(here, act));
                 }
                 b.push(KernelEvent::LeaseActivated { id: lease.id, expires_at: now.plus(lease.draft.duration_ms) })?;
-                b.push(KernelEvent::StanceChanged { from: here, to: Stance::Execution, act })?;
+                b.push(KernelEvent::StanceChanged { from: here, to: Stance::Execution, act, writes })?;
                 self.reissue_scope(&mut b)?;
                 Ok(b.finish(Outcome::Done))
             }
@@ -452,7 +745,7 @@ impl Kernel {
                     _ => KernelEvent::LeaseReleased { id: lease.id },
                 };
                 b.push(ev)?;
-                b.push(KernelEvent::StanceChanged { from, to, act })?;
+                b.push(KernelEvent::StanceChanged { from, to, act, writes })?;
                 self.reissue_scope(&mut b)?;
                 Ok(b.finish(Outcome::Done))
             }
@@ -698,6 +991,7 @@ fn admit(mut b: Builder, checked: Checked, pending_id: Option<String>) -> Result
         tier: checked.tier,
         inputs: checked.inputs.clone(),
         pending_id,
+        work_order: checked.work_order.clone(),
     })?;
     Ok(b.finish(Outcome::Admitted(Box::new(AdmittedCall::new(
         checked.call,
@@ -711,6 +1005,21 @@ fn gate_refused(mut b: Builder, act: GateAct, code: C, reason: String) -> Result
     let r = Refusal::new(code, reason);
     b.push(KernelEvent::GateRefused { act, code, reason: r.reason.clone() })?;
     Ok(b.finish(Outcome::Refused(r)))
+}
+
+/// Ids of work orders start with this, so a proposal's origin can be told apart from the names
+/// of evaluators and reports.
+pub const WORK_ORDER_PREFIX: &str = "wo-";
+
+/// The state as the gate controller sees it.
+fn situation(state: &KernelState, now: Millis) -> Situation {
+    let lease = match &state.lease {
+        None => LeaseView::None,
+        Some(l) if l.state == LeaseState::Drafted => LeaseView::Drafted,
+        Some(l) if l.is_active_at(now) => LeaseView::Active,
+        Some(_) => LeaseView::Lapsed,
+    };
+    Situation { stance: state.stance, lease, bootstrap_active: state.bootstrap.as_ref().is_some_and(|b| b.active()) }
 }
 
 fn forbidden_reason(from: Stance, act: GateAct) -> String {

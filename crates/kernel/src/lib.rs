@@ -17,15 +17,19 @@
 //! - No panics: every failure is a value (a [`Refusal`], a [`KernelError`]).
 
 pub mod approval;
+pub mod bootstrap;
 pub mod call;
 pub mod canonical;
 pub mod capability;
+pub mod decay;
 pub mod error;
 pub mod event;
+pub mod gate_controller;
 pub mod gate_proposal;
 pub mod kernel;
 pub mod layer;
 pub mod lease;
+pub mod memory;
 pub mod orbit;
 pub mod policy;
 pub mod refusal;
@@ -37,6 +41,7 @@ pub mod tier;
 pub mod time;
 pub mod time_gate;
 pub mod tool;
+pub mod work_order;
 pub mod world;
 
 mod admission;
@@ -47,6 +52,7 @@ pub use canonical::{Hash, canonical_bytes, hash_of};
 pub use capability::Capability;
 pub use error::KernelError;
 pub use event::KernelEvent;
+pub use gate_proposal::{GateProposal, GateSource, ProposedAction, ReadTrigger, Severity, SuggestedGate};
 pub use kernel::{Kernel, Outcome};
 pub use layer::Layer;
 pub use lease::{Horizon, Lease, LeaseState};

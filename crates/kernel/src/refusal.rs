@@ -56,6 +56,12 @@ codes! {
     NoDraft = "no_draft": "The commitment gate needs a drafted lease.",
     LeaseInvalid = "lease_invalid": "The lease draft is malformed or asks for more time than its horizon allows.",
     EmergencyCooldown = "emergency_cooldown": "An emergency stop was used less than the cooldown's number of turns ago.",
+    WriteForbidden = "write_forbidden": "The gate does not allow that memory write (seed 001's write policy), or the write is malformed.",
+    MemoryInvalid = "memory_invalid": "A fast- or bridge-memory update is malformed, or has nothing to update.",
+    ProposalInvalid = "proposal_invalid": "A gate proposal is malformed, or the proposal buffer is full of higher-ranked ones.",
+    WorkOrderInvalid = "work_order_invalid": "The work order is not open, belongs to another lease, or does not cover the tool.",
+    BootstrapMode = "bootstrap_mode": "Bootstrap is propose-only until the person consents (no call above L2, no lease).",
+    BootstrapInvalid = "bootstrap_invalid": "Bootstrap cannot take that step in its current stage.",
 }
 
 impl fmt::Display for RefusalCode {

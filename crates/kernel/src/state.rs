@@ -6,17 +6,24 @@
 //! the same [`KernelState::hash`] — on every machine. The ledger stores that hash before and
 //! after every event; replay recomputes it and names the first sequence where they differ.
 
+use crate::bootstrap::Bootstrap;
 use crate::canonical::{Hash, hash_of};
 use crate::error::KernelError;
 use crate::event::{KernelEvent, PendingCall};
 use crate::layer::Layer;
 use crate::lease::{Lease, LeaseState};
+use crate::memory::artifact_index::freshness_at;
+use crate::memory::{ArtifactDraft, ArtifactKind, DecisionKind, Memory};
 use crate::scope::ScopeToken;
 use crate::stance::Stance;
 use crate::tier::Tier;
 use crate::time::Millis;
+use crate::work_order::WorkOrder;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+/// The owner of artifacts the person registers (work orders register under their id).
+pub const REGISTRANT_PERSON: &str = "person";
 
 /// An admitted call whose receipt has not been written yet.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,6 +34,9 @@ pub struct InFlight {
     pub artifact: Option<Hash>,
     /// The committed call this one undoes, if it is an undo.
     pub undoes: Option<u64>,
+    /// The work order that proposed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work_order: Option<String>,
 }
 
 /// A proposal artifact produced by a committed L2 call.
@@ -74,6 +84,14 @@ pub struct KernelState {
     pub reversible: BTreeMap<u64, ReversibleMeta>,
     pub inflight: BTreeMap<Hash, InFlight>,
     pub last_emergency_turn: Option<u64>,
+    /// The slow loop's memory and proposal buffer (left out of the hash while empty, like the
+    /// next two, so ledgers older than them keep their hashes).
+    #[serde(default, skip_serializing_if = "Memory::is_empty")]
+    pub memory: Memory,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub work_orders: BTreeMap<String, WorkOrder>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bootstrap: Option<Bootstrap>,
 }
 
 impl Default for KernelState {
@@ -99,6 +117,9 @@ impl Default for KernelState {
             reversible: BTreeMap::new(),
             inflight: BTreeMap::new(),
             last_emergency_turn: None,
+            memory: Memory::default(),
+            work_orders: BTreeMap::new(),
+            bootstrap: None,
         }
     }
 }
@@ -114,8 +135,20 @@ impl KernelState {
         self.lease.as_ref().filter(|l| l.is_active_at(now))
     }
 
-    /// Starts a new epoch: the frontier, gates, budget and step counts belong to one lease.
+    /// Whether there is context from before: bootstrap is then the light check-in.
+    pub fn existing_user(&self) -> bool {
+        self.epoch > 0 || !self.memory.decisions().is_empty() || !self.memory.principles().is_empty()
+    }
+
+    /// Whether bootstrap holds the agent to propose-only.
+    pub fn bootstrap_restricts(&self) -> bool {
+        self.bootstrap.as_ref().is_some_and(Bootstrap::restricts)
+    }
+
+    /// Starts a new epoch: the frontier, gates, budget and step counts belong to one lease, and
+    /// so do the work orders that inherited its scope.
     fn new_epoch(&mut self) {
+        self.work_orders.clear();
         self.epoch += 1;
         self.frontier = Layer::L0;
         self.last_commit.clear();
@@ -167,7 +200,12 @@ impl KernelState {
             KernelEvent::Pending { pending } => {
                 self.pending.insert(pending.id.clone(), pending.clone());
             }
-            KernelEvent::Admitted { call, tier, .. } => {
+            KernelEvent::Admitted { call, tier, work_order, .. } => {
+                if let Some(id) = work_order
+                    && !self.work_orders.contains_key(id)
+                {
+                    return Err(fail(format!("work order {id} is not open")));
+                }
                 self.steps += 1;
                 *self.repeats.entry(call.hash).or_insert(0) += 1;
                 self.budget_used = self.budget_used.saturating_add(call.cost);
@@ -179,6 +217,7 @@ impl KernelState {
                         tier: *tier,
                         artifact: call.artifact,
                         undoes: None,
+                        work_order: work_order.clone(),
                     },
                 );
             }
@@ -195,6 +234,7 @@ impl KernelState {
                         tier: Tier::One,
                         artifact: None,
                         undoes: Some(*target_seq),
+                        work_order: None,
                     },
                 );
             }
@@ -215,7 +255,20 @@ impl KernelState {
                         meta.consumed = true;
                     }
                     if let Some(a) = artifact {
-                        self.artifacts.insert(hash_of(a)?, ArtifactMeta { seq, consumed: false });
+                        let hash = hash_of(a)?;
+                        self.artifacts.insert(hash, ArtifactMeta { seq, consumed: false });
+                        // A work order's proposals are registered in the artifact index as its own.
+                        if let Some(order) = &flight.work_order {
+                            let draft = ArtifactDraft {
+                                name: format!("{tool} proposal {}", hash.short()),
+                                kind: ArtifactKind::Plan,
+                                pointer: format!("artifact:{}", hash.to_hex()),
+                                dependencies: Vec::new(),
+                            };
+                            if self.memory.artifacts.check_register(&draft).is_ok() {
+                                self.memory.artifacts.register(draft, order, at);
+                            }
+                        }
                     }
                     if let Some(rb) = rollback {
                         self.reversible.insert(
@@ -278,21 +331,86 @@ impl KernelState {
                 self.lease_mut(id, seq)?.state = LeaseState::Expired;
                 self.new_epoch();
             }
-            KernelEvent::StanceChanged { from, to, act } => {
+            KernelEvent::StanceChanged { from, to, act, writes } => {
                 if *from != self.stance {
                     return Err(fail(format!("stance change from {from} but the stance is {}", self.stance)));
                 }
                 if crate::stance::next(*from, *act) != Some(*to) {
                     return Err(fail(format!("{from} --{act}--> {to} is not in the transition table")));
                 }
+                self.memory.write(*act, writes, at).map_err(fail)?;
                 self.stance = *to;
             }
-            KernelEvent::Emergency { signal, .. } => {
+            KernelEvent::Emergency { signal, decision, .. } => {
+                if let Some(d) = decision {
+                    self.memory.decisions.check(DecisionKind::Emergency, d).map_err(fail)?;
+                    self.memory.log_emergency(d.clone(), at);
+                }
                 self.lease = None;
                 self.pending.clear();
                 self.nonces.insert(signal.nonce.clone(), signal.expires_at);
                 self.last_emergency_turn = Some(self.turn);
                 self.new_epoch();
+            }
+            KernelEvent::GateProposed { proposal } => {
+                self.memory.proposals.push(proposal.clone()).map_err(|e| fail(e.to_string()))?;
+            }
+            KernelEvent::ProposalsRead { verdicts, .. } => {
+                let waiting = self.memory.proposals.read();
+                if waiting.len() != verdicts.len() || waiting.iter().zip(verdicts).any(|(w, v)| *w != v.proposal) {
+                    return Err(fail("the verdicts do not list the buffer's proposals in merge order".into()));
+                }
+            }
+            KernelEvent::ProgressNoted { update } => {
+                update.check().map_err(fail)?;
+                match &mut self.memory.progress {
+                    Some(p) => p.update(update, at),
+                    None => return Err(fail("there is no progress state: it starts at the commitment gate".into())),
+                }
+            }
+            KernelEvent::ProgressStaled {} => match &mut self.memory.progress {
+                Some(p) if p.due_stale(at) => p.stale = true,
+                _ => return Err(fail("progress is not due to go stale".into())),
+            },
+            KernelEvent::SignalNoted { signal, text } => {
+                crate::memory::signals::check_signal(text).map_err(fail)?;
+                self.memory.signals.note(*signal, text);
+            }
+            KernelEvent::ArtifactRegistered { artifact, owner } => {
+                if owner != REGISTRANT_PERSON && !self.work_orders.contains_key(owner) {
+                    return Err(fail(format!("{owner} is not a registered agent (the person or an open work order)")));
+                }
+                self.memory.artifacts.check_register(artifact).map_err(fail)?;
+                self.memory.artifacts.register(artifact.clone(), owner, at);
+            }
+            KernelEvent::ArtifactDecayed { pointer, freshness } => {
+                let due = self.memory.artifacts.get(pointer).is_some_and(|e| {
+                    freshness_at(e.status, e.updated_at, at) >= *freshness && *freshness > e.freshness
+                });
+                if !due || !self.memory.artifacts.decay(pointer, *freshness) {
+                    return Err(fail(format!("artifact {pointer} is not due to decay to {freshness:?}")));
+                }
+            }
+            KernelEvent::WorkOrderOpened { order } => {
+                let lease_ok = self.active_lease(at).is_some_and(|l| l.id == order.lease);
+                if !lease_ok || order.epoch != self.epoch {
+                    return Err(fail("a work order inherits the active lease of its epoch".into()));
+                }
+                if self.work_orders.len() >= crate::work_order::MAX_OPEN || self.work_orders.contains_key(&order.id) {
+                    return Err(fail(format!("work order {} cannot be opened", order.id)));
+                }
+                crate::work_order::check_brief(&order.brief).map_err(fail)?;
+                self.work_orders.insert(order.id.clone(), order.clone());
+            }
+            KernelEvent::WorkOrderClosed { id, .. } => {
+                if self.work_orders.remove(id).is_none() {
+                    return Err(fail(format!("work order {id} is not open")));
+                }
+            }
+            KernelEvent::BootstrapStepped { input } => {
+                let existing = self.existing_user();
+                let next = crate::bootstrap::step(self.bootstrap.as_ref(), input, existing, at).map_err(fail)?;
+                self.bootstrap = Some(next);
             }
         }
         Ok(())

@@ -185,7 +185,12 @@ fn replay_rejects_events_that_cannot_happen() {
     assert_eq!(s.hash().unwrap(), before, "a failed apply changes nothing");
     assert!(
         s.apply(
-            &KernelEvent::StanceChanged { from: Stance::Sensemaking, to: Stance::Execution, act: GateAct::Commitment },
+            &KernelEvent::StanceChanged {
+                from: Stance::Sensemaking,
+                to: Stance::Execution,
+                act: GateAct::Commitment,
+                writes: vec![]
+            },
             h.now
         )
         .is_err()

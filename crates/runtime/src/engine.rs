@@ -446,7 +446,15 @@ impl Engine {
         self.tick()?;
         let now = self.now();
         let scope_id = self.state.scope.as_ref().map(|t| t.id.to_hex()).unwrap_or_default();
-        let call = ProposedCall { tool: tool.to_string(), args, scope_id, source, risk_hint: None, snapshot: None };
+        let call = ProposedCall {
+            tool: tool.to_string(),
+            args,
+            scope_id,
+            source,
+            risk_hint: None,
+            snapshot: None,
+            work_order: None,
+        };
         let d = {
             let world = self.world();
             self.kernel.propose(&self.state, call, now, &world)?

@@ -142,6 +142,7 @@ impl Harness {
             source: CallSource::Script,
             risk_hint: None,
             snapshot: None,
+            work_order: None,
         }
     }
 
