@@ -180,9 +180,9 @@ pub fn evaluate(turns: &[TurnRecord], now: Millis) -> Vec<Finding> {
     }
 
     // Friction: impatience, or the same words said again.
-    let repeated_words = turns.len() >= 2
-        && newest.utterance.is_some()
-        && turns[turns.len() - 2].utterance.as_deref().map(padded) == newest.utterance.as_deref().map(padded);
+    // The same words as the turn before, but not as the two before (edge-triggered).
+    let said = |back: usize| turns.len().checked_sub(back + 1).and_then(|i| turns[i].utterance.as_deref()).map(padded);
+    let repeated_words = newest.utterance.is_some() && said(1) == said(0) && said(2) != said(0);
     if newest.utterance.as_deref().is_some_and(is_impatient) || repeated_words {
         let what = if repeated_words { "the person repeated their request" } else { "the person sounds impatient" };
         out.push(Finding {
@@ -294,6 +294,9 @@ mod tests {
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].signal, Some((SignalKind::Friction, "repeated request".into())));
         assert_eq!(f[0].proposal.as_ref().unwrap().severity, Severity::Low);
+        let mut three = turns.clone();
+        three.push(turn("find my notes", TurnOutcome::Committed, Some("x")));
+        assert!(evaluate(&three, Millis(1)).iter().all(|f| f.rule != "friction"), "a third time adds nothing");
         let f = evaluate(&[turn("hurry up please", TurnOutcome::Committed, Some("y"))], Millis(1));
         assert_eq!(f[0].signal, Some((SignalKind::Friction, "impatience".into())));
     }

@@ -42,6 +42,51 @@ pub fn say(engine: Engine, text: &str, propose_only: bool, no_templates: bool, j
     Ok(finish(&report, json))
 }
 
+/// `smart perceive`: one perception call over the recent turns.
+pub fn perceive(engine: Engine, json: bool) -> Result<i32> {
+    let data_dir = engine.data_dir().to_path_buf();
+    let mut assistant = Assistant::new(engine, Bus::default(), proposer_spec(data_dir));
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the runtime")?;
+    let result = rt.block_on(async {
+        let r = assistant.perceive().await;
+        assistant.shutdown().await;
+        r
+    });
+    let report = result.map_err(|e| match e {
+        AssistantError::Worker(w) => anyhow!("perception failed: {w}; nothing was recorded"),
+        other => anyhow!(other),
+    })?;
+    if json {
+        print_json(&report);
+        return Ok(0);
+    }
+    let p = &report.reports.perception;
+    let c = &report.reports.contrast;
+    say!(
+        "perception: trajectory {:?}, elevation {:?}{}, sentiment {:?}/{:?}, recommended stance {:?}",
+        p.trajectory,
+        p.elevation_level,
+        if p.elevation_mismatch { " (mismatched)" } else { "" },
+        p.sentiment.state,
+        p.sentiment.trust,
+        p.recommended_stance
+    );
+    say!(
+        "contrast: the person needs {:?}; the assistant is {:?}; gap {:?} ({:?})",
+        c.inferred_user_need,
+        c.observed_assistant_mode,
+        c.gap_type,
+        c.severity
+    );
+    if report.findings.is_empty() {
+        say!("nothing to propose");
+    } else {
+        say!("proposed: {}", report.findings.join(", "));
+    }
+    say!("took {:.0} ms (prompt {:.0} ms)", report.generation_ms + report.prompt_ms, report.prompt_ms);
+    Ok(0)
+}
+
 fn print_step(event: &BusEvent) {
     match event {
         BusEvent::Utterance { text } => say!("heard: {text:?}"),
@@ -72,8 +117,18 @@ pub fn turn_fields(report: &SayReport, out: &mut Value) {
     out["steps"] = serde_json::to_value(&report.steps).unwrap_or(Value::Null);
     out["reply"] = json!(report.reply);
     out["ended"] = json!(report.ended);
+    if let Some(b) = &report.bootstrap {
+        out["bootstrap"] = serde_json::to_value(b).unwrap_or(Value::Null);
+    }
+    if let Some(u) = &report.understanding {
+        out["understanding"] = serde_json::to_value(u).unwrap_or(Value::Null);
+    }
+    if !report.advisories.is_empty() {
+        out["advisories"] = json!(report.advisories);
+    }
     match first.and_then(|s| s.report.as_ref()) {
         Some(r) => merge(out, serde_json::to_value(r).unwrap_or(Value::Null)),
+        None if report.ended == "bootstrap" => out["outcome"] = json!("bootstrap"),
         None if first.is_some() => out["outcome"] = json!("proposed"),
         None => out["outcome"] = json!("no_call"),
     }
@@ -107,6 +162,9 @@ fn finish(report: &SayReport, json: bool) -> i32 {
             "repeated" => say!("stopped: the proposer proposed the same call again"),
             "no_call" if report.reply.is_none() => say!("no call proposed"),
             _ => {}
+        }
+        if !report.advisories.is_empty() {
+            say!("the evaluator noticed: {} (see `smart proposals`)", report.advisories.join(", "));
         }
     }
     first.and_then(|s| s.report.as_ref()).map(exit_code).unwrap_or(0)

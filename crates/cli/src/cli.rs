@@ -26,6 +26,8 @@ pub struct Args {
     pub cmd: Cmd,
 }
 
+// Parsed once per process: the size of the gate variant's write flags costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
     /// Create the data dir: allowed roots, policy, device key, ledger.
@@ -64,7 +66,9 @@ pub enum Cmd {
         #[command(subcommand)]
         cmd: LeaseCmd,
     },
-    /// Pass a gate: framing, commitment, or evaluation (with --renew/--revise/--release).
+    /// Pass a gate: framing, commitment, or evaluation (with --renew/--revise/--release), with
+    /// the slow-memory writes that gate allows (a decision, a principle, a North Star, progress,
+    /// an artifact's status). A write the gate does not allow refuses the gate.
     Gate {
         #[arg(value_enum)]
         gate: GateArg,
@@ -74,7 +78,55 @@ pub enum Cmd {
         revise: bool,
         #[arg(long)]
         release: bool,
+        #[command(flatten)]
+        writes: crate::slow_loop::WriteArgs,
     },
+    /// The decision log: what was chosen at the gates, and why (superseded ones with --all).
+    Decisions {
+        #[arg(long)]
+        all: bool,
+    },
+    /// Everything the slow loop remembers: slow, fast and bridge memory, work orders, bootstrap.
+    Memory,
+    /// Gate proposals: waiting and recent verdicts; add one as the person; ask the controller to read.
+    Proposals {
+        #[command(subcommand)]
+        cmd: Option<crate::slow_loop::ProposalsCmd>,
+    },
+    /// Update the progress state (fast memory; it starts at the commitment gate).
+    Progress {
+        #[arg(long)]
+        stage: Option<String>,
+        #[arg(long = "next")]
+        next: Vec<String>,
+        #[arg(long = "blocker")]
+        blockers: Vec<String>,
+        /// Clear the blockers.
+        #[arg(long, conflicts_with = "blockers")]
+        unblocked: bool,
+        #[arg(long)]
+        win: Option<String>,
+    },
+    /// Note how you like to be answered: preference, friction, effective, avoidance.
+    Note { kind: String, text: String },
+    /// The artifact index (pointers, never content).
+    Artifact {
+        #[command(subcommand)]
+        cmd: crate::slow_loop::ArtifactCmd,
+    },
+    /// Scoped work orders: child tasks within the active lease's scope.
+    Work {
+        #[command(subcommand)]
+        cmd: crate::slow_loop::WorkCmd,
+    },
+    /// The first-contact conversation: start, answer, skip, consent, resume.
+    Bootstrap {
+        #[command(subcommand)]
+        cmd: Option<crate::slow_loop::BootstrapCmd>,
+    },
+    /// Perception: one fresh-context model call reads the recent conversation and reports; what
+    /// it suggests goes to the gate controller as proposals.
+    Perceive,
     /// Submit a user signal made elsewhere (JSON; a file path or - for stdin). It is verified
     /// exactly like `approve`, `deny` and `stop`: signature, nonce, window, binding to the call.
     Signal { file: PathBuf },
@@ -479,7 +531,7 @@ pub fn run(args: Args) -> Result<i32> {
             }
             Ok(0)
         }
-        Cmd::Gate { gate, renew, revise, release } => {
+        Cmd::Gate { gate, renew, revise, release, writes } => {
             let mut e = open(&args)?;
             let acts: Vec<GateAct> = match gate {
                 GateArg::Framing => vec![GateAct::Framing],
@@ -499,8 +551,14 @@ pub fn run(args: Args) -> Result<i32> {
                     acts
                 }
             };
-            let r = e.gates(&acts)?;
+            let last = acts.last().copied().unwrap_or(GateAct::Framing);
+            let w = writes.to_writes(last).map_err(|e| anyhow!("{e}; nothing was passed"))?;
+            let n = w.len();
+            let r = e.gates_writing(&acts, w)?;
             print_report(&r, "gate", json);
+            if !json && n > 0 && r.outcome != "refused" {
+                say!("{n} memory write(s) recorded at the {last} gate");
+            }
             if !json && r.outcome != "refused" {
                 say!("stance: {}", e.state().stance);
             }
@@ -565,6 +623,17 @@ pub fn run(args: Args) -> Result<i32> {
         Cmd::Record { collection, key } => crate::library::record(&args, collection, key),
         Cmd::Ledger { cmd } => ledger(&args, cmd),
         Cmd::Doctor => doctor(&args),
+        Cmd::Decisions { all } => crate::slow_loop::decisions(&args, *all),
+        Cmd::Memory => crate::slow_loop::memory(&args),
+        Cmd::Proposals { cmd } => crate::slow_loop::proposals(&args, cmd.as_ref()),
+        Cmd::Progress { stage, next, blockers, unblocked, win } => {
+            crate::slow_loop::progress(&args, stage, next, blockers, *unblocked, win)
+        }
+        Cmd::Note { kind, text } => crate::slow_loop::note(&args, kind, text),
+        Cmd::Artifact { cmd } => crate::slow_loop::artifact(&args, cmd),
+        Cmd::Work { cmd } => crate::slow_loop::work(&args, cmd),
+        Cmd::Bootstrap { cmd } => crate::slow_loop::bootstrap(&args, cmd.as_ref()),
+        Cmd::Perceive => crate::assist::perceive(open(&args)?, json),
         Cmd::Say { text, propose_only, no_templates } => {
             let e = open(&args)?;
             crate::assist::say(e, text, *propose_only, *no_templates, json)

@@ -22,6 +22,7 @@ mod cli;
 mod library;
 mod listen;
 mod output;
+mod slow_loop;
 
 use clap::Parser;
 

@@ -544,13 +544,42 @@ pub fn prompt(b: &Bootstrap) -> Option<String> {
         Listening if b.resumed => "I'm listening.".to_string(),
         Listening => return None,
         ConfirmIntent => format!(
-            "Got it - you want help with {}. Want me to dive in, or would you prefer I understand where you're at first?",
-            b.intent.as_deref().unwrap_or("that").trim_end_matches(['.', '!', '?'])
+            "Got it - you want help with \"{}\". Want me to dive in, or would you prefer I understand where you're at first?",
+            b.intent.as_deref().map(request_of).unwrap_or_default()
         ),
         CheckIn => "I have context from before. How are things today - still on track, or has something shifted?".to_string(),
         Done => return None,
     };
     Some(if b.resumed { format!("Welcome back. {text}") } else { text })
+}
+
+/// The request in an explicit intent, without its polite opener ("I need help planning my week"
+/// → "planning my week").
+pub fn request_of(intent: &str) -> String {
+    let t = intent.trim().trim_end_matches(['.', '!', '?']);
+    let lower = t.to_lowercase();
+    const OPENERS: &[&str] = &[
+        "i need help with ",
+        "i need help ",
+        "help me with ",
+        "help me ",
+        "can you please ",
+        "can you ",
+        "could you please ",
+        "could you ",
+        "please ",
+        "i want you to ",
+        "i'd like you to ",
+    ];
+    for o in OPENERS {
+        // `get`, not indexing: lowercasing can change byte lengths (the Kelvin sign).
+        if lower.starts_with(o)
+            && let Some(rest) = t.get(o.len()..)
+        {
+            return rest.trim().to_string();
+        }
+    }
+    t.to_string()
 }
 
 /// Reads what the person said in `stage` as an input (see the module note).

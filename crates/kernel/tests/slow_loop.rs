@@ -490,7 +490,7 @@ fn bootstrap_fast_exit_on_explicit_intent() {
     boot(&mut h, intent);
     assert_eq!(stage(&h), Stage::ConfirmIntent);
     let p = smart_kernel::bootstrap::prompt(h.state.bootstrap.as_ref().unwrap()).unwrap();
-    assert!(p.starts_with("Got it - you want help with I need help planning my week"), "{p}");
+    assert!(p.starts_with("Got it - you want help with \"planning my week\""), "{p}");
     // "Understand me first" goes back to where the intent interrupted.
     boot(&mut h, smart_kernel::bootstrap::interpret(Stage::ConfirmIntent, "understand where I'm at first"));
     assert_eq!(stage(&h), Stage::Anchor);

@@ -3,6 +3,12 @@
 //! llama.cpp's context borrows its model, so the serving loop for a model lives inside the
 //! scope that owns that model; a new `load` leaves the scope (dropping context, then model)
 //! and enters a fresh one. No self-referential structs, no leaked models.
+//!
+//! The session's context belongs to proposals: its KV cache holds the last prompt so the next
+//! one pays only for what differs. A `perceive` request (seed 001's sensor, "one fresh-context
+//! call") gets a context of its own instead, created for the request and dropped after it:
+//! the sensor sees nothing a proposal left behind, and the proposer's cached prefix is still
+//! there afterwards, without a save, restore or re-evaluation.
 
 use crate::Channel;
 use llama_cpp_2::context::LlamaContext;
@@ -17,8 +23,8 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use smart_proposer::PromptFormat;
 use smart_proposer::protocol::{
-    LoadRequest, ModelInfo, Proposal, ProposeRequest, Request, Response, ResponseBody, Timings, WorkerError,
-    WorkerErrorCode,
+    LoadRequest, ModelInfo, PerceiveRequest, Perceived, Proposal, ProposeRequest, Request, Response, ResponseBody,
+    Timings, WorkerError, WorkerErrorCode,
 };
 use std::io::{BufRead, Write};
 use std::num::NonZeroU32;
@@ -81,7 +87,7 @@ pub fn run<R: BufRead, W: Write>(channel: &mut Channel<R, W>) -> anyhow::Result<
                         channel.send(req.id, ResponseBody::Ok(Response::Bye));
                         return Ok(());
                     }
-                    Request::Propose(_) | Request::Embed { .. } => {
+                    Request::Propose(_) | Request::Embed { .. } | Request::Perceive(_) => {
                         let e = err(WorkerErrorCode::NoModel, "no model is loaded; send `load` first");
                         if !channel.send(req.id, ResponseBody::Err(e)) {
                             return Ok(());
@@ -146,6 +152,7 @@ pub fn run<R: BufRead, W: Write>(channel: &mut Channel<R, W>) -> anyhow::Result<
                 Request::Health => Ok(Response::Health { model: Some(session.info.clone()) }),
                 Request::Propose(p) => session.propose(&p).map(Response::Proposal),
                 Request::Embed { text } => session.embed(&text).map(|vector| Response::Embedding { vector }),
+                Request::Perceive(p) => session.perceive(&p).map(Response::Perceived),
             };
             let body = match body {
                 Ok(r) => ResponseBody::Ok(r),
@@ -305,13 +312,13 @@ impl Session<'_> {
         let mut text = Vec::<u8>::new();
         let mut logits_at = -1i32;
         for n in tokens.len()..tokens.len() + req.max_tokens as usize {
-            let greedy = self.greedy(logits_at);
+            let greedy = greedy(&self.ctx, logits_at);
             // A reply is one line: when the model itself wants a new line, the reply is over
             // (the grammar forbids the newline, so without this it would ramble on).
             if is_reply(&text) && vocab.token_to_piece(greedy, true, None).contains(&b'\n') {
                 break;
             }
-            let token = self.constrain(greedy, &mut sampler, logits_at, &mut timings)?;
+            let token = constrain(&self.ctx, greedy, &mut sampler, logits_at, &mut timings)?;
             if vocab.is_eog(token) {
                 break;
             }
@@ -342,26 +349,85 @@ impl Session<'_> {
         Ok(Proposal { output, raw, timings })
     }
 
-    /// Evaluates `tokens[from..]` in batches, appending them to the cache; logits for the last
-    /// token only when `logits` (the prompt's end).
+    /// Evaluates `tokens[from..]` in the session's context, keeping `cached` in step with it.
     fn evaluate(&mut self, tokens: &[LlamaToken], from: usize, logits: bool) -> Result<(), WorkerError> {
-        let mut pos = from;
-        while pos < tokens.len() {
-            let end = (pos + BATCH).min(tokens.len());
-            let mut batch = LlamaBatch::new(end - pos, 1);
-            for (i, tok) in tokens[pos..end].iter().enumerate() {
-                let at = pos + i;
-                batch
-                    .add(*tok, at as i32, &[0], logits && at + 1 == tokens.len())
-                    .map_err(|e| err(WorkerErrorCode::Internal, e.to_string()))?;
-            }
-            self.ctx
-                .decode(&mut batch)
-                .map_err(|e| err(WorkerErrorCode::Internal, format!("prompt evaluation failed: {e}")))?;
-            self.cached.extend_from_slice(&tokens[pos..end]);
-            pos = end;
+        evaluate(&mut self.ctx, tokens, from, logits, Some(&mut self.cached))
+    }
+
+    /// Seed 001's perception sensor: the report of [`smart_proposer::perception`], generated
+    /// greedily under its grammar in a context made for this request alone.
+    fn perceive(&mut self, req: &PerceiveRequest) -> Result<Perceived, WorkerError> {
+        use smart_proposer::perception;
+        let prompt = perception::prompt(self.info.format, req);
+        let vocab = self.model.vocab();
+        let tokens = vocab.tokenize(prompt.as_bytes(), true, true);
+        // The session's size is the memory the person allowed a context; this one stays within it.
+        let needed = tokens.len() + req.max_tokens as usize + 1;
+        let room = self.info.n_ctx as usize;
+        if needed > room {
+            return Err(err(
+                WorkerErrorCode::ContextTooSmall,
+                format!(
+                    "the perception prompt is {} tokens and the report may take {}, but a context holds {room}",
+                    tokens.len(),
+                    req.max_tokens
+                ),
+            ));
         }
-        Ok(())
+        let mut timings = Timings { prompt_tokens: tokens.len() as u32, ..Timings::default() };
+        let t0 = Instant::now();
+        // Sized to the request, so the fresh KV cache costs megabytes, not the session's size.
+        let n_ctx = needed.div_ceil(256).max(2) * 256;
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(n_ctx as u32))
+            .with_n_batch(BATCH as u32)
+            .with_n_threads(self.info.threads as i32)
+            .with_n_threads_batch(self.info.threads as i32);
+        let mut ctx = self
+            .model
+            .new_context(self.backend, params)
+            .map_err(|e| err(WorkerErrorCode::Internal, format!("cannot create a perception context: {e}")))?;
+        evaluate(&mut ctx, &tokens, 0, true, None)?;
+        timings.prompt_ms = t0.elapsed().as_secs_f64() * 1000.0;
+
+        let mut sampler = LlamaSampler::grammar(self.model, perception::grammar(), "root")
+            .map_err(|e| err(WorkerErrorCode::Internal, format!("llama.cpp refused the perception grammar: {e:?}")))?;
+        let t1 = Instant::now();
+        let mut text = Vec::<u8>::new();
+        let mut logits_at = -1i32;
+        for n in tokens.len()..tokens.len() + req.max_tokens as usize {
+            let token = constrain(&ctx, greedy(&ctx, logits_at), &mut sampler, logits_at, &mut timings)?;
+            if vocab.is_eog(token) {
+                break;
+            }
+            sampler.accept(token);
+            text.extend(vocab.token_to_piece(token, true, None));
+            timings.generated_tokens += 1;
+            // Once the object is closed the grammar allows nothing but the end; no need to
+            // evaluate one more token to hear it.
+            if text.ends_with(b"}}") && serde_json::from_slice::<serde_json::Value>(&text).is_ok() {
+                break;
+            }
+            let mut batch = LlamaBatch::new(1, 1);
+            batch.add(token, n as i32, &[0], true).map_err(|e| err(WorkerErrorCode::Internal, e.to_string()))?;
+            ctx.decode(&mut batch).map_err(|e| err(WorkerErrorCode::Internal, format!("generation failed: {e}")))?;
+            logits_at = 0;
+        }
+        timings.generation_ms = t1.elapsed().as_secs_f64() * 1000.0;
+        let raw = String::from_utf8_lossy(&text).into_owned();
+        let report: serde_json::Value = serde_json::from_str(&raw).map_err(|e| {
+            err(
+                WorkerErrorCode::Unparsable,
+                format!(
+                    "the perception report is not complete JSON after {} tokens ({e}): {raw:?}",
+                    timings.generated_tokens
+                ),
+            )
+        })?;
+        perception::validate(&report).map_err(|e| {
+            err(WorkerErrorCode::Unparsable, format!("the perception report breaks its grammar ({e}): {raw:?}"))
+        })?;
+        Ok(Perceived { report, raw, timings })
     }
 
     /// Where the evaluated state of `prefix` is kept: one file per (model file, context size,
@@ -376,45 +442,6 @@ impl Session<'_> {
         (&self.info.path, meta.len(), meta.modified().ok(), self.ctx.n_ctx()).hash(&mut h);
         prefix.iter().map(|t| t.0).collect::<Vec<i32>>().hash(&mut h);
         Some(dir.join(format!("prefix-{:016x}.state", h.finish())))
-    }
-
-    /// The unconstrained greedy token.
-    fn greedy(&self, at: i32) -> LlamaToken {
-        let logits = self.ctx.get_logits_ith(at);
-        let mut best = 0usize;
-        for (i, l) in logits.iter().enumerate() {
-            if *l > logits[best] {
-                best = i;
-            }
-        }
-        LlamaToken::new(best as i32)
-    }
-
-    /// The constrained greedy token: `greedy` if the grammar accepts it, otherwise the best token
-    /// the grammar allows. Same answer as filtering the whole vocabulary every time, at a
-    /// fraction of the cost.
-    fn constrain(
-        &self,
-        greedy: LlamaToken,
-        grammar: &mut LlamaSampler,
-        at: i32,
-        timings: &mut Timings,
-    ) -> Result<LlamaToken, WorkerError> {
-        let logit = self.ctx.get_logits_ith(at).get(greedy.0 as usize).copied().unwrap_or(0.0);
-        let mut single = LlamaTokenDataArray::new(vec![LlamaTokenData::new(greedy, logit, 0.0)], false);
-        grammar.apply(&mut single);
-        if single.data.first().is_some_and(|d| d.logit().is_finite()) {
-            return Ok(greedy);
-        }
-        timings.grammar_fallbacks += 1;
-        let mut all = self.ctx.token_data_array_ith(at);
-        grammar.apply(&mut all);
-        all.data
-            .iter()
-            .filter(|d| d.logit().is_finite())
-            .max_by(|a, b| a.logit().total_cmp(&b.logit()))
-            .map(|d| d.id())
-            .ok_or_else(|| err(WorkerErrorCode::Internal, "the grammar allows no token here"))
     }
 
     fn embed(&mut self, text: &str) -> Result<Vec<f32>, WorkerError> {
@@ -442,6 +469,74 @@ impl Session<'_> {
         let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::EPSILON);
         Ok(v.iter().map(|x| x / norm).collect())
     }
+}
+
+/// Evaluates `tokens[from..]` in batches; logits for the last token only when `logits` (the
+/// prompt's end). `cached`, when given, grows batch by batch with what the context holds, so a
+/// failure halfway leaves it true.
+fn evaluate(
+    ctx: &mut LlamaContext<'_>,
+    tokens: &[LlamaToken],
+    from: usize,
+    logits: bool,
+    mut cached: Option<&mut Vec<LlamaToken>>,
+) -> Result<(), WorkerError> {
+    let mut pos = from;
+    while pos < tokens.len() {
+        let end = (pos + BATCH).min(tokens.len());
+        let mut batch = LlamaBatch::new(end - pos, 1);
+        for (i, tok) in tokens[pos..end].iter().enumerate() {
+            let at = pos + i;
+            batch
+                .add(*tok, at as i32, &[0], logits && at + 1 == tokens.len())
+                .map_err(|e| err(WorkerErrorCode::Internal, e.to_string()))?;
+        }
+        ctx.decode(&mut batch).map_err(|e| err(WorkerErrorCode::Internal, format!("prompt evaluation failed: {e}")))?;
+        if let Some(cached) = cached.as_deref_mut() {
+            cached.extend_from_slice(&tokens[pos..end]);
+        }
+        pos = end;
+    }
+    Ok(())
+}
+
+/// The unconstrained greedy token.
+fn greedy(ctx: &LlamaContext<'_>, at: i32) -> LlamaToken {
+    let logits = ctx.get_logits_ith(at);
+    let mut best = 0usize;
+    for (i, l) in logits.iter().enumerate() {
+        if *l > logits[best] {
+            best = i;
+        }
+    }
+    LlamaToken::new(best as i32)
+}
+
+/// The constrained greedy token: `greedy` if the grammar accepts it, otherwise the best token
+/// the grammar allows. Same answer as filtering the whole vocabulary every time, at a fraction
+/// of the cost.
+fn constrain(
+    ctx: &LlamaContext<'_>,
+    greedy: LlamaToken,
+    grammar: &mut LlamaSampler,
+    at: i32,
+    timings: &mut Timings,
+) -> Result<LlamaToken, WorkerError> {
+    let logit = ctx.get_logits_ith(at).get(greedy.0 as usize).copied().unwrap_or(0.0);
+    let mut single = LlamaTokenDataArray::new(vec![LlamaTokenData::new(greedy, logit, 0.0)], false);
+    grammar.apply(&mut single);
+    if single.data.first().is_some_and(|d| d.logit().is_finite()) {
+        return Ok(greedy);
+    }
+    timings.grammar_fallbacks += 1;
+    let mut all = ctx.token_data_array_ith(at);
+    grammar.apply(&mut all);
+    all.data
+        .iter()
+        .filter(|d| d.logit().is_finite())
+        .max_by(|a, b| a.logit().total_cmp(&b.logit()))
+        .map(|d| d.id())
+        .ok_or_else(|| err(WorkerErrorCode::Internal, "the grammar allows no token here"))
 }
 
 /// Tokenize `prompt_file`, evaluate it and greedily generate `n` tokens: plain llama.cpp, no

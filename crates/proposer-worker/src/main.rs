@@ -4,7 +4,9 @@
 //! `smart_proposer::protocol`. It loads one GGUF, renders the prompt in the model's own format,
 //! constrains generation with a grammar of the visible tools, and answers with the text it
 //! generated and what that text parses to. It never sees the ledger, the kernel or the files;
-//! the only thing it can do to the world is print a proposal on stdout.
+//! the only thing it can do to the world is print a proposal on stdout. It also serves the
+//! perception sensor (`perceive`): a report on the conversation, written in a context of its
+//! own under the report's grammar — data for the slow loop, never a call.
 //!
 //! Two things make it fast enough on two cores:
 //! - **Prefix reuse.** The KV cache keeps the tokens of the last prompt; a new prompt only

@@ -1,7 +1,8 @@
 //! The real worker binary with the real default model: the runtime's assistant drives it over
 //! its pipe, the kernel decides, and the worker is killed mid-session to check that the next
 //! utterance still works and the fault is in the ledger. Also: every prompt format's grammar is
-//! accepted by llama.cpp and yields a schema-valid call.
+//! accepted by llama.cpp and yields a schema-valid call, and a perception report is written in
+//! a fresh context that leaves the proposer's cached prefix as it was.
 //!
 //! Needs the default proposer model in the models folder (`SMART_MODELS_DIR`); it fails, with
 //! the command that fetches it, when the model is missing.
@@ -10,10 +11,11 @@
 
 use smart_models::Models;
 use smart_proposer::PromptFormat;
-use smart_proposer::protocol::LoadRequest;
+use smart_proposer::protocol::{LoadRequest, PerceiveRequest, ProposeRequest, Speaker, TranscriptLine, Turn};
+use smart_proposer::{ToolDecl, perception};
 use smart_runtime::bus::BusEvent;
 use smart_runtime::interaction::State;
-use smart_runtime::worker::WorkerSpec;
+use smart_runtime::worker::{Supervisor, WorkerSpec};
 use smart_runtime::{Assistant, Bus, Engine, InitOptions, SayOptions, SystemClock};
 use smart_signals::KeyStoreKind;
 use std::path::{Path, PathBuf};
@@ -128,4 +130,84 @@ fn every_prompt_format_yields_a_grammar_valid_call_through_llama_cpp() {
         }
         rt.block_on(a.into_engine());
     }
+}
+
+#[test]
+fn a_perception_report_comes_from_a_fresh_context_and_leaves_the_prefix_cache_alone() {
+    let scan = ToolDecl {
+        name: "fs.scan".into(),
+        description: "List the files in a folder.".into(),
+        parameters: serde_json::json!({"type": "object", "properties": {"path": {"type": "string", "minLength": 1}}, "required": ["path"]}),
+    };
+    let propose = ProposeRequest {
+        tools: vec![scan],
+        context: "Allowed folders: /home/ana\nWorking folder: /home/ana".into(),
+        turns: vec![Turn::User { text: "list the files in the reports folder".into() }],
+        max_tokens: 64,
+        no_cache: false,
+    };
+    let line = |speaker, text: &str| TranscriptLine { speaker, text: text.into() };
+    let perceive = PerceiveRequest {
+        transcript: vec![
+            line(Speaker::Person, "move last month's invoices into the reports folder"),
+            line(Speaker::Assistant, "I moved 4 files into Downloads."),
+            line(Speaker::Person, "no, that's wrong again"),
+            line(Speaker::Assistant, "Sorry. I moved them into Downloads/invoices."),
+            line(Speaker::Person, "I said the reports folder, not downloads"),
+        ],
+        context: "Working folder: /home/ana. Active stance: execution.".into(),
+        max_tokens: 320,
+    };
+    let mut sup = Supervisor::new(spec(None));
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        sup.propose(&propose).await.unwrap_or_else(|e| panic!("first proposal: {e}"));
+        let before = sup.propose(&propose).await.unwrap_or_else(|e| panic!("second proposal: {e}"));
+        assert!(before.timings.cached_tokens > 0, "the repeated prompt was not cached: {:?}", before.timings);
+
+        let started = std::time::Instant::now();
+        let perceived = sup.perceive(&perceive).await.unwrap_or_else(|e| panic!("perceive: {e}"));
+        let wall = started.elapsed();
+        let t = &perceived.timings;
+        eprintln!(
+            "perceive: {} ms wall; {} prompt tokens in {:.0} ms, {} generated in {:.0} ms, {} grammar fallbacks\n{}",
+            wall.as_millis(),
+            t.prompt_tokens,
+            t.prompt_ms,
+            t.generated_tokens,
+            t.generation_ms,
+            t.grammar_fallbacks,
+            perceived.raw
+        );
+        assert_eq!(t.cached_tokens, 0, "a fresh context has nothing cached");
+        let reparsed: serde_json::Value = serde_json::from_str(&perceived.raw).unwrap();
+        assert_eq!(reparsed, perceived.report);
+        perception::validate(&perceived.report).unwrap_or_else(|e| panic!("{e}: {}", perceived.raw));
+        // `validate` checks every key and value; these say so in the words of the report.
+        let r = &perceived.report;
+        let legal = |v: &serde_json::Value, allowed: &[&str]| v.as_str().is_some_and(|s| allowed.contains(&s));
+        assert!(legal(&r["perception"]["elevation_level"], &["L1", "L2", "L3", "L4"]));
+        assert!(r["perception"]["elevation_mismatch"].is_boolean());
+        assert!(legal(&r["perception"]["sentiment"]["state"], &["positive", "neutral", "frustrated", "distressed"]));
+        assert!(legal(&r["perception"]["sentiment"]["trust"], &["building", "steady", "eroding"]));
+        assert!(legal(
+            &r["contrast"]["gap_type"],
+            &["none", "altitude", "pacing", "stance", "verbosity", "tangentiality"]
+        ));
+        assert!(legal(&r["contrast"]["severity"], &["low", "medium", "high"]));
+        let keys: Vec<&str> = ["{\"perception\": {\"elevation_level\": ", "\"recommended_stance\": ", "\"contrast\": "]
+            .into_iter()
+            .filter(|k| !perceived.raw.contains(k))
+            .collect();
+        assert!(keys.is_empty(), "the raw text is not in the grammar's layout: {keys:?}");
+
+        let after = sup.propose(&propose).await.unwrap_or_else(|e| panic!("the proposal after perceive: {e}"));
+        assert_eq!(
+            after.timings.cached_tokens, before.timings.cached_tokens,
+            "perceive disturbed the proposer's cached prefix"
+        );
+        assert_eq!(after.raw, before.raw, "the cached state no longer answers as it did");
+        assert_eq!(sup.starts(), 1, "the worker was restarted: {:?}", sup.take_faults());
+        sup.shutdown().await;
+    });
 }

@@ -97,6 +97,25 @@ impl PromptFormat {
         }
     }
 
+    /// A plain exchange with no tools: `system` as the instructions, `user` as the one turn,
+    /// ending exactly where the model's answer starts. For requests that are not tool calls
+    /// (the perception sensor), in the layout the model was trained on.
+    pub fn render_chat(self, system: &str, user: &str) -> String {
+        let (system, user) = (system.trim(), user.trim());
+        match self {
+            PromptFormat::FunctionGemma => format!(
+                "<start_of_turn>developer\n{system}\n<end_of_turn>\n<start_of_turn>user\n{user}\n<end_of_turn>\n<start_of_turn>model\n"
+            ),
+            PromptFormat::ChatMl => {
+                format!(
+                    "<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n"
+                )
+            }
+            // A base model continues text: the answer opens on its own line after a label.
+            PromptFormat::Completion => format!("{system}\n\n{user}\n\nAnswer:\n"),
+        }
+    }
+
     /// A call written the way this format writes one (for earlier turns and for examples).
     pub fn write_call(self, tool: &str, args: &Value) -> String {
         let (open, close) = self.call_delimiters();
@@ -359,6 +378,19 @@ mod tests {
             c.tools[0].description = "Other.".into();
             assert_ne!(format.render_parts(&c).0, pa, "{format:?}: the tools are in the prefix");
         }
+    }
+
+    #[test]
+    fn a_plain_chat_uses_each_formats_turns_and_ends_where_the_answer_starts() {
+        let chatml = PromptFormat::ChatMl.render_chat("Observe.\n", " hello ");
+        assert_eq!(
+            chatml,
+            "<|im_start|>system\nObserve.<|im_end|>\n<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n"
+        );
+        let gemma = PromptFormat::FunctionGemma.render_chat("Observe.", "hello");
+        assert!(gemma.starts_with("<start_of_turn>developer\nObserve.\n<end_of_turn>\n<start_of_turn>user\nhello\n"));
+        assert!(gemma.ends_with("<start_of_turn>model\n"));
+        assert_eq!(PromptFormat::Completion.render_chat("Observe.", "hello"), "Observe.\n\nhello\n\nAnswer:\n");
     }
 
     #[test]

@@ -10,6 +10,11 @@
 //! Every line carries the protocol version and the request id it answers, so a worker built
 //! from another version is refused at the first line instead of misread later, and a late
 //! answer to a timed-out request is recognised and dropped.
+//!
+//! Besides proposals the worker answers one other question, `perceive` (seed 001's Perception
+//! sensor): it reads the recent conversation in a context of its own and describes it as a
+//! report. The report is advisory data for the slow loop, never a call, so it travels as a
+//! separate op and a separate answer that nothing on the proposal path can mistake for a call.
 
 use crate::tools::ToolDecl;
 use serde::{Deserialize, Serialize};
@@ -37,6 +42,9 @@ pub enum Request {
     Embed {
         text: String,
     },
+    /// Describe the conversation (seed 001's Perception + Contrast reports). Evaluated in a
+    /// fresh context: the proposer's cached prompt prefix is neither used nor disturbed.
+    Perceive(PerceiveRequest),
     Health,
     Shutdown,
 }
@@ -86,6 +94,37 @@ fn default_max_tokens() -> u32 {
     160
 }
 
+/// What the perception sensor is shown: the recent conversation and the facts around it. It is
+/// told nothing of tools, so there is nothing it could call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PerceiveRequest {
+    /// Oldest first; the prompt keeps only the most recent lines (see `crate::perception`).
+    pub transcript: Vec<TranscriptLine>,
+    /// Free text the sensor may weigh: the working folder, the active stance, the commitment.
+    pub context: String,
+    #[serde(default = "default_perceive_tokens")]
+    pub max_tokens: u32,
+}
+
+/// The report's fixed keys alone take about 150 tokens; the free strings the rest.
+fn default_perceive_tokens() -> u32 {
+    320
+}
+
+/// One line of the conversation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TranscriptLine {
+    pub speaker: Speaker,
+    pub text: String,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Speaker {
+    Person,
+    Assistant,
+}
+
 /// A turn of the conversation the model continues.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
@@ -132,6 +171,7 @@ pub enum Response {
     Proposal(Proposal),
     Embedding { vector: Vec<f32> },
     Health { model: Option<ModelInfo> },
+    Perceived(Perceived),
     Bye,
 }
 
@@ -154,6 +194,19 @@ pub struct Proposal {
     pub output: crate::parse::ModelOutput,
     /// The text the model generated, for the eval harness and for bug reports.
     pub raw: String,
+    pub timings: Timings,
+}
+
+/// What the perception sensor reported. Advisory only: it goes to the slow loop as data and
+/// decides nothing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Perceived {
+    /// The report, `{"perception": {...}, "contrast": {...}}`, as the worker parsed and checked
+    /// it (`crate::perception::validate`); a receiver that trusts no worker checks it again.
+    pub report: Value,
+    /// The text the model generated.
+    pub raw: String,
+    /// `cached_tokens` is always 0 (a fresh context); `prompt_ms` includes creating it.
     pub timings: Timings,
 }
 
@@ -192,7 +245,8 @@ pub enum WorkerErrorCode {
     /// A GGUF of an architecture this build cannot run.
     UnsupportedArchitecture,
     ContextTooSmall,
-    /// The generated text did not parse (cannot happen under the grammar; kept for fallbacks).
+    /// The generated text did not parse (cannot happen under the grammar; kept for fallbacks),
+    /// or a perception report ran out of tokens before it was complete.
     Unparsable,
     Internal,
 }
@@ -265,6 +319,61 @@ mod tests {
         assert_eq!(err.code, WorkerErrorCode::BadRequest);
         let (_, err) = decode_request("garbage").unwrap_err();
         assert_eq!(err.code, WorkerErrorCode::BadRequest);
+    }
+
+    #[test]
+    fn a_perceive_request_round_trips_and_defaults_its_token_budget() {
+        let line = RequestLine {
+            v: PROTOCOL_VERSION,
+            id: 3,
+            request: Request::Perceive(PerceiveRequest {
+                transcript: vec![
+                    TranscriptLine { speaker: Speaker::Person, text: "no, that's wrong again".into() },
+                    TranscriptLine { speaker: Speaker::Assistant, text: "Sorry.".into() },
+                ],
+                context: "Working folder: /home/ana".into(),
+                max_tokens: 320,
+            }),
+        };
+        let text = serde_json::to_string(&line).unwrap();
+        assert_eq!(
+            text,
+            r#"{"v":1,"id":3,"op":"perceive","transcript":[{"speaker":"person","text":"no, that's wrong again"},{"speaker":"assistant","text":"Sorry."}],"context":"Working folder: /home/ana","max_tokens":320}"#
+        );
+        assert_eq!(decode_request(&text).unwrap(), line);
+        let short = r#"{"v":1,"id":3,"op":"perceive","transcript":[],"context":""}"#;
+        let Request::Perceive(p) = decode_request(short).unwrap().request else { panic!("not a perceive") };
+        assert_eq!(p.max_tokens, 320);
+        let (_, err) = decode_request(
+            r#"{"v":1,"id":3,"op":"perceive","transcript":[{"speaker":"robot","text":"x"}],"context":""}"#,
+        )
+        .unwrap_err();
+        assert_eq!(err.code, WorkerErrorCode::BadRequest);
+    }
+
+    #[test]
+    fn a_perceived_answer_round_trips() {
+        let line = ResponseLine {
+            v: PROTOCOL_VERSION,
+            id: 3,
+            body: ResponseBody::Ok(Response::Perceived(Perceived {
+                report: serde_json::json!({"perception": {"trajectory": "stuck"}, "contrast": {"severity": "high"}}),
+                raw: "{...}".into(),
+                timings: Timings { prompt_tokens: 400, generated_tokens: 150, ..Timings::default() },
+            })),
+        };
+        let text = serde_json::to_string(&line).unwrap();
+        assert!(text.starts_with(r#"{"v":1,"id":3,"ok":{"kind":"perceived","report":{"#), "{text}");
+        assert_eq!(decode_response(&text).unwrap(), line);
+    }
+
+    #[test]
+    fn lines_written_before_perceive_existed_still_decode() {
+        // Adding an op changed no existing line, which is why the version stayed 1.
+        let propose = r#"{"v":1,"id":2,"op":"propose","tools":[],"context":"c","turns":[{"role":"user","text":"hi"}]}"#;
+        assert!(matches!(decode_request(propose).unwrap().request, Request::Propose(_)));
+        let health = r#"{"v":1,"id":2,"ok":{"kind":"health","model":null}}"#;
+        assert_eq!(decode_response(health).unwrap().body, ResponseBody::Ok(Response::Health { model: None }));
     }
 
     #[test]

@@ -43,6 +43,19 @@ pub enum AssistantError {
     NoScope,
     #[error("the utterance is empty")]
     Empty,
+    #[error("there is no conversation to perceive yet: say something first")]
+    NothingToPerceive,
+}
+
+/// What one perception call saw and what came of it.
+#[derive(Debug, Serialize)]
+pub struct PerceiveReport {
+    pub reports: smart_advisors::Reports,
+    /// The rules that fired (each ledgered as a proposal or a signal).
+    pub findings: Vec<String>,
+    pub recorded: Vec<CallReport>,
+    pub generation_ms: f64,
+    pub prompt_ms: f64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -87,6 +100,16 @@ pub struct SayReport {
     pub ended: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// While bootstrap listens, the utterance was its answer (and this is what came of it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bootstrap: Option<Box<crate::slow_loop::BootstrapReply>>,
+    /// When the assistant had to ask: what it consulted first, and its provisional
+    /// understanding (seed 001: inference before inquiry).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub understanding: Option<Box<smart_advisors::Inquiry>>,
+    /// The continuous evaluator's findings on this turn (each ledgered as a proposal or signal).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub advisories: Vec<String>,
 }
 
 /// What came of one transcript.
@@ -101,6 +124,32 @@ pub enum Heard {
         report: Option<CallReport>,
     },
     Turn(SayReport),
+}
+
+/// A finished turn as the continuous evaluator sees it: what was said, the last call and what
+/// the kernel made of it.
+fn turn_record(report: &SayReport, at: smart_kernel::Millis) -> smart_advisors::TurnRecord {
+    use smart_advisors::TurnOutcome as O;
+    let last = report.steps.last();
+    let outcome = match last.and_then(|s| s.report.as_ref()) {
+        None => O::NoCall,
+        Some(r) => match r.outcome {
+            "committed" => O::Committed,
+            "refused" => O::Refused { code: r.code.clone().unwrap_or_default() },
+            "pending" => O::Pending,
+            "denied" => O::Denied,
+            _ => O::Failed,
+        },
+    };
+    smart_advisors::TurnRecord {
+        utterance: Some(report.utterance.clone()),
+        tool: last.map(|s| s.proposal.tool.clone()),
+        call_hash: last
+            .and_then(|s| smart_kernel::hash_of(&(&s.proposal.tool, &s.proposal.args)).ok())
+            .map(|h| h.to_hex()),
+        outcome,
+        at,
+    }
 }
 
 /// Whether every file a proposal's arguments name as its input exists: `path`, each of
@@ -354,6 +403,44 @@ impl Assistant {
             self.fire(corr, Trigger::TextSubmitted);
         }
 
+        // While bootstrap listens, what the person says is its answer, not a request — unless it
+        // ends with "dive in" to an explicit request, which is then carried out as this turn.
+        let mut from_bootstrap = None;
+        let intent;
+        let text = if !opts.propose_only && self.engine.bootstrap_listening() {
+            let b = self.engine.bootstrap_say(text)?;
+            match b.proceed_with.clone() {
+                Some(i) => {
+                    from_bootstrap = Some(Box::new(b));
+                    intent = i;
+                    intent.as_str()
+                }
+                None => {
+                    let reply = b.prompt.clone().unwrap_or_else(|| match b.report.reason.clone() {
+                        Some(why) => why,
+                        None => "I'm listening.".to_string(),
+                    });
+                    self.bus.emit(corr, BusEvent::Reply { text: reply.clone() });
+                    self.fire(corr, Trigger::NoCall);
+                    self.fire(corr, Trigger::ResponseDelivered);
+                    self.fire(corr, Trigger::MemoryUpdated);
+                    return Ok(SayReport {
+                        corr: corr.to_string(),
+                        utterance: text.to_string(),
+                        steps: vec![],
+                        reply: Some(reply),
+                        ended: "bootstrap".into(),
+                        model: None,
+                        bootstrap: Some(Box::new(b)),
+                        understanding: None,
+                        advisories: vec![],
+                    });
+                }
+            }
+        } else {
+            text
+        };
+
         let tools = self.engine.visible_tools()?;
         if tools.is_empty() {
             return Err(AssistantError::NoScope);
@@ -373,6 +460,9 @@ impl Assistant {
             reply: None,
             ended: String::new(),
             model: None,
+            bootstrap: from_bootstrap,
+            understanding: None,
+            advisories: vec![],
         };
         let mut turns = vec![Turn::User { text: text.to_string() }];
         loop {
@@ -430,6 +520,16 @@ impl Assistant {
 
             let (tool, mut args) = match output {
                 ModelOutput::NoCall { reply } => {
+                    // Before asking anything, the assistant says what it already knows (the read
+                    // policy); the model's own words stand only after a call it made.
+                    let reply = if report.steps.is_empty() && !opts.propose_only {
+                        let inquiry = smart_advisors::infer(self.engine.state(), text);
+                        let r = inquiry.reply();
+                        report.understanding = Some(Box::new(inquiry));
+                        r
+                    } else {
+                        reply
+                    };
                     self.bus.emit(corr, BusEvent::Reply { text: reply.clone() });
                     self.fire(corr, Trigger::NoCall);
                     report.reply = Some(reply);
@@ -517,9 +617,79 @@ impl Assistant {
                 }
             }
         }
+        if !opts.propose_only {
+            report.advisories = self.evaluate_turn(&report)?;
+        }
         self.fire(corr, Trigger::ResponseDelivered);
         self.fire(corr, Trigger::MemoryUpdated);
         Ok(report)
+    }
+
+    /// The end of a turn: the continuous evaluator looks at the recent turns, its findings go to
+    /// the kernel as proposals and signals, and the gate controller reads the buffer.
+    fn evaluate_turn(&mut self, report: &SayReport) -> Result<Vec<String>, AssistantError> {
+        let path = crate::paths::DataDir::new(self.engine.data_dir()).recent_turns();
+        let mut window = crate::slow_loop::TurnWindow::load(&path);
+        window.push(turn_record(report, self.engine.now()));
+        let findings = smart_advisors::evaluate(window.turns(), self.engine.now());
+        if let Err(e) = window.save(&path) {
+            tracing::warn!(error = %e, "could not keep the evaluator's window");
+        }
+        self.engine.apply_findings(&findings)?;
+        self.engine.read_proposals(smart_kernel::ReadTrigger::EndOfTurn)?;
+        Ok(findings.iter().map(|f| f.rule.to_string()).collect())
+    }
+
+    /// Perception (seed 001): one fresh-context call of the model worker reads the recent turns
+    /// and reports; the report is checked again here (no worker is trusted), and what it
+    /// suggests goes to the kernel as proposals, which the gate controller reads at once (the
+    /// person asked for this look).
+    pub async fn perceive(&mut self) -> Result<PerceiveReport, AssistantError> {
+        use smart_proposer::protocol::{PerceiveRequest, Speaker, TranscriptLine};
+        let corr = corr();
+        let path = crate::paths::DataDir::new(self.engine.data_dir()).recent_turns();
+        let window = crate::slow_loop::TurnWindow::load(&path);
+        if window.turns().is_empty() {
+            return Err(AssistantError::NothingToPerceive);
+        }
+        let mut transcript = Vec::new();
+        for t in window.turns() {
+            if let Some(u) = &t.utterance {
+                transcript.push(TranscriptLine { speaker: Speaker::Person, text: u.clone() });
+            }
+            let did = match (&t.tool, &t.outcome) {
+                (_, smart_advisors::TurnOutcome::NoCall) => "asked a question instead of acting".to_string(),
+                (Some(tool), smart_advisors::TurnOutcome::Refused { code }) => {
+                    format!("proposed {tool}; refused ({code})")
+                }
+                (Some(tool), o) => format!(
+                    "proposed {tool}; {}",
+                    serde_json::to_value(o)
+                        .ok()
+                        .and_then(|v| v["outcome"].as_str().map(str::to_string))
+                        .unwrap_or_default()
+                ),
+                (None, _) => "did nothing".to_string(),
+            };
+            transcript.push(TranscriptLine { speaker: Speaker::Assistant, text: did });
+        }
+        let state = self.engine.state();
+        let frame = state.lease.as_ref().map(|l| l.draft.frame.clone()).unwrap_or_else(|| "none".into());
+        let context = format!("stance: {}; commitment: {frame}", state.stance);
+        let req = PerceiveRequest { transcript, context, max_tokens: 320 };
+        let (sup, _) = self.started_model(&corr).await?;
+        let p = sup.perceive(&req).await?;
+        let reports = smart_advisors::perception::parse(&p.report).map_err(WorkerError::Garbage)?;
+        let findings = smart_advisors::perception::findings(&reports, self.engine.now());
+        let recorded = self.engine.apply_findings(&findings)?;
+        self.engine.read_proposals(smart_kernel::ReadTrigger::Request)?;
+        Ok(PerceiveReport {
+            reports,
+            findings: findings.iter().map(|f| f.rule.to_string()).collect(),
+            recorded,
+            generation_ms: p.timings.generation_ms,
+            prompt_ms: p.timings.prompt_ms,
+        })
     }
 
     /// Stops the worker and gives the engine back.

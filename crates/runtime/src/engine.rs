@@ -82,7 +82,7 @@ pub struct CallReport {
 }
 
 impl CallReport {
-    fn bare(outcome: &'static str) -> CallReport {
+    pub fn bare(outcome: &'static str) -> CallReport {
         CallReport {
             outcome,
             code: None,
@@ -344,7 +344,7 @@ impl Engine {
     }
 
     /// Records a decision and reports its outcome; runs an admitted call and records the receipt.
-    fn settle(&mut self, corr: &str, d: Decision, now: Millis) -> Result<CallReport, RuntimeError> {
+    pub(crate) fn settle(&mut self, corr: &str, d: Decision, now: Millis) -> Result<CallReport, RuntimeError> {
         let seqs = self.commit(corr, d.events, now)?;
         let last = seqs.last().copied();
         Ok(match d.outcome {
@@ -443,6 +443,17 @@ impl Engine {
 
     /// Proposes a call on behalf of `source`.
     pub fn call(&mut self, tool: &str, args: Value, source: CallSource) -> Result<CallReport, RuntimeError> {
+        self.call_as(tool, args, source, None)
+    }
+
+    /// Proposes a call, for a scoped work order when one is named.
+    pub fn call_as(
+        &mut self,
+        tool: &str,
+        args: Value,
+        source: CallSource,
+        work_order: Option<String>,
+    ) -> Result<CallReport, RuntimeError> {
         self.tick()?;
         let now = self.now();
         let scope_id = self.state.scope.as_ref().map(|t| t.id.to_hex()).unwrap_or_default();
@@ -453,7 +464,7 @@ impl Engine {
             source,
             risk_hint: None,
             snapshot: None,
-            work_order: None,
+            work_order,
         };
         let d = {
             let world = self.world();
@@ -516,12 +527,24 @@ impl Engine {
 
     /// Passes one or more gates in order, stopping at the first refusal.
     pub fn gates(&mut self, acts: &[GateAct]) -> Result<CallReport, RuntimeError> {
+        self.gates_writing(acts, Vec::new())
+    }
+
+    /// Passes gates in order; the slow-memory writes go with the last one (where the person
+    /// means them), and a write that gate does not allow refuses it.
+    pub fn gates_writing(
+        &mut self,
+        acts: &[GateAct],
+        writes: Vec<smart_kernel::memory::SlowWrite>,
+    ) -> Result<CallReport, RuntimeError> {
         self.tick()?;
         let c = corr();
         let mut report = CallReport::bare("recorded");
-        for act in acts {
+        let mut writes = Some(writes);
+        for (i, act) in acts.iter().enumerate() {
             let now = self.now();
-            let d = self.kernel.gate(&self.state, *act, now)?;
+            let w = if i + 1 == acts.len() { writes.take().unwrap_or_default() } else { Vec::new() };
+            let d = self.kernel.pass_gate(&self.state, *act, w, now)?;
             report = self.settle(&c, d, now)?;
             if report.outcome == "refused" {
                 break;

@@ -29,6 +29,7 @@ pub mod model_choice;
 pub mod paths;
 pub mod process;
 pub mod quarantine;
+pub mod slow_loop;
 pub mod summary;
 pub mod voice;
 pub mod watch;

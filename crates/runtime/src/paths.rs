@@ -39,6 +39,12 @@ impl DataDir {
         self.root.join("policy.toml")
     }
 
+    /// The continuous evaluator's window of recent turns (fast, non-authoritative; what it
+    /// concludes is ledgered as proposals, so losing this file loses only a few turns of context).
+    pub fn recent_turns(&self) -> PathBuf {
+        self.root.join("recent_turns.json")
+    }
+
     pub fn path(&self) -> &Path {
         &self.root
     }

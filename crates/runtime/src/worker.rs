@@ -13,12 +13,13 @@
 //! - each fault is handed to the caller ([`Supervisor::take_faults`]), which ledgers it.
 //!
 //! What the worker answers is still only text: [`crate::assistant`] re-parses it and the kernel
-//! judges it.
+//! judges it. A perception report ([`Supervisor::perceive`]) is checked against the report's
+//! rules here before anyone sees it; it is advisory data and reaches no decision by itself.
 
 use crate::process::ChildProcess;
 use smart_proposer::protocol::{
-    self, LoadRequest, ModelInfo, PROTOCOL_VERSION, Proposal, ProposeRequest, Request, RequestLine, Response,
-    ResponseBody,
+    self, LoadRequest, ModelInfo, PROTOCOL_VERSION, PerceiveRequest, Perceived, Proposal, ProposeRequest, Request,
+    RequestLine, Response, ResponseBody, WorkerErrorCode,
 };
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -175,6 +176,9 @@ pub struct Supervisor {
     info: Option<ModelInfo>,
     consecutive_faults: u32,
     pub timeouts: Timeouts,
+    /// The deadline of one perception report: up to 320 tokens under a grammar, in a context
+    /// evaluated from scratch, which a 0.5B model on two busy cores needs tens of seconds for.
+    pub perceive_timeout: Duration,
     pub backoff: Backoff,
     faults: Vec<Fault>,
     starts: u32,
@@ -188,6 +192,7 @@ impl Supervisor {
             info: None,
             consecutive_faults: 0,
             timeouts: Timeouts::default(),
+            perceive_timeout: Duration::from_secs(120),
             backoff: Backoff::default(),
             faults: vec![],
             starts: 0,
@@ -269,6 +274,44 @@ impl Supervisor {
 
     /// One proposal. A worker found dead is restarted and the request tried once more.
     pub async fn propose(&mut self, req: &ProposeRequest) -> Result<Proposal, WorkerError> {
+        let timeout = self.timeouts.propose;
+        self.exchange(Request::Propose(req.clone()), "propose", timeout, |r| match r {
+            Response::Proposal(p) => Ok(p),
+            other => Err(other),
+        })
+        .await
+    }
+
+    /// One perception report on the conversation (seed 001's sensor), under
+    /// [`Supervisor::perceive_timeout`], with the same restart and fault handling as a proposal.
+    /// The worker's report is checked again here: a report that breaks its rules is refused as
+    /// `unparsable`, never passed on.
+    pub async fn perceive(&mut self, req: &PerceiveRequest) -> Result<Perceived, WorkerError> {
+        let timeout = self.perceive_timeout;
+        let perceived = self
+            .exchange(Request::Perceive(req.clone()), "perceive", timeout, |r| match r {
+                Response::Perceived(p) => Ok(p),
+                other => Err(other),
+            })
+            .await?;
+        smart_proposer::perception::validate(&perceived.report).map_err(|e| {
+            WorkerError::Answered(protocol::WorkerError::new(
+                WorkerErrorCode::Unparsable,
+                format!("the worker's perception report breaks its rules: {e}"),
+            ))
+        })?;
+        Ok(perceived)
+    }
+
+    /// One request answered by the `expected` kind of response. A worker found dead is
+    /// restarted and the request tried once more; any other kind of answer is a fault.
+    async fn exchange<T>(
+        &mut self,
+        request: Request,
+        op: &'static str,
+        timeout: Duration,
+        expected: impl Fn(Response) -> Result<T, Response>,
+    ) -> Result<T, WorkerError> {
         let mut tries = 0;
         loop {
             tries += 1;
@@ -276,14 +319,14 @@ impl Supervisor {
             let Some(w) = self.worker.as_mut() else {
                 return Err(WorkerError::Crashed { detail: " before the request".into() });
             };
-            let result = w.request(Request::Propose(req.clone()), "propose", self.timeouts.propose).await;
+            let result = w.request(request.clone(), op, timeout).await.map(&expected);
             match result {
-                Ok(Response::Proposal(p)) => {
+                Ok(Ok(answer)) => {
                     self.consecutive_faults = 0;
-                    return Ok(p);
+                    return Ok(answer);
                 }
-                Ok(other) => {
-                    let err = WorkerError::Garbage(format!("answered propose with {other:?}"));
+                Ok(Err(other)) => {
+                    let err = WorkerError::Garbage(format!("answered {op} with {other:?}"));
                     let w = self.worker.take();
                     self.fault(w, &err).await;
                     return Err(err);

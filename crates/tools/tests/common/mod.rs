@@ -174,7 +174,15 @@ impl Harness {
 
     pub fn call(&self, tool: &str, args: Value) -> ProposedCall {
         let scope_id = self.state.scope.as_ref().map(|t| t.id.to_hex()).unwrap_or_default();
-        ProposedCall { tool: tool.into(), args, scope_id, source: CallSource::Person, risk_hint: None, snapshot: None, work_order: None }
+        ProposedCall {
+            tool: tool.into(),
+            args,
+            scope_id,
+            source: CallSource::Person,
+            risk_hint: None,
+            snapshot: None,
+            work_order: None,
+        }
     }
 
     /// Proposes a call; a Tier 3 call is approved with a signed signal; an admitted call is run

@@ -1,0 +1,252 @@
+//! The slow loop as the person and the assistant reach it: proposals into the buffer, the gate
+//! controller's reads, memory notes, work orders and bootstrap — each one kernel decision,
+//! ledgered like any call — plus the views `smart memory`, `smart decisions`, `smart proposals`
+//! and the HUD read.
+//!
+//! It also keeps the continuous evaluator's window of recent turns in the data dir, so that the
+//! evaluator sees the same last few turns whether they were typed into one `smart say` after
+//! another or spoken into the app. The window is fast memory in the plainest sense: a cache the
+//! evaluator reads; what it concludes is ledgered as proposals.
+
+use crate::engine::{CallReport, Engine, corr};
+use crate::error::RuntimeError;
+use serde::Serialize;
+use serde_json::{Value, json};
+use smart_advisors::{Finding, TurnRecord};
+use smart_kernel::bootstrap::{self, BootstrapInput};
+use smart_kernel::memory::{ArtifactDraft, ProgressUpdate, SignalKind};
+use smart_kernel::{GateProposal, KernelEvent, ReadTrigger};
+use std::path::Path;
+
+/// A bootstrap step as the person sees it: what happened and what SMART says next.
+#[derive(Debug, Serialize)]
+pub struct BootstrapReply {
+    pub report: CallReport,
+    pub stage: Option<&'static str>,
+    /// The next question, if bootstrap asks one.
+    pub prompt: Option<String>,
+    /// The explicit request to carry out now that the person said "dive in".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proceed_with: Option<String>,
+    pub propose_only: bool,
+}
+
+impl Engine {
+    /// A gate proposal for the buffer (the kernel stamps its time).
+    pub fn propose_gate(&mut self, proposal: GateProposal) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
+        let now = self.now();
+        let d = self.kernel().propose_gate(self.state(), proposal, now)?;
+        self.settle(&corr(), d, now)
+    }
+
+    /// The gate controller reads the buffer (end of turn, or the person asked).
+    pub fn read_proposals(&mut self, trigger: ReadTrigger) -> Result<CallReport, RuntimeError> {
+        self.refresh()?;
+        let now = self.now();
+        let d = self.kernel().read_proposals(self.state(), trigger, now)?;
+        self.settle(&corr(), d, now)
+    }
+
+    pub fn note_progress(&mut self, update: ProgressUpdate) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
+        let now = self.now();
+        let d = self.kernel().note_progress(self.state(), update, now)?;
+        self.settle(&corr(), d, now)
+    }
+
+    pub fn note_signal(&mut self, kind: SignalKind, text: &str) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
+        let now = self.now();
+        let d = self.kernel().note_signal(self.state(), kind, text, now)?;
+        self.settle(&corr(), d, now)
+    }
+
+    pub fn register_artifact(
+        &mut self,
+        artifact: ArtifactDraft,
+        work_order: Option<&str>,
+    ) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
+        let now = self.now();
+        let d = self.kernel().register_artifact(self.state(), artifact, work_order, now)?;
+        self.settle(&corr(), d, now)
+    }
+
+    /// Opens a scoped work order; its id is in the report's `output`.
+    pub fn open_work_order(&mut self, brief: &str, tools: &[String]) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
+        let now = self.now();
+        let before: Vec<String> = self.state().work_orders.keys().cloned().collect();
+        let d = self.kernel().open_work_order(self.state(), brief, tools, now)?;
+        let mut r = self.settle(&corr(), d, now)?;
+        if let Some(id) = self.state().work_orders.keys().find(|k| !before.contains(k)) {
+            r.output = Some(json!({ "work_order": id }));
+        }
+        Ok(r)
+    }
+
+    pub fn close_work_order(&mut self, id: &str, reason: &str) -> Result<CallReport, RuntimeError> {
+        self.tick()?;
+        let now = self.now();
+        let d = self.kernel().close_work_order(self.state(), id, reason, now)?;
+        self.settle(&corr(), d, now)
+    }
+
+    /// One bootstrap input.
+    pub fn bootstrap_step(&mut self, input: BootstrapInput) -> Result<BootstrapReply, RuntimeError> {
+        self.tick()?;
+        let now = self.now();
+        let dive_in = input == BootstrapInput::DiveIn;
+        let intent = self.state().bootstrap.as_ref().and_then(|b| b.intent.clone());
+        let d = self.kernel().bootstrap(self.state(), input, now)?;
+        let report = self.settle(&corr(), d, now)?;
+        let proceed_with = intent.filter(|_| dive_in && report.outcome != "refused");
+        Ok(self.bootstrap_reply(report, proceed_with))
+    }
+
+    /// What the person said while bootstrap listens, read as an input (see
+    /// `smart_kernel::bootstrap::interpret`).
+    pub fn bootstrap_say(&mut self, text: &str) -> Result<BootstrapReply, RuntimeError> {
+        self.tick()?;
+        let stage = self.state().bootstrap.as_ref().map(|b| b.stage);
+        let input = match stage {
+            Some(s) => bootstrap::interpret(s, text),
+            None => return Err(RuntimeError::BadInput("bootstrap has not started (`smart bootstrap start`)".into())),
+        };
+        self.bootstrap_step(input)
+    }
+
+    pub fn bootstrap_reply(&self, report: CallReport, proceed_with: Option<String>) -> BootstrapReply {
+        let b = self.state().bootstrap.as_ref();
+        BootstrapReply {
+            report,
+            stage: b.map(|b| b.stage.name()),
+            prompt: b.and_then(bootstrap::prompt),
+            proceed_with,
+            propose_only: self.state().bootstrap_restricts(),
+        }
+    }
+
+    /// Whether an utterance belongs to bootstrap rather than to a proposer: bootstrap is under
+    /// way (the returning user's check-in included).
+    pub fn bootstrap_listening(&self) -> bool {
+        self.state().bootstrap.as_ref().is_some_and(|b| b.active())
+    }
+
+    /// The findings of an advisor handed to the kernel: proposals into the buffer, signals into
+    /// fast memory. Returns what was recorded; refusals (a full buffer) are reported, not raised.
+    pub fn apply_findings(&mut self, findings: &[Finding]) -> Result<Vec<CallReport>, RuntimeError> {
+        let mut out = Vec::new();
+        for f in findings {
+            if let Some(p) = &f.proposal {
+                out.push(self.propose_gate(p.clone())?);
+            }
+            if let Some((kind, text)) = &f.signal {
+                out.push(self.note_signal(*kind, text)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Everything the slow loop holds, for `smart memory` and the HUD.
+    pub fn memory_view(&mut self) -> Result<Value, RuntimeError> {
+        self.tick()?;
+        let s = self.state();
+        let m = &s.memory;
+        let lease = smart_kernel::status::status(s, self.kernel().policy(), self.now()).get("lease").cloned();
+        let bootstrap = s.bootstrap.as_ref().map(|b| {
+            json!({
+                "stage": b.stage.name(),
+                "prompt": bootstrap::prompt(b),
+                "propose_only": b.restricts(),
+                "snapshot": b.snapshot,
+                "sessions": b.sessions,
+                "abbreviated": b.abbreviated,
+                "reentered": b.reentered,
+            })
+        });
+        Ok(json!({
+            "stance": s.stance,
+            "slow": {
+                "lease": lease,
+                "decisions": m.decisions().all(),
+                "principles": m.principles().principles(),
+                "north_stars": m.principles().north_stars(),
+            },
+            "fast": {
+                "progress": m.progress(),
+                "signals": m.signals(),
+            },
+            "bridge": { "artifacts": m.artifacts().entries().values().collect::<Vec<_>>() },
+            "proposals_waiting": m.proposals().peek(),
+            "work_orders": s.work_orders.values().collect::<Vec<_>>(),
+            "bootstrap": bootstrap,
+        }))
+    }
+
+    /// The gate controller's most recent reads, newest first: every proposal with its verdict.
+    pub fn proposal_history(&self, limit: usize) -> Result<Vec<Value>, RuntimeError> {
+        let (tail, _) = self.ledger().tail()?;
+        let rows = self.ledger().list(tail.saturating_sub(5_000).max(1), Some("proposals_read"), 5_000)?;
+        let mut out = Vec::new();
+        for row in rows.iter().rev().take(limit) {
+            if let Ok(KernelEvent::ProposalsRead { trigger, verdicts }) = row.event() {
+                out.push(json!({ "seq": row.seq, "at_ms": row.at_ms, "trigger": trigger, "verdicts": verdicts }));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Gate transitions, newest first — seed 001's `gates.json`, read from the ledger (history is
+    /// audit only, never state).
+    pub fn gate_history(&self, limit: usize) -> Result<Vec<Value>, RuntimeError> {
+        let (tail, _) = self.ledger().tail()?;
+        let rows = self.ledger().list(tail.saturating_sub(5_000).max(1), Some("stance_changed"), 5_000)?;
+        Ok(rows
+            .iter()
+            .rev()
+            .take(limit)
+            .filter_map(|row| match row.event() {
+                Ok(KernelEvent::StanceChanged { from, to, act, writes }) => Some(json!({
+                    "seq": row.seq, "at_ms": row.at_ms, "from": from, "to": to, "act": act, "writes": writes.len(),
+                })),
+                _ => None,
+            })
+            .collect())
+    }
+}
+
+/// The continuous evaluator's window, kept in the data dir.
+pub struct TurnWindow {
+    turns: Vec<TurnRecord>,
+}
+
+impl TurnWindow {
+    /// Loads the window; a missing or unreadable file is an empty window (it is a cache).
+    pub fn load(path: &Path) -> TurnWindow {
+        let turns = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Vec<TurnRecord>>(&t).ok())
+            .unwrap_or_default();
+        TurnWindow { turns }
+    }
+
+    pub fn turns(&self) -> &[TurnRecord] {
+        &self.turns
+    }
+
+    pub fn push(&mut self, turn: TurnRecord) {
+        self.turns.push(turn);
+        let extra = self.turns.len().saturating_sub(smart_advisors::evaluator::WINDOW);
+        self.turns.drain(..extra);
+    }
+
+    /// Writes the window beside itself and renames it in, so a crash leaves the old one.
+    pub fn save(&self, path: &Path) -> Result<(), RuntimeError> {
+        let tmp = path.with_extension("json.tmp");
+        let text = serde_json::to_string(&self.turns).map_err(|e| RuntimeError::BadInput(e.to_string()))?;
+        std::fs::write(&tmp, text).map_err(|e| RuntimeError::Io { path: tmp.clone(), reason: e.to_string() })?;
+        std::fs::rename(&tmp, path).map_err(|e| RuntimeError::Io { path: path.to_path_buf(), reason: e.to_string() })
+    }
+}
