@@ -237,3 +237,169 @@ fn bootstrap_resumes_in_a_new_process_where_it_stopped() {
     let _: Value = v;
     replays(&s);
 }
+
+/// Copies a recorded data dir into a fresh temp dir (the fixture itself is never written).
+fn fixture(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let p = entry.unwrap().path();
+        std::fs::copy(&p, data.join(p.file_name().unwrap())).unwrap();
+    }
+    // git keeps no permission bits but the executable one; a key file must be private.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(data.join("device.key"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    (tmp, data)
+}
+
+#[test]
+fn a_ledger_recorded_before_the_slow_loop_replays_to_the_same_hashes() {
+    let (_tmp, data) = fixture("ledger-before-slow-loop");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(bin())
+            .env("SMART_DATA_DIR", &data)
+            .env("SMART_KEY_STORE", "file")
+            .env("SMART_NOW_MS", "1800000700000")
+            .arg("--json")
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        (out.status.code().unwrap_or(-1), serde_json::from_str::<Value>(text.trim()).unwrap_or(Value::Null), text)
+    };
+    let (c, v, t) = run(&["ledger", "replay"]);
+    assert_eq!(c, 0, "{t}");
+    assert_eq!(v["events"], 42);
+    assert_eq!(v["state_hash"], "56a27023a0cb03cc3895f31b6e29bf7437d9253efff5460d7a00b5d3554f89c3", "{t}");
+    let (c, _, t) = run(&["ledger", "verify"]);
+    assert_eq!(c, 0, "{t}");
+    // Today's slow loop carries on from the old events: a returning user gets the check-in,
+    // a decision is recorded at a gate, and the whole ledger still replays.
+    let (c, v, t) = run(&["bootstrap", "start"]);
+    assert_eq!((c, v["stage"].as_str()), (0, Some("check_in")), "{t}");
+    let (c, _, t) = run(&["gate", "evaluation", "--release"]);
+    assert_eq!(c, 0, "{t}");
+    let (c, _, t) = run(&["gate", "framing", "--decision", "one folder at a time", "--north-star", "calm=a calm desk"]);
+    assert_eq!(c, 0, "{t}");
+    let (c, v, t) = run(&["ledger", "replay"]);
+    assert_eq!(c, 0, "{t}");
+    assert!(v["events"].as_u64().unwrap() > 42);
+    let (c, _, t) = run(&["ledger", "verify"]);
+    assert_eq!(c, 0, "{t}");
+}
+
+/// A stand-in proposer worker that answers every proposal with words and no call: the model's
+/// output is not what this test is about, what the assistant does with a question is.
+fn asking_worker(dir: &std::path::Path) -> std::path::PathBuf {
+    let script = r#"#!/bin/sh
+loaded='{"v":1,"id":ID,"ok":{"kind":"loaded","path":"m.gguf","architecture":"qwen2","name":"fake","format":"chat_ml","n_params":1,"n_ctx":4096,"threads":1,"load_ms":1}}'
+reply='{"v":1,"id":ID,"ok":{"kind":"proposal","output":{"kind":"no_call","reply":"Which folder do you mean?"},"raw":"Which folder do you mean?","timings":{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1.0,"generated_tokens":1,"generation_ms":1.0,"grammar_fallbacks":0}}}'
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
+  case "$line" in
+    *'"op":"load"'*) printf '%s\n' "$loaded" | sed "s/\"id\":ID/\"id\":$id/" ;;
+    *'"op":"propose"'*) printf '%s\n' "$reply" | sed "s/\"id\":ID/\"id\":$id/" ;;
+    *'"op":"shutdown"'*) exit 0 ;;
+  esac
+done
+"#;
+    let path = dir.join("asking-worker.sh");
+    std::fs::write(&path, script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    path
+}
+
+#[test]
+fn the_assistant_says_what_it_knows_before_it_asks() {
+    let s = Smart::init(None);
+    let (c, v) = s.json(&["models", "verify", "qwen2.5-coder-0.5b"]);
+    assert_eq!(c, 0, "the default proposer model is needed to build the worker spec: {v}");
+    let (c, _) =
+        s.json(&["lease", "draft", "--frame", "tidy the docs folder", "--horizon", "short", "--expires-in", "1h"]);
+    assert_eq!(c, 0);
+    let (c, v) = s.json(&["gate", "commitment", "--stage", "sorting", "--next", "scan the docs folder"]);
+    assert_eq!(c, 0, "{v}");
+    let (c, v) =
+        s.json(&["artifact", "register", "--name", "docs plan", "--type", "plan", "--pointer", "plans/docs.md"]);
+    assert_eq!(c, 0, "{v}");
+    let worker = asking_worker(s.root.parent().unwrap());
+    let out = s
+        .cmd()
+        .env("SMART_PROPOSER_WORKER", &worker)
+        .args(["--json", "say", "--no-templates", "sort that out"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(text.trim())
+        .unwrap_or_else(|e| panic!("{e}: {text} {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(v["outcome"], "no_call", "{v}");
+    let reply = v["reply"].as_str().unwrap();
+    assert!(reply.starts_with("As I understand it, we're working on tidy the docs folder"), "{reply}");
+    assert!(reply.contains("the latest artifact is docs plan") && reply.contains("we're at sorting"), "{reply}");
+    assert!(reply.ends_with("Shall I go on with scan the docs folder?"), "{reply}");
+    assert_eq!(reply.matches('?').count(), 1, "one confirmation question: {reply}");
+    let order: Vec<&str> =
+        v["understanding"]["consulted"].as_array().unwrap().iter().map(|c| c["source"].as_str().unwrap()).collect();
+    assert_eq!(order, ["lease", "decisions", "artifacts", "progress", "signals"]);
+}
+
+#[test]
+fn perception_reads_the_recent_turns_with_the_real_model_and_only_proposes() {
+    let s = Smart::init(None);
+    let (c, v) = s.json(&["models", "verify", "qwen2.5-coder-0.5b"]);
+    assert_eq!(c, 0, "the default proposer model is needed: {v}");
+    let perceive = || {
+        let out = s.cmd().env("SMART_PROPOSER_WORKER", worker_bin()).args(["--json", "perceive"]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        (out.status.code().unwrap_or(-1), text, String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let (c, _, err) = perceive();
+    assert_eq!(c, 1, "nothing said yet");
+    assert!(err.contains("no conversation to perceive"), "{err}");
+    s.write("docs/a.txt", "a");
+    let docs = format!("compress {}/docs", s.root.display());
+    for _ in 0..2 {
+        s.json(&["say", &docs]);
+    }
+    let before = s.events();
+    let (c, text, err) = perceive();
+    assert_eq!(c, 0, "{text} {err}");
+    let v: Value = serde_json::from_str(text.trim()).unwrap();
+    let p = &v["reports"]["perception"];
+    for key in ["elevation_level", "trajectory", "sentiment", "ladder_estimate", "recommended_stance"] {
+        assert!(!p[key].is_null(), "{key} missing: {v}");
+    }
+    assert!(!v["reports"]["contrast"]["gap_type"].is_null(), "{v}");
+    eprintln!(
+        "perception took {:.0} ms: findings {}",
+        v["generation_ms"].as_f64().unwrap() + v["prompt_ms"].as_f64().unwrap(),
+        v["findings"]
+    );
+    // Whatever it found went to the buffer as perception's proposals (or signals); it moved nothing
+    // by itself: nothing is executing, so no verdict can have accepted a stance change.
+    let (_, h) = s.json(&["proposals"]);
+    for read in h["reads"].as_array().unwrap() {
+        for x in read["verdicts"].as_array().unwrap() {
+            if x["proposal"]["origin"] == "perception" {
+                assert_eq!(x["proposal"]["source"], "perception");
+                if x["verdict"] == "accepted" {
+                    let e = &x["effect"];
+                    let lowering = *e == "bootstrap_reentry" || e["gate"] == "evaluate" || e["gate"] == "framing";
+                    assert!(lowering, "an accepted perception proposal may only pause or listen: {x}");
+                }
+            }
+        }
+    }
+    assert!(s.events() >= before);
+    assert_eq!(stance(&s), "sensemaking", "no lease: perception cannot have raised anything");
+    replays(&s);
+}
