@@ -43,6 +43,7 @@ mod chain;
 mod index;
 mod proposer;
 mod sim;
+mod slow;
 mod stats;
 mod voice;
 
@@ -51,7 +52,7 @@ use stats::int;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-const USAGE: &str = "usage: smart-bench [--quick] [--events N] [--admissions N] [--appends N] [--probe N] [--epoch K] [--index-files N] [--dir PATH] [--only admit,append,chain,proposer,voice,index]
+const USAGE: &str = "usage: smart-bench [--quick] [--events N] [--admissions N] [--appends N] [--probe N] [--epoch K] [--index-files N] [--dir PATH] [--only admit,append,chain,proposer,voice,index,slow]
 
   --quick          small counts everywhere (2,000 admissions, 200 appends, 20,000 ledger events); seconds
   --events N       events in the verify/replay ledger (default 1,000,000)
@@ -61,7 +62,7 @@ const USAGE: &str = "usage: smart-bench [--quick] [--events N] [--admissions N] 
   --epoch K        fs.hash calls per lease epoch (default 200, the default policy's max_steps; 0 = never rotate)
   --index-files N  files in the generated tree the index section indexes (default 50,000; 2,000 with --quick)
   --dir PATH       where the temporary SQLite files go (default: the system temp dir)
-  --only LIST      run only these sections (admit, append, chain, proposer, voice, index)";
+  --only LIST      run only these sections (admit, append, chain, proposer, voice, index, slow)";
 
 /// The rows of the final markdown table.
 #[derive(Default)]
@@ -124,10 +125,11 @@ fn parse_args() -> Result<Option<Args>> {
         }
     }
     if let Some(only) = &a.only
-        && let Some(bad) =
-            only.iter().find(|s| !matches!(s.as_str(), "admit" | "append" | "chain" | "proposer" | "voice" | "index"))
+        && let Some(bad) = only
+            .iter()
+            .find(|s| !matches!(s.as_str(), "admit" | "append" | "chain" | "proposer" | "voice" | "index" | "slow"))
     {
-        bail!("--only: unknown section {bad:?} (admit, append, chain, proposer, voice, index)");
+        bail!("--only: unknown section {bad:?} (admit, append, chain, proposer, voice, index, slow)");
     }
     Ok(Some(a))
 }
@@ -214,6 +216,10 @@ fn main() -> Result<()> {
     if run("index") {
         let files = args.index_files.unwrap_or(if quick { 2_000 } else { 50_000 });
         index::run(files, quick, tmp.path(), &mut s)?;
+    }
+
+    if run("slow") {
+        slow::run(quick, &mut s)?;
     }
 
     println!("\n== summary ==\n");
