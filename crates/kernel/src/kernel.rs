@@ -348,6 +348,14 @@ impl Kernel {
         let mut lapsed = false;
         for ev in decay::due(&b.state, now) {
             lapsed |= matches!(ev, KernelEvent::LeaseExpired { .. });
+            // The decay manager's proposal must not be lost to a buffer full of higher-ranked
+            // ones: the controller reads those first, then the proposal has room.
+            if let KernelEvent::GateProposed { proposal } = &ev {
+                let mut probe = b.state.memory.proposals().clone();
+                if probe.push(proposal.clone()).is_err() {
+                    self.read_buffer(&mut b, ReadTrigger::GatewayPass)?;
+                }
+            }
             b.push(ev)?;
         }
         if lapsed {

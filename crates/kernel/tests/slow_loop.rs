@@ -610,3 +610,30 @@ fn the_identity_hook_reflects_only_the_persons_words() {
     }
     assert!(smart_kernel::bootstrap::prompt(&b).unwrap().starts_with(&hook));
 }
+
+#[test]
+fn a_full_buffer_cannot_swallow_the_lease_expiry() {
+    let mut h = Harness::new();
+    h.commit_lease();
+    for i in 0..smart_kernel::gate_proposal::MAX_BUFFERED {
+        let p = GateProposal::new(
+            GateSource::UserSignal,
+            SuggestedGate::Commitment,
+            Severity::Emergency,
+            format!("p{i}"),
+            Millis(0),
+        );
+        assert!(matches!(propose(&mut h, p), Outcome::Done));
+    }
+    // One more of lower rank is refused, and records nothing.
+    let seq = h.state.seq;
+    let low = GateProposal::new(GateSource::TaskAgent, SuggestedGate::Framing, Severity::Low, "late", Millis(0));
+    assert_eq!(refused(&propose(&mut h, low)), RefusalCode::ProposalInvalid);
+    assert_eq!(h.state.seq, seq);
+    h.advance(3_600_000);
+    let kinds = tick(&mut h);
+    assert_eq!(kinds.iter().filter(|k| *k == "proposals_read").count(), 2, "{kinds:?}");
+    assert_eq!(h.state.stance, Stance::Evaluation, "the expiry was still decided");
+    assert!(h.state.memory.proposals().is_empty());
+    assert_eq!(h.replayed_hash(), h.state.hash().unwrap());
+}
