@@ -28,16 +28,7 @@ fn init() -> ProgressInit {
 }
 
 fn lease_draft(h: &mut Harness) {
-    let draft = smart_kernel::lease::LeaseDraft {
-        frame: "tidy the docs folder".into(),
-        horizon: Horizon::Short,
-        duration_ms: 3_600_000,
-        success_criteria: vec![],
-        non_goals: vec![],
-        renewal_prompt: String::new(),
-    };
-    let d = h.kernel.draft_lease(&h.state, draft, h.now).unwrap();
-    assert!(matches!(h.apply(d), Outcome::Done));
+    assert!(matches!(h.draft_lease(), Outcome::Done));
 }
 
 fn pass(h: &mut Harness, act: GateAct, writes: Vec<SlowWrite>) -> Outcome {
@@ -468,16 +459,7 @@ fn bootstrap_four_stages_then_permission_with_the_snapshot_and_the_transition_pr
 }
 
 fn lease_draft_refused(h: &mut Harness) {
-    let draft = smart_kernel::lease::LeaseDraft {
-        frame: "x".into(),
-        horizon: Horizon::Short,
-        duration_ms: 60_000,
-        success_criteria: vec![],
-        non_goals: vec![],
-        renewal_prompt: String::new(),
-    };
-    let d = h.kernel.draft_lease(&h.state, draft, h.now).unwrap();
-    assert_eq!(refused(&h.apply(d)), RefusalCode::BootstrapMode);
+    assert_eq!(refused(&h.draft_lease()), RefusalCode::BootstrapMode);
 }
 
 #[test]

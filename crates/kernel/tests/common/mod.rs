@@ -171,8 +171,8 @@ impl Harness {
         self.apply(d)
     }
 
-    /// Drafts a 1-hour lease and passes the commitment gate: stance Execution.
-    pub fn commit_lease(&mut self) {
+    /// Drafts a 1-hour lease ("tidy the docs folder"); returns the kernel's outcome.
+    pub fn draft_lease(&mut self) -> Outcome {
         let draft = smart_kernel::lease::LeaseDraft {
             frame: "tidy the docs folder".into(),
             horizon: Horizon::Short,
@@ -182,7 +182,12 @@ impl Harness {
             renewal_prompt: String::new(),
         };
         let d = self.kernel.draft_lease(&self.state, draft, self.now).unwrap();
-        assert!(matches!(self.apply(d), Outcome::Done));
+        self.apply(d)
+    }
+
+    /// Drafts a 1-hour lease and passes the commitment gate: stance Execution.
+    pub fn commit_lease(&mut self) {
+        assert!(matches!(self.draft_lease(), Outcome::Done));
         assert!(matches!(self.gate(GateAct::Commitment), Outcome::Done));
         assert_eq!(self.state.stance, Stance::Execution);
     }
