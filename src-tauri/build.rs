@@ -24,6 +24,13 @@ const COMMANDS: &[&str] = &[
     "heartbeat",
     "voice_status",
     "push_to_talk",
+    "slow_loop_view",
+    "bootstrap_answer",
+    "bootstrap_skip",
+    "bootstrap_consent",
+    "bootstrap_check_in",
+    "propose_gate",
+    "perceive",
 ];
 
 fn main() {

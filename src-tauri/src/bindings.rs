@@ -12,6 +12,7 @@ use crate::hud::{Outcome, PendingList, PendingView, SayResult, StepView};
 use crate::onboarding::{FetchProgress, ModelRow, SetupState};
 use crate::preview::{FileRow, MoveRow, Preview};
 use crate::settings::Settings;
+use crate::slow_loop::{BootstrapResult, PerceiveResult, ProposeResult};
 use crate::timeline::{ActivityBar, EventDetail, TimelineFilter, TimelinePage, TimelineRow, VerifyBadge};
 use crate::voice::VoiceStatus;
 use ts_rs::{Config, TS};
@@ -40,6 +41,9 @@ fn generate() -> String {
         FetchProgress::decl(&cfg),
         Settings::decl(&cfg),
         VoiceStatus::decl(&cfg),
+        BootstrapResult::decl(&cfg),
+        ProposeResult::decl(&cfg),
+        PerceiveResult::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from the Rust command types by `src-tauri/src/bindings.rs`; do not edit.\n\

@@ -14,6 +14,7 @@ mod preview;
 mod session;
 mod settings;
 mod shell;
+mod slow_loop;
 mod status;
 mod timeline;
 mod voice;
@@ -145,6 +146,13 @@ fn setup<R: tauri::Runtime>(
             shell::heartbeat,
             voice::voice_status,
             voice::push_to_talk,
+            slow_loop::slow_loop_view,
+            slow_loop::bootstrap_answer,
+            slow_loop::bootstrap_skip,
+            slow_loop::bootstrap_consent,
+            slow_loop::bootstrap_check_in,
+            slow_loop::propose_gate,
+            slow_loop::perceive,
         ])
 }
 

@@ -7,10 +7,15 @@
 //! clock meanwhile (it offsets from the last `now_ms` it was given). If opening fails — no data
 //! dir yet, a broken ledger — the error text goes to the UI, and the next command tries again,
 //! so repairing the data dir from a terminal needs no restart.
+//!
+//! The first successful opening in an app run is also when SMART speaks first: it starts or
+//! resumes bootstrap (`slow_loop::greet`). Only the first — a runtime reopened after an error is
+//! the same run, not a new session to welcome back.
 
 use smart_runtime::model_choice::proposer_spec;
 use smart_runtime::{Assistant, Bus, Engine, SystemClock};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
 pub struct Session {
@@ -18,11 +23,13 @@ pub struct Session {
     data_dir: Result<PathBuf, String>,
     bus: Bus,
     assistant: Mutex<Option<Assistant>>,
+    /// Bootstrap was started or resumed for this run (or did not need to be).
+    greeted: AtomicBool,
 }
 
 impl Session {
     pub fn new(data_dir: Result<PathBuf, String>, bus: Bus) -> Session {
-        Session { data_dir, bus, assistant: Mutex::new(None) }
+        Session { data_dir, bus, assistant: Mutex::new(None), greeted: AtomicBool::new(false) }
     }
 
     pub fn bus(&self) -> &Bus {
@@ -49,7 +56,14 @@ impl Session {
         let mut guard = self.assistant.lock().await;
         if guard.is_none() {
             let dir = self.data_dir.clone()?;
-            let engine = Engine::open(&dir, Box::new(SystemClock)).map_err(|e| e.to_string())?;
+            let mut engine = Engine::open(&dir, Box::new(SystemClock)).map_err(|e| e.to_string())?;
+            // A failed greeting is not a failed start: the HUD works, and the panel shows
+            // bootstrap as it is.
+            if !self.greeted.swap(true, Ordering::SeqCst)
+                && let Err(e) = crate::slow_loop::greet(&mut engine)
+            {
+                tracing::warn!(error = %e, "bootstrap could not be started or resumed");
+            }
             *guard = Some(Assistant::new(engine, self.bus.clone(), proposer_spec(dir)));
         }
         MutexGuard::try_map(guard, Option::as_mut).map_err(|_| "the runtime could not be opened".to_string())

@@ -262,6 +262,13 @@ fn only_the_hud_window_may_decide_stop_or_undo() {
             "set_settings",
             json!({"settings": {"hotkey": "Alt+F9", "wake_word": false, "wake_phrase": "hey smart", "voice_output": false}}),
         ),
+        ("slow_loop_view", json!({})),
+        ("propose_gate", json!({"gate": "commitment", "severity": "low", "reason": "r"})),
+        ("perceive", json!({})),
+        ("bootstrap_check_in", json!({})),
+        ("bootstrap_answer", json!({"text": "fine"})),
+        ("bootstrap_consent", json!({"consent": "listen_only"})),
+        ("bootstrap_skip", json!({})),
     ] {
         let e = err_text(invoke(&other, cmd, args.clone()));
         assert!(e.contains("not allowed"), "{cmd} from another window: {e}");
@@ -407,4 +414,122 @@ fn without_a_sound_card_the_app_reports_no_microphone_and_typing_still_works() {
     invoke(&webview, "set_settings", json!({ "settings": settings })).unwrap();
     assert_eq!(invoke(&webview, "voice_status", json!({})).unwrap()["state"], "starting");
     assert_eq!(settled_voice(&webview)["state"], "no_microphone");
+}
+
+/// A data dir made by `smart init` and nothing else: a fresh ledger, first contact.
+fn fresh_data() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap().join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    let data = tmp.path().join("data");
+    let opts = smart_runtime::InitOptions {
+        roots: vec![root],
+        policy: None,
+        key_store: Some(smart_signals::KeyStoreKind::File),
+    };
+    smart_runtime::Engine::init(&data, opts, Box::new(smart_runtime::SystemClock)).unwrap();
+    (tmp, data)
+}
+
+#[test]
+fn a_fresh_ledger_starts_bootstrap_and_the_next_run_resumes_it() {
+    let (_tmp, data) = fresh_data();
+    {
+        let (_app, w) = app(Ok(data.clone()));
+        let v = invoke(&w, "slow_loop_view", json!({})).unwrap();
+        let b = &v["memory"]["bootstrap"];
+        assert_eq!(b["stage"], "ladder", "{v}");
+        assert_eq!(b["propose_only"], true, "{v}");
+        assert!(b["prompt"].as_str().unwrap().contains("ladder"), "{v}");
+        assert_eq!(v["existing_user"], false);
+        // The view reads again without starting anything twice.
+        let again = invoke(&w, "slow_loop_view", json!({})).unwrap();
+        assert_eq!(again["memory"]["bootstrap"]["sessions"], 1, "{again}");
+
+        let r = invoke(&w, "bootstrap_answer", json!({"text": "about a 6"})).unwrap();
+        assert_eq!((r["outcome"]["outcome"].as_str(), r["stage"].as_str()), (Some("recorded"), Some("anchor")), "{r}");
+        assert!(r["prompt"].as_str().unwrap().contains("slipping"), "{r}");
+        assert_eq!(r["propose_only"], true);
+        assert!(r["turn"].is_null(), "{r}");
+        let bad = err_text(invoke(&w, "bootstrap_consent", json!({"consent": "maybe"})));
+        assert!(bad.contains("listen_only, propose_structure or ready_for_commitment"), "{bad}");
+        // Consent before the permission question is the machine's to refuse, in words.
+        let early = invoke(&w, "bootstrap_consent", json!({"consent": "ready_for_commitment"})).unwrap();
+        assert_eq!(early["outcome"]["outcome"], "refused", "{early}");
+        assert_eq!(early["stage"], "anchor");
+    }
+    // A new run of the app over the same data dir picks the conversation up where it was.
+    let (_app, w) = app(Ok(data.clone()));
+    let v = invoke(&w, "slow_loop_view", json!({})).unwrap();
+    let b = &v["memory"]["bootstrap"];
+    assert_eq!((b["stage"].as_str(), b["sessions"].as_u64()), (Some("anchor"), Some(2)), "{v}");
+    assert!(b["prompt"].as_str().unwrap().starts_with("Welcome back."), "{v}");
+    for answer in ["my morning walk", "I would sleep better", "a reminder at ten"] {
+        invoke(&w, "bootstrap_answer", json!({ "text": answer })).unwrap();
+    }
+    let v = invoke(&w, "slow_loop_view", json!({})).unwrap();
+    assert_eq!(v["memory"]["bootstrap"]["stage"], "permission", "{v}");
+    let r = invoke(&w, "bootstrap_consent", json!({"consent": "propose_structure"})).unwrap();
+    assert_eq!((r["stage"].as_str(), r["propose_only"].as_bool()), (Some("done"), Some(true)), "{r}");
+    // Done: an answer is no longer bootstrap's, and the card's commands say so.
+    let e = err_text(invoke(&w, "bootstrap_answer", json!({"text": "scan docs"})));
+    assert!(e.contains("not listening"), "{e}");
+    let snapshot = &invoke(&w, "slow_loop_view", json!({})).unwrap()["memory"]["bootstrap"]["snapshot"];
+    assert_eq!(snapshot["stabilizers"], "my morning walk", "{snapshot}");
+}
+
+#[test]
+fn skipping_the_introduction_lifts_propose_only() {
+    let (_tmp, data) = fresh_data();
+    let (_app, w) = app(Ok(data));
+    let r = invoke(&w, "bootstrap_skip", json!({})).unwrap();
+    assert_eq!((r["stage"].as_str(), r["propose_only"].as_bool()), (Some("done"), Some(false)), "{r}");
+    assert!(r["prompt"].is_null(), "{r}");
+}
+
+#[test]
+fn an_existing_user_is_not_started_proposes_as_the_person_and_can_check_in() {
+    let d = data_at_l3();
+    let (_app, w) = app(Ok(d.data.clone()));
+    let v = invoke(&w, "slow_loop_view", json!({})).unwrap();
+    assert!(v["memory"]["bootstrap"].is_null(), "a returning person is not interviewed: {v}");
+    assert_eq!(v["existing_user"], true);
+    assert!(v["gates"].as_array().unwrap().iter().any(|g| g["to"] == "execution"), "{v}");
+
+    // Committing again while committed: the controller rejects it, with the reason.
+    let r = invoke(&w, "propose_gate", json!({"gate": "commitment", "severity": "medium", "reason": "lock it in"}))
+        .unwrap();
+    assert_eq!(r["outcome"]["outcome"], "recorded", "{r}");
+    assert_eq!(r["verdict"], "rejected", "{r}");
+    assert!(r["reason"].as_str().unwrap().contains("already committed"), "{r}");
+    // The person's own evaluation proposal pauses execution.
+    let r = invoke(&w, "propose_gate", json!({"gate": "evaluation", "severity": "low", "reason": "let's look back"}))
+        .unwrap();
+    assert_eq!(r["verdict"], "accepted", "{r}");
+    assert_eq!(invoke(&w, "get_status", json!({})).unwrap()["stance"], "evaluation");
+    let v = invoke(&w, "slow_loop_view", json!({})).unwrap();
+    let verdict = &v["reads"][0]["verdicts"][0];
+    assert_eq!(
+        (verdict["verdict"].as_str(), verdict["proposal"]["origin"].as_str()),
+        (Some("accepted"), Some("person"))
+    );
+    assert_eq!(v["reads"][1]["verdicts"][0]["verdict"], "rejected", "newest first: {v}");
+    // Bad words are refused before anything is recorded.
+    let e = err_text(invoke(&w, "propose_gate", json!({"gate": "lunch", "severity": "low", "reason": "r"})));
+    assert!(e.contains("framing, commitment or evaluation"), "{e}");
+    let r = invoke(&w, "propose_gate", json!({"gate": "framing", "severity": "low", "reason": "  "})).unwrap();
+    assert_eq!(r["outcome"]["outcome"], "refused", "{r}");
+    assert!(r["verdict"].is_null(), "{r}");
+
+    // Nothing said yet: perception has nothing to read, and says so as its answer.
+    let p = invoke(&w, "perceive", json!({})).unwrap();
+    assert!(p["error"].as_str().unwrap().contains("no conversation"), "{p}");
+    assert!(p["summary"].is_null(), "{p}");
+
+    let c = invoke(&w, "bootstrap_check_in", json!({})).unwrap();
+    assert_eq!((c["stage"].as_str(), c["propose_only"].as_bool()), (Some("check_in"), Some(false)), "{c}");
+    let done = invoke(&w, "bootstrap_answer", json!({"text": "still on track"})).unwrap();
+    assert_eq!(done["stage"], "done", "{done}");
+    let again = invoke(&w, "bootstrap_check_in", json!({})).unwrap();
+    assert_eq!(again["outcome"]["outcome"], "refused", "bootstrap comes back only by re-entry: {again}");
 }

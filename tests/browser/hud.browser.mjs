@@ -1,6 +1,7 @@
 // Browser tests of the built UI (dist/) in headless Chromium, with the Tauri backend replaced by
 // an in-page fake at the IPC boundary (window.__TAURI_INTERNALS__), the layer these tests are
-// about: what the HUD, the confirmation dialog and the timeline do with what the backend says.
+// about: what the HUD, the confirmation dialog, the timeline and the slow-loop panel (bootstrap's
+// card, verdicts, decisions, memory, perception) do with what the backend says.
 //
 //   node tests/browser/hud.browser.mjs     (scripts/test.sh runs it after building dist/)
 //
@@ -53,6 +54,65 @@ function installFake() {
       ],
       problem: null,
     },
+    events: 40,
+    perceived: 0,
+    slow: {
+      existing_user: !window.location.hash.includes("bootstrap"),
+      memory: {
+        stance: "execution",
+        slow: {
+          lease: null,
+          decisions: [
+            { id: 1, kind: "binding", decision: "Delete old logs outright", rationale: ["Delete old logs outright"], confidence: "low", gate: "commitment", at: 1, superseded_by: 2 },
+            { id: 2, kind: "supersession", decision: "Quarantine old logs, never delete them", rationale: ["deleting cannot be undone"], confidence: "high", gate: "evaluate", at: 2, supersedes: 1 },
+          ],
+          principles: { "no-deletes": { kind: "non_negotiable", text: "Nothing is deleted without a quarantine first", set_at: 2 } },
+          north_stars: { calm: { text: "A calm, findable home folder", version: 1, ratified_at: 2 } },
+        },
+        fast: {
+          progress: { current_stage: "archiving", next_actions: ["move the reports"], blockers: ["waiting on the backup"], recent_wins: ["inbox sorted"], staleness_ms: 3_600_000, updated_at: 1, stale_at: 2, stale: true },
+          signals: { user_preferences: ["short answers"], friction_signals: ["too many questions"] },
+        },
+        bridge: { artifacts: [{ name: "Archive plan", type: "plan", pointer: "docs/archive.md", status: "review", version: 3, owner: "person", updated_at: 1, freshness: "review_needed" }] },
+        proposals_waiting: [],
+        work_orders: [{ id: "wo-5f3a9c0e11", brief: "index the reports", lease: "l1", epoch: 1, tools: ["fs.scan", "rag.search"], opened_at: 1 }],
+        bootstrap: window.location.hash.includes("bootstrap")
+          ? { stage: "ladder", prompt: "Imagine a ladder. Where do you feel you're standing right now?", propose_only: true, snapshot: {}, sessions: 1, abbreviated: false, reentered: false }
+          : null,
+      },
+      reads: [
+        {
+          seq: 30,
+          at_ms: 1,
+          trigger: "end_of_turn",
+          verdicts: [
+            { proposal: { reason: "the person keeps correcting the plan", severity: "medium", suggested_gate: "evaluation", source: "continuous_eval", at: 1 }, verdict: "referred", reason: "below high severity: suggested to the person, execution goes on" },
+            { proposal: { reason: "the lease ran out", severity: "high", suggested_gate: "evaluation", source: "decay_manager", at: 1 }, verdict: "accepted", effect: { gate: "evaluate" }, reason: "execution pauses for the evaluation gate" },
+          ],
+        },
+      ],
+      gates: [],
+    },
+  };
+  // The bootstrap machine, as far as the card needs it.
+  const PROMPTS = {
+    ladder: "Imagine a ladder. Where do you feel you're standing right now?",
+    anchor: "What's currently happening that keeps you from slipping lower?",
+    gap: "If you moved up just one step, what would be different in your day-to-day?",
+    microstep: "What's one small thing that would make you feel supported moving toward that next step?",
+    permission: "Would you like me to keep listening, or would it help if I started offering structure and ideas?",
+    check_in: "I have context from before. How are things today - still on track, or has something shifted?",
+    listening: null,
+    done: null,
+  };
+  const NEXT = { ladder: "anchor", anchor: "gap", gap: "microstep", microstep: "permission", permission: "permission", listening: "listening", check_in: "done" };
+  const recorded = { outcome: "recorded", code: null, reason: null, pending_id: null, seq: 50, tier: null, admissible_in_ms: null, notify: false };
+  const moveTo = (stage, consent) => {
+    const b = state.slow.memory.bootstrap;
+    const restricts = stage === "done" ? consent !== "ready_for_commitment" : stage !== "check_in";
+    state.slow.memory.bootstrap = { ...b, stage, prompt: PROMPTS[stage], propose_only: restricts };
+    state.events++;
+    return { outcome: recorded, stage, prompt: PROMPTS[stage], propose_only: restricts, turn: null };
   };
   const status = () => ({
     now_ms: state.now,
@@ -62,6 +122,7 @@ function installFake() {
     gates: [1, 2, 3, 4].map((layer) => ({ layer, gate_ms: 1000, remaining_ms: layer === 4 ? 9_000 : 0 })),
     budget: { used: 12, limit: 1000 },
     pending: state.pending.map((p) => ({ id: p.id, tool: p.tool, layer: p.layer, tier: p.tier, call_hash: p.call_hash, expires_at_ms: p.expires_at_ms })),
+    events: state.events,
   });
   const pendingCall = () => ({
     id: "pend-1",
@@ -131,6 +192,32 @@ function installFake() {
     push_to_talk: ({ down }) => {
       state.presses.push(down);
       return null;
+    },
+    slow_loop_view: () => ({ now_ms: state.now, ...state.slow }),
+    bootstrap_answer: ({ text }) => {
+      const b = state.slow.memory.bootstrap;
+      if (!b || b.stage === "done") throw "bootstrap is not listening: type requests in the command box";
+      if (!text.trim()) throw "the utterance is empty";
+      (state.answers ??= []).push(text);
+      return moveTo(NEXT[b.stage] ?? b.stage);
+    },
+    bootstrap_skip: () => moveTo("done", "ready_for_commitment"),
+    bootstrap_consent: ({ consent }) => moveTo(consent === "listen_only" ? "listening" : "done", consent),
+    bootstrap_check_in: () => {
+      state.slow.memory.bootstrap = { stage: "check_in", prompt: PROMPTS.check_in, propose_only: false, snapshot: {}, sessions: 1, abbreviated: true, reentered: false };
+      state.events++;
+      return { outcome: recorded, stage: "check_in", prompt: PROMPTS.check_in, propose_only: false, turn: null };
+    },
+    propose_gate: ({ gate, severity, reason }) => {
+      const verdict = { proposal: { reason, severity, suggested_gate: gate, source: "user_signal", at: state.now, origin: "person" }, verdict: "rejected", reason: "already committed: the stance is Execution" };
+      state.slow.reads = [{ seq: 60, at_ms: state.now, trigger: "request", verdicts: [verdict] }, ...state.slow.reads];
+      state.events++;
+      return { outcome: recorded, verdict: "rejected", reason: verdict.reason };
+    },
+    perceive: () => {
+      state.perceived++;
+      if (state.perceived > 1) return { summary: null, correction: null, findings: [], took_ms: null, error: "the proposer failed: the worker did not answer within 120 s" };
+      return { summary: "The conversation is drifting at L2; mood frustrated, trust eroding. Suggested stance: ground.", correction: "answer in one line", findings: ["perception.drift"], took_ms: 28_400, error: null };
     },
     "plugin:event|listen": ({ event, handler }) => {
       (state.listeners[event] ??= []).push(handler);
@@ -246,6 +333,58 @@ try {
   expect(decide?.pendingId === "pend-1" && decide?.callHash === "9f".repeat(32) && decide?.approve === true, "decide carries the shown hash");
   expect(await page.getByText("Approved and committed").isVisible(), "a notice");
 
+  console.log("browser: the slow loop: verdicts with reasons, referred ones as suggestions, decisions, memory");
+  const panel = page.getByTestId("slow-loop");
+  await panel.getByText("Quarantine old logs, never delete them").waitFor();
+  expect(await page.getByTestId("bootstrap-card").count() === 0, "no bootstrap card for a returning person");
+  expect(!(await panel.textContent()).includes("Delete old logs outright"), "a superseded decision is hidden");
+  await panel.getByLabel(/superseded \(1\)/).check();
+  const old = panel.locator("[data-decision='1']");
+  await old.waitFor();
+  expect((await old.getAttribute("class")).includes("superseded") && (await old.textContent()).includes("superseded by 2"), "…and greyed out when shown");
+  expect((await panel.locator("[data-decision='2']").textContent()).includes("supersession · evaluate gate"), "kind and gate of a decision");
+  const verdicts = page.getByTestId("verdicts");
+  expect((await verdicts.locator("tr[data-verdict=accepted]").textContent()).includes("execution pauses for the evaluation gate"), "an accepted verdict with its reason");
+  const forYou = page.getByTestId("referred");
+  expect((await forYou.textContent()).includes("the person keeps correcting the plan") && (await forYou.textContent()).includes("below high severity"), "a referred proposal is a suggestion for the person");
+  expect(await panel.getByText("A calm, findable home folder").isVisible(), "a North Star");
+  expect(await panel.getByText("Nothing is deleted without a quarantine first").isVisible(), "a principle");
+  expect(await page.getByTestId("progress-stale").isVisible(), "stale progress is badged");
+  expect((await page.getByTestId("progress").textContent()).includes("waiting on the backup"), "blockers");
+  expect((await page.getByTestId("signals").textContent()).includes("too many questions"), "interaction signals");
+  const arts = await page.getByTestId("artifacts").textContent();
+  expect(arts.includes("Archive plan") && arts.includes("review needed") && arts.includes("index the reports"), "artifacts with freshness, and work orders");
+
+  console.log("browser: proposing a gate as the person shows the controller's verdict");
+  await page.getByLabel("Gate", { exact: true }).selectOption("commitment");
+  await page.getByLabel("Severity").selectOption("medium");
+  await page.getByLabel("Why", { exact: true }).fill("lock in the archive plan");
+  await page.getByRole("button", { name: "Propose" }).click();
+  await page.getByTestId("propose-result").getByText("Rejected: already committed").waitFor();
+  const proposed = await page.evaluate(() => window.__fake.state.calls.find((c) => c.cmd === "propose_gate")?.args);
+  expect(proposed?.gate === "commitment" && proposed?.severity === "medium" && proposed?.reason === "lock in the archive plan", "propose_gate carries the form");
+  await verdicts.locator("tr[data-verdict=rejected]").getByText("lock in the archive plan").waitFor();
+  expect(true, "the new verdict is in the table");
+
+  console.log("browser: How is this going? shows the report, then an error as the answer");
+  await page.getByRole("button", { name: "How is this going?" }).click();
+  await page.getByTestId("perceive-result").getByText("drifting at L2").waitFor();
+  expect((await page.getByTestId("perceive-result").textContent()).includes("Suggested correction: answer in one line"), "the correction");
+  await page.getByRole("button", { name: "How is this going?" }).click();
+  await page.getByTestId("perceive-result").getByText("did not answer within 120 s").waitFor();
+  expect(true, "a failed perception read is shown, not thrown");
+  await page.screenshot({ path: join(OUT, "slow-loop.png"), fullPage: true });
+
+  console.log("browser: a returning person checks in through the card");
+  await page.getByRole("button", { name: "Check in" }).click();
+  const checkIn = page.getByTestId("bootstrap-card");
+  await checkIn.getByText("I have context from before").waitFor();
+  expect(await checkIn.getByTestId("propose-only").count() === 0, "the check-in does not restrict");
+  await page.getByLabel("Your answer").fill("still on track");
+  await page.getByLabel("Your answer").press("Enter");
+  await checkIn.waitFor({ state: "detached" });
+  expect(await page.getByRole("button", { name: "Check in" }).count() === 0, "no second check-in is offered");
+
   console.log("browser: a 100,000-event timeline is virtualised");
   await page.getByRole("button", { name: "Timeline" }).click();
   await page.locator("[data-seq='100000']").waitFor();
@@ -291,6 +430,38 @@ try {
   await fresh.getByRole("button", { name: "Start" }).click();
   await fresh.getByTestId("command-input").waitFor();
   expect(true, "onboarding ends in the HUD");
+  expect(errors.length === 0, `no page errors (${errors.join("; ")})`);
+
+  console.log("browser: first contact: four questions, then how to go on, then skip");
+  const first = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+  first.on("pageerror", (e) => errors.push(e.message));
+  await first.addInitScript(installFake);
+  await first.goto(`${url}#bootstrap`);
+  const bcard = first.getByTestId("bootstrap-card");
+  await bcard.getByText("Imagine a ladder").waitFor();
+  expect(await bcard.getByTestId("propose-only").isVisible(), "propose-only while bootstrap listens");
+  expect(await bcard.getByText("Question 1 of 4").isVisible(), "which question");
+  for (const [answer, next] of [
+    ["about a 6", "keeps you from slipping"],
+    ["my morning walk", "one step"],
+    ["I would sleep better", "one small thing"],
+    ["a reminder at ten", "keep listening, or"],
+  ]) {
+    await first.getByLabel("Your answer").fill(answer);
+    await first.getByLabel("Your answer").press("Enter");
+    await bcard.getByTestId("bootstrap-prompt").getByText(next).waitFor();
+  }
+  expect(await first.evaluate(() => window.__fake.state.answers.join("|")) === "about a 6|my morning walk|I would sleep better|a reminder at ten", "each answer reached the backend once");
+  const consents = bcard.getByRole("group", { name: "How to go on" });
+  expect((await consents.getByRole("button").allTextContents()).join("|") === "Keep listening|Offer ideas|I'm ready", "the three answers to the permission question");
+  await first.screenshot({ path: join(OUT, "bootstrap-permission.png") });
+  await consents.getByRole("button", { name: "Keep listening" }).click();
+  await bcard.getByText("I'm listening").waitFor();
+  expect(await first.evaluate(() => window.__fake.state.calls.find((c) => c.cmd === "bootstrap_consent")?.args.consent) === "listen_only", "Keep listening is listen_only");
+  expect(await bcard.getByTestId("propose-only").isVisible(), "still propose-only while listening");
+  await bcard.getByRole("button", { name: "Skip introduction" }).click();
+  await bcard.waitFor({ state: "detached" });
+  expect(await first.evaluate(() => window.__fake.state.calls.some((c) => c.cmd === "bootstrap_skip")), "Skip reaches the backend");
   expect(errors.length === 0, `no page errors (${errors.join("; ")})`);
   console.log(`browser: ${passed} checks passed`);
 } catch (e) {

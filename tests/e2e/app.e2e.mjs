@@ -53,7 +53,14 @@ writeFileSync(
 writeFileSync(join(root, "docs", "a.txt"), "a");
 smart("init", "--root", root, "--policy", join(tmp, "policy.toml"), "--key-store", "file");
 smart("lease", "draft", "--frame", "tidy the docs folder", "--horizon", "short", "--expires-in", "1h");
-smart("gate", "commitment");
+// The commitment records a decision; the person's proposal to commit again while committed is
+// read by the gate controller and rejected, which changes nothing in the flow below.
+const DECISION = "Quarantine old logs, never delete them";
+smart("gate", "commitment", "--decision", DECISION, "--rationale", "a quarantine can be undone");
+smart("proposals", "add", "--gate", "commitment", "--severity", "medium", "commit to the docs plan again");
+smart("proposals", "read");
+const verdict = smart("proposals").reads[0]?.verdicts[0];
+if (verdict?.verdict !== "rejected") throw new Error(`setup: the proposal's verdict ${JSON.stringify(verdict)}`);
 smart("call", "fs.scan", "--args", JSON.stringify({ path: join(root, "docs") }));
 smart("call", "cluster.duplicates", "--args", JSON.stringify({ path: join(root, "docs") }));
 const plan = smart("call", "propose.move", "--args", JSON.stringify({ moves: [{ from: join(root, "docs/a.txt"), to: join(root, "docs/b.txt") }] }));
@@ -141,6 +148,17 @@ try {
   expect((await enabled("[data-testid=mic]")) === false, "the hold-to-talk button is off without a microphone");
   await shot("01-hud");
 
+  step("the slow-loop panel shows the decision and the gate controller's verdict");
+  await waitFor("the decision", async () => (await text("[data-testid=decisions]")).includes(DECISION));
+  expect((await text("[data-testid=decisions]")).includes("binding · commitment gate"), "the decision's kind and gate");
+  const verdicts = await text("[data-testid=verdicts]");
+  expect(verdicts.includes("rejected") && verdicts.includes("commit to the docs plan again") && verdicts.includes(verdict.reason), `the verdict with its reason (${verdicts})`);
+  expect(!(await exists("[data-testid=bootstrap-card]")), "no bootstrap card for a ledger with a lease");
+  expect(await exists("[data-testid=check-in]"), "the check-in is offered instead");
+  await wd("POST", `/session/${session}/execute/sync`, { script: "document.querySelector('[data-testid=slow-loop]').scrollIntoView()", args: [] });
+  await shot("01b-slow-loop");
+  await wd("POST", `/session/${session}/execute/sync`, { script: "window.scrollTo(0, 0)", args: [] });
+
   step("a typed command that needs approval opens the dialog with its preview and countdown");
   await say("quarantine docs/old.log");
   await waitFor("the confirmation dialog", () => exists("[data-testid=confirm-dialog]"), 30_000);
@@ -195,6 +213,9 @@ try {
   await waitFor("Sensemaking", async () => (await text(".stance-grid .current")) === "Sensemaking");
   expect(smart("status").stance === "sensemaking", "the kernel agrees: sensemaking");
   expect(smart("status").lease === null, "the lease was dropped");
+  // The emergency gate logs its own decision; the panel re-reads after the stop.
+  await waitFor("the emergency decision", async () => (await text("[data-testid=decisions]")).includes("Emergency stop"));
+  expect(true, "the panel shows the emergency decision");
   await shot("06-emergency-stop");
 
   step("the ledger still verifies");

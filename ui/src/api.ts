@@ -5,11 +5,14 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
   ActivityBar,
+  BootstrapResult,
   EventDetail,
   FetchProgress,
   ModelRow,
   Outcome,
   PendingList,
+  PerceiveResult,
+  ProposeResult,
   SayResult,
   Settings,
   SetupState,
@@ -18,6 +21,7 @@ import type {
   VerifyBadge,
   VoiceStatus,
 } from "./bindings";
+import type { Consent, SlowLoopView } from "./slowloop";
 import type { StatusView } from "./status";
 
 export const api = {
@@ -48,6 +52,14 @@ export const api = {
   heartbeat: () => invoke<void>("heartbeat"),
   voiceStatus: () => invoke<VoiceStatus>("voice_status"),
   pushToTalk: (down: boolean) => invoke<void>("push_to_talk", { down }),
+  slowLoop: () => invoke<SlowLoopView>("slow_loop_view"),
+  bootstrapAnswer: (text: string) => invoke<BootstrapResult>("bootstrap_answer", { text }),
+  bootstrapSkip: () => invoke<BootstrapResult>("bootstrap_skip"),
+  bootstrapConsent: (consent: Consent) => invoke<BootstrapResult>("bootstrap_consent", { consent }),
+  bootstrapCheckIn: () => invoke<BootstrapResult>("bootstrap_check_in"),
+  proposeGate: (gate: string, severity: string, reason: string) =>
+    invoke<ProposeResult>("propose_gate", { gate, severity, reason }),
+  perceive: () => invoke<PerceiveResult>("perceive"),
 };
 
 /** Events the backend emits (see src-tauri/src/lib.rs, shell.rs, onboarding.rs). */

@@ -170,3 +170,53 @@ detail: string, whisper: string | null,
  * push_to_talk | wake_word, while listening.
  */
 mode: string | null, wake: string, microphone: string, };
+
+export type BootstrapResult = { 
+/**
+ * The kernel's word on the step (`refused` with the reason when the machine does not take it).
+ */
+outcome: Outcome, 
+/**
+ * ladder | anchor | gap | microstep | permission | listening | confirm_intent | check_in | done
+ */
+stage: string | null, 
+/**
+ * The next question, if bootstrap asks one.
+ */
+prompt: string | null, 
+/**
+ * Whether the kernel holds the agent to propose-only.
+ */
+propose_only: boolean, 
+/**
+ * The turn that carried out the person's request once they said "dive in".
+ */
+turn: SayResult | null, };
+
+export type ProposeResult = { 
+/**
+ * Whether the proposal was taken into the buffer (`refused` with the reason if not).
+ */
+outcome: Outcome, 
+/**
+ * accepted | referred | rejected, once the controller has read it.
+ */
+verdict: string | null, 
+/**
+ * The controller's reason for the verdict.
+ */
+reason: string | null, };
+
+export type PerceiveResult = { 
+/**
+ * The two reports in a few plain sentences.
+ */
+summary: string | null, 
+/**
+ * What the contrast report recommends, when it saw a gap.
+ */
+correction: string | null, 
+/**
+ * The rules that fired, each ledgered as a proposal or a signal.
+ */
+findings: Array<string>, took_ms: number | null, error: string | null, };

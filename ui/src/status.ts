@@ -45,6 +45,8 @@ export interface StatusView {
   gates: Gate[];
   budget: Budget;
   pending: PendingCall[];
+  /** Events in the ledger: the slow-loop panel re-reads when it grows. */
+  events?: number;
 }
 
 export const LAYERS = [0, 1, 2, 3, 4] as const;
