@@ -606,7 +606,7 @@ pub fn interpret(stage: Stage, text: &str) -> BootstrapInput {
             } else if has(&["ready", "let's start", "lets start", "commit", "get to work", "start working", "go ahead"])
             {
                 BootstrapInput::Consent { consent: Consent::ReadyForCommitment }
-            } else if has(&["structure", "ideas", "idea", "suggestions", "suggest", "offer", "help"]) {
+            } else if has(&["structure", "ideas", "idea", "suggestions", "suggest", "offer"]) {
                 BootstrapInput::Consent { consent: Consent::ProposeStructure }
             } else if is_intent(&lower) {
                 BootstrapInput::Intent { text: text.trim().to_string() }
@@ -672,6 +672,34 @@ mod tests {
             (ConfirmIntent, I::DiveIn) => Some(Done),
             (CheckIn, I::Answer | I::Intent) => Some(Done),
             _ => None,
+        }
+    }
+
+    /// (stage, what the person said, the input it is read as)
+    #[test]
+    fn what_the_person_says_is_read_by_stage() {
+        let intent = |t: &str| BootstrapInput::Intent { text: t.into() };
+        let ans = |t: &str| BootstrapInput::Answer { text: t.into() };
+        let consent = |c| BootstrapInput::Consent { consent: c };
+        let rows: Vec<(Stage, &str, BootstrapInput)> = vec![
+            (Ladder, "about a 4", ans("about a 4")),
+            (Ladder, "I need help planning my week", intent("I need help planning my week")),
+            (Anchor, "Can you tidy my downloads?", intent("Can you tidy my downloads?")),
+            (Gap, "skip this", BootstrapInput::Skip),
+            (Microstep, "a walk after lunch", ans("a walk after lunch")),
+            (Permission, "just keep listening", consent(Consent::ListenOnly)),
+            (Permission, "some ideas would be nice", consent(Consent::ProposeStructure)),
+            (Permission, "I'm ready, let's start", consent(Consent::ReadyForCommitment)),
+            (Permission, "I need help planning my week", intent("I need help planning my week")),
+            (Permission, "yes", ans("yes")),
+            (Listening, "it was a long day", ans("it was a long day")),
+            (ConfirmIntent, "yes, dive in", BootstrapInput::DiveIn),
+            (ConfirmIntent, "understand where I'm at first", BootstrapInput::UnderstandFirst),
+            (ConfirmIntent, "hmm", ans("hmm")),
+            (Done, "offer me structure", consent(Consent::ProposeStructure)),
+        ];
+        for (stage, text, want) in rows {
+            assert_eq!(interpret(stage, text), want, "{stage:?}: {text:?}");
         }
     }
 
