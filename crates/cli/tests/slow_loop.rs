@@ -145,6 +145,9 @@ fn the_evaluator_turns_three_refusals_into_a_drift_proposal() {
         .map(|x| x["proposal"]["source"].as_str().unwrap())
         .collect();
     assert!(sources.iter().all(|s| *s == "continuous_eval"), "{v}");
+    // The turn's findings were read together, at its end, in one merge.
+    assert_eq!(v["reads"][0]["trigger"], "end_of_turn", "{v}");
+    assert!(sources.len() >= 2, "both drift findings in one read: {v}");
     // Nothing is executing: the controller rejects evaluation proposals, and says why.
     assert_eq!(v["reads"][0]["verdicts"][0]["verdict"], "rejected", "{v}");
     assert_eq!(stance(&s), "sensemaking");

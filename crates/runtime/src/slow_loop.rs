@@ -35,6 +35,13 @@ impl Engine {
     /// A gate proposal for the buffer (the kernel stamps its time).
     pub fn propose_gate(&mut self, proposal: GateProposal) -> Result<CallReport, RuntimeError> {
         self.tick()?;
+        self.push_proposal(proposal)
+    }
+
+    /// Into the buffer without a gateway pass first: the findings of one turn must wait
+    /// together, so the controller reads them in one merge.
+    fn push_proposal(&mut self, proposal: GateProposal) -> Result<CallReport, RuntimeError> {
+        self.refresh()?;
         let now = self.now();
         let d = self.kernel().propose_gate(self.state(), proposal, now)?;
         self.settle(&corr(), d, now)
@@ -57,6 +64,11 @@ impl Engine {
 
     pub fn note_signal(&mut self, kind: SignalKind, text: &str) -> Result<CallReport, RuntimeError> {
         self.tick()?;
+        self.push_signal(kind, text)
+    }
+
+    fn push_signal(&mut self, kind: SignalKind, text: &str) -> Result<CallReport, RuntimeError> {
+        self.refresh()?;
         let now = self.now();
         let d = self.kernel().note_signal(self.state(), kind, text, now)?;
         self.settle(&corr(), d, now)
@@ -136,14 +148,17 @@ impl Engine {
 
     /// The findings of an advisor handed to the kernel: proposals into the buffer, signals into
     /// fast memory. Returns what was recorded; refusals (a full buffer) are reported, not raised.
+    /// One gateway pass first; then every proposal goes in without another, so the gate
+    /// controller's next read sees them together, in merge order.
     pub fn apply_findings(&mut self, findings: &[Finding]) -> Result<Vec<CallReport>, RuntimeError> {
+        self.tick()?;
         let mut out = Vec::new();
         for f in findings {
             if let Some(p) = &f.proposal {
-                out.push(self.propose_gate(p.clone())?);
+                out.push(self.push_proposal(p.clone())?);
             }
             if let Some((kind, text)) = &f.signal {
-                out.push(self.note_signal(*kind, text)?);
+                out.push(self.push_signal(*kind, text)?);
             }
         }
         Ok(out)
