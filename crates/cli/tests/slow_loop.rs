@@ -406,3 +406,17 @@ fn perception_reads_the_recent_turns_with_the_real_model_and_only_proposes() {
     assert_eq!(stance(&s), "sensemaking", "no lease: perception cannot have raised anything");
     replays(&s);
 }
+
+#[test]
+fn a_returning_persons_request_as_check_in_answer_is_carried_out() {
+    let s = Smart::init(None);
+    s.write("docs/a.txt", "a");
+    s.commit_lease();
+    let (c, v) = s.json(&["bootstrap", "start"]);
+    assert_eq!((c, v["stage"].as_str()), (0, Some("check_in")), "{v}");
+    let (c, v) = s.json(&["say", &format!("show me what is in {}/docs", s.root.display())]);
+    assert_eq!(c, 0, "{v}");
+    assert_eq!(v["bootstrap"]["stage"], "done", "{v}");
+    assert_eq!((v["proposal"]["tool"].as_str(), v["outcome"].as_str()), (Some("fs.scan"), Some("committed")), "{v}");
+    replays(&s);
+}

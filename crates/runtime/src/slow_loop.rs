@@ -109,11 +109,17 @@ impl Engine {
     pub fn bootstrap_step(&mut self, input: BootstrapInput) -> Result<BootstrapReply, RuntimeError> {
         self.tick()?;
         let now = self.now();
-        let dive_in = input == BootstrapInput::DiveIn;
-        let intent = self.state().bootstrap.as_ref().and_then(|b| b.intent.clone());
+        // The request to carry out once bootstrap lets go: the one the person dived into, or
+        // a returning person's request given as their check-in answer.
+        let checking_in = self.state().bootstrap.as_ref().is_some_and(|b| b.stage == bootstrap::Stage::CheckIn);
+        let request = match &input {
+            BootstrapInput::DiveIn => self.state().bootstrap.as_ref().and_then(|b| b.intent.clone()),
+            BootstrapInput::Intent { text } if checking_in => Some(text.clone()),
+            _ => None,
+        };
         let d = self.kernel().bootstrap(self.state(), input, now)?;
         let report = self.settle(&corr(), d, now)?;
-        let proceed_with = intent.filter(|_| dive_in && report.outcome != "refused");
+        let proceed_with = request.filter(|_| report.outcome != "refused");
         Ok(self.bootstrap_reply(report, proceed_with))
     }
 
