@@ -687,6 +687,7 @@ impl Kernel {
         let now = b.at;
         let from = b.state.stance;
         if !writes.is_empty() {
+            // A copy-on-write copy: the parts are copied only when the probe writes.
             let mut probe = b.state.memory.clone();
             if let Err(why) = probe.write(act, &writes, now) {
                 return gate_refused(b, act, C::WriteForbidden, why);

@@ -125,9 +125,22 @@ impl Default for KernelState {
 }
 
 impl KernelState {
-    /// blake3 over the canonical JSON of the whole state.
+    /// blake3 over the canonical JSON of the whole state — with memory, when there is any,
+    /// standing in as its (cached) digest: memory is covered byte for byte, but hashed once per
+    /// change instead of once per event. A state without memory hashes exactly as it did before
+    /// memory existed, so older ledgers keep their hashes.
     pub fn hash(&self) -> Result<Hash, KernelError> {
-        Ok(hash_of(self)?)
+        if self.memory.is_empty() {
+            return Ok(hash_of(self)?);
+        }
+        let digest = self.memory.digest()?;
+        let mut rest = self.clone();
+        rest.memory = Memory::default();
+        let mut v = serde_json::to_value(&rest)?;
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("memory_digest".into(), serde_json::Value::String(digest.to_hex()));
+        }
+        Ok(hash_of(&v)?)
     }
 
     /// The lease, if it is active at `now`.
@@ -265,8 +278,8 @@ impl KernelState {
                                 pointer: format!("artifact:{}", hash.to_hex()),
                                 dependencies: Vec::new(),
                             };
-                            if self.memory.artifacts.check_register(&draft).is_ok() {
-                                self.memory.artifacts.register(draft, order, at);
+                            if self.memory.artifacts().check_register(&draft).is_ok() {
+                                self.memory.edit().artifacts.register(draft, order, at);
                             }
                         }
                     }
@@ -343,7 +356,7 @@ impl KernelState {
             }
             KernelEvent::Emergency { signal, decision, .. } => {
                 if let Some(d) = decision {
-                    self.memory.decisions.check(DecisionKind::Emergency, d).map_err(fail)?;
+                    self.memory.decisions().check(DecisionKind::Emergency, d).map_err(fail)?;
                     self.memory.log_emergency(d.clone(), at);
                 }
                 self.lease = None;
@@ -353,41 +366,41 @@ impl KernelState {
                 self.new_epoch();
             }
             KernelEvent::GateProposed { proposal } => {
-                self.memory.proposals.push(proposal.clone()).map_err(|e| fail(e.to_string()))?;
+                self.memory.edit().proposals.push(proposal.clone()).map_err(|e| fail(e.to_string()))?;
             }
             KernelEvent::ProposalsRead { verdicts, .. } => {
-                let waiting = self.memory.proposals.read();
+                let waiting = self.memory.edit().proposals.read();
                 if waiting.len() != verdicts.len() || waiting.iter().zip(verdicts).any(|(w, v)| *w != v.proposal) {
                     return Err(fail("the verdicts do not list the buffer's proposals in merge order".into()));
                 }
             }
             KernelEvent::ProgressNoted { update } => {
                 update.check().map_err(fail)?;
-                match &mut self.memory.progress {
+                match &mut self.memory.edit().progress {
                     Some(p) => p.update(update, at),
                     None => return Err(fail("there is no progress state: it starts at the commitment gate".into())),
                 }
             }
-            KernelEvent::ProgressStaled {} => match &mut self.memory.progress {
+            KernelEvent::ProgressStaled {} => match &mut self.memory.edit().progress {
                 Some(p) if p.due_stale(at) => p.stale = true,
                 _ => return Err(fail("progress is not due to go stale".into())),
             },
             KernelEvent::SignalNoted { signal, text } => {
                 crate::memory::signals::check_signal(text).map_err(fail)?;
-                self.memory.signals.note(*signal, text);
+                self.memory.edit().signals.note(*signal, text);
             }
             KernelEvent::ArtifactRegistered { artifact, owner } => {
                 if owner != REGISTRANT_PERSON && !self.work_orders.contains_key(owner) {
                     return Err(fail(format!("{owner} is not a registered agent (the person or an open work order)")));
                 }
-                self.memory.artifacts.check_register(artifact).map_err(fail)?;
-                self.memory.artifacts.register(artifact.clone(), owner, at);
+                self.memory.artifacts().check_register(artifact).map_err(fail)?;
+                self.memory.edit().artifacts.register(artifact.clone(), owner, at);
             }
             KernelEvent::ArtifactDecayed { pointer, freshness } => {
-                let due = self.memory.artifacts.get(pointer).is_some_and(|e| {
+                let due = self.memory.artifacts().get(pointer).is_some_and(|e| {
                     freshness_at(e.status, e.updated_at, at) >= *freshness && *freshness > e.freshness
                 });
-                if !due || !self.memory.artifacts.decay(pointer, *freshness) {
+                if !due || !self.memory.edit().artifacts.decay(pointer, *freshness) {
                     return Err(fail(format!("artifact {pointer} is not due to decay to {freshness:?}")));
                 }
             }

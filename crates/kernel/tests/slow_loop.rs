@@ -619,3 +619,23 @@ fn a_full_buffer_cannot_swallow_the_lease_expiry() {
     assert!(h.state.memory.proposals().is_empty());
     assert_eq!(h.replayed_hash(), h.state.hash().unwrap());
 }
+
+#[test]
+fn the_memory_digest_follows_every_write_and_a_copys_writes_stay_its_own() {
+    let mut h = Harness::new();
+    let empty = h.state.hash().unwrap();
+    let d = h.kernel.note_signal(&h.state, SignalKind::Preference, "brevity", h.now).unwrap();
+    h.apply(d);
+    let one = h.state.hash().unwrap();
+    assert_ne!(one, empty);
+    // A decision's scratch copy shares memory until it writes; its write is its own.
+    let mut copy = h.state.clone();
+    let ev = KernelEvent::SignalNoted { signal: SignalKind::Avoidance, text: "jargon".into() };
+    copy.apply(&ev, h.now).unwrap();
+    assert_eq!(h.state.hash().unwrap(), one, "the original's cached digest still holds");
+    assert_ne!(copy.hash().unwrap(), one);
+    // A state read back from its snapshot (no cache) hashes the same as the live one.
+    let back: KernelState = serde_json::from_str(&serde_json::to_string(&copy).unwrap()).unwrap();
+    assert_eq!(back.hash().unwrap(), copy.hash().unwrap());
+    assert_eq!(back, copy);
+}

@@ -23,16 +23,16 @@
 //! log.append(smart_kernel::memory::DecisionKind::Binding, todo!(), smart_kernel::GateAct::Commitment, smart_kernel::Millis(0));
 //! ```
 //!
-//! ```compile_fail,E0616
+//! ```compile_fail,E0624
 //! # let mut state = smart_kernel::KernelState::default();
-//! // error: the decision log's entries are private.
-//! state.memory.decisions.entries.clear();
+//! // error: `edit`, the only way to a mutable memory, is private to the kernel.
+//! state.memory.edit();
 //! ```
 //!
 //! ```compile_fail,E0616
-//! # let mut state = smart_kernel::KernelState::default();
-//! // error: principles change only through an evaluation-gate event.
-//! state.memory.principles.set_principle("x", smart_kernel::memory::PrincipleKind::Constraint, "y", smart_kernel::Millis(0));
+//! # let state = smart_kernel::KernelState::default();
+//! // error: memory's parts are private; outside the kernel there are only read-only getters.
+//! let _ = &state.memory.parts;
 //! ```
 
 use crate::memory::artifact_index::ArtifactStatus;
