@@ -188,25 +188,6 @@ pub async fn bootstrap_check_in(session: State<'_, Session>) -> Result<Bootstrap
         .await
 }
 
-fn gate_of(s: &str) -> Result<SuggestedGate, String> {
-    match s {
-        "framing" => Ok(SuggestedGate::Framing),
-        "commitment" => Ok(SuggestedGate::Commitment),
-        "evaluation" => Ok(SuggestedGate::Evaluation),
-        other => Err(format!("gate {other:?} must be framing, commitment or evaluation")),
-    }
-}
-
-fn severity_of(s: &str) -> Result<Severity, String> {
-    match s {
-        "low" => Ok(Severity::Low),
-        "medium" => Ok(Severity::Medium),
-        "high" => Ok(Severity::High),
-        "emergency" => Ok(Severity::Emergency),
-        other => Err(format!("severity {other:?} must be low, medium, high or emergency")),
-    }
-}
-
 /// A gate proposal from the person (source `user_signal`, origin "person"). The person asked,
 /// so the gate controller reads the buffer at once and the verdict comes back with the answer.
 #[tauri::command]
@@ -216,8 +197,8 @@ pub async fn propose_gate(
     severity: String,
     reason: String,
 ) -> Result<ProposeResult, String> {
-    let gate = gate_of(&gate)?;
-    let severity = severity_of(&severity)?;
+    let gate: SuggestedGate = gate.parse()?;
+    let severity: Severity = severity.parse()?;
     session
         .with_engine(|e| {
             let p = GateProposal::new(GateSource::UserSignal, gate, severity, reason.clone(), e.now())
@@ -338,9 +319,9 @@ mod tests {
 
     #[test]
     fn gates_and_severities_are_read_strictly() {
-        assert_eq!(gate_of("evaluation"), Ok(SuggestedGate::Evaluation));
-        assert!(gate_of("Evaluation").is_err_and(|e| e.contains("framing, commitment or evaluation")));
-        assert_eq!(severity_of("emergency"), Ok(Severity::Emergency));
-        assert!(severity_of("urgent").is_err());
+        assert_eq!("evaluation".parse(), Ok(SuggestedGate::Evaluation));
+        assert!("Evaluation".parse::<SuggestedGate>().is_err_and(|e| e.contains("framing, commitment or evaluation")));
+        assert_eq!("emergency".parse(), Ok(Severity::Emergency));
+        assert!("urgent".parse::<Severity>().is_err());
     }
 }

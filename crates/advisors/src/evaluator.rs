@@ -32,6 +32,20 @@ pub enum TurnOutcome {
     NoCall,
 }
 
+impl TurnOutcome {
+    /// The outcome's name, as serialized.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TurnOutcome::Committed => "committed",
+            TurnOutcome::Refused { .. } => "refused",
+            TurnOutcome::Pending => "pending",
+            TurnOutcome::Denied => "denied",
+            TurnOutcome::Failed => "failed",
+            TurnOutcome::NoCall => "no_call",
+        }
+    }
+}
+
 /// One turn as the evaluator sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TurnRecord {
@@ -299,6 +313,21 @@ mod tests {
         assert!(evaluate(&three, Millis(1)).iter().all(|f| f.rule != "friction"), "a third time adds nothing");
         let f = evaluate(&[turn("hurry up please", TurnOutcome::Committed, Some("y"))], Millis(1));
         assert_eq!(f[0].signal, Some((SignalKind::Friction, "impatience".into())));
+    }
+
+    #[test]
+    fn an_outcomes_name_is_its_serialized_tag() {
+        let all = [
+            TurnOutcome::Committed,
+            refusal(),
+            TurnOutcome::Pending,
+            TurnOutcome::Denied,
+            TurnOutcome::Failed,
+            TurnOutcome::NoCall,
+        ];
+        for o in all {
+            assert_eq!(serde_json::to_value(&o).unwrap()["outcome"], o.name());
+        }
     }
 
     #[test]

@@ -198,21 +198,11 @@ pub enum BootstrapCmd {
     Resume,
 }
 
-fn gate_of(s: &str) -> SuggestedGate {
-    match s {
-        "framing" => SuggestedGate::Framing,
-        "commitment" => SuggestedGate::Commitment,
-        _ => SuggestedGate::Evaluation,
-    }
-}
-
-fn severity_of(s: &str) -> Severity {
-    match s {
-        "low" => Severity::Low,
-        "high" => Severity::High,
-        "emergency" => Severity::Emergency,
-        _ => Severity::Medium,
-    }
+/// A gate and a severity as words (clap has already limited them to the names these read).
+fn gate_and_severity(gate: &str, severity: &str) -> Result<(SuggestedGate, Severity)> {
+    let g: SuggestedGate = gate.parse().map_err(|e: String| anyhow!("--gate: {e}"))?;
+    let s: Severity = severity.parse().map_err(|e: String| anyhow!("--severity: {e}"))?;
+    Ok((g, s))
 }
 
 pub fn decisions(args: &Args, all: bool) -> Result<i32> {
@@ -302,14 +292,8 @@ pub fn proposals(args: &Args, cmd: Option<&ProposalsCmd>) -> Result<i32> {
             Ok(0)
         }
         ProposalsCmd::Add { gate, severity, reason } => {
-            let p = GateProposal::new(
-                GateSource::UserSignal,
-                gate_of(gate),
-                severity_of(severity),
-                reason.clone(),
-                e.now(),
-            )
-            .with_origin("person");
+            let (g, sev) = gate_and_severity(gate, severity)?;
+            let p = GateProposal::new(GateSource::UserSignal, g, sev, reason.clone(), e.now()).with_origin("person");
             let r = e.propose_gate(p)?;
             print_report(&r, "gate proposal", args.json);
             Ok(exit_code(&r))
@@ -409,9 +393,8 @@ pub fn work(args: &Args, cmd: &WorkCmd) -> Result<i32> {
             Ok(exit_code(&r))
         }
         WorkCmd::Propose { id, gate, severity, reason } => {
-            let p =
-                GateProposal::new(GateSource::TaskAgent, gate_of(gate), severity_of(severity), reason.clone(), e.now())
-                    .with_origin(id.clone());
+            let (g, sev) = gate_and_severity(gate, severity)?;
+            let p = GateProposal::new(GateSource::TaskAgent, g, sev, reason.clone(), e.now()).with_origin(id.clone());
             let r = e.propose_gate(p)?;
             print_report(&r, "gate proposal", args.json);
             Ok(exit_code(&r))

@@ -40,6 +40,31 @@ pub enum SuggestedGate {
     Evaluation,
 }
 
+impl std::str::FromStr for Severity {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Severity, String> {
+        match s {
+            "low" => Ok(Severity::Low),
+            "medium" => Ok(Severity::Medium),
+            "high" => Ok(Severity::High),
+            "emergency" => Ok(Severity::Emergency),
+            other => Err(format!("severity {other:?} must be low, medium, high or emergency")),
+        }
+    }
+}
+
+impl std::str::FromStr for SuggestedGate {
+    type Err = String;
+    fn from_str(s: &str) -> Result<SuggestedGate, String> {
+        match s {
+            "framing" => Ok(SuggestedGate::Framing),
+            "commitment" => Ok(SuggestedGate::Commitment),
+            "evaluation" => Ok(SuggestedGate::Evaluation),
+            other => Err(format!("gate {other:?} must be framing, commitment or evaluation")),
+        }
+    }
+}
+
 /// Who proposed it, declared in priority order (highest first).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -179,9 +204,22 @@ impl ProposalBuffer {
     /// Adds a proposal. When full, the lowest-ranked proposal held makes room for a higher one;
     /// returns the one dropped, if any.
     pub fn push(&mut self, p: GateProposal) -> Result<Option<GateProposal>, BufferError> {
+        let dropped = self.make_room_for(&p)?.map(|i| self.waiting.remove(i));
+        self.waiting.push(p);
+        Ok(dropped)
+    }
+
+    /// Whether `push` would take `p`, changing nothing — what the kernel asks before it records
+    /// a proposal, so a refused one leaves no event.
+    pub fn would_accept(&self, p: &GateProposal) -> Result<(), BufferError> {
+        self.make_room_for(p).map(|_| ())
+    }
+
+    /// The checks of `push`: `Ok(None)` when there is room, `Ok(Some(i))` when the proposal at
+    /// `i` (the lowest-ranked) must make room, or why `p` is refused.
+    fn make_room_for(&self, p: &GateProposal) -> Result<Option<usize>, BufferError> {
         p.check()?;
         if self.waiting.len() < MAX_BUFFERED {
-            self.waiting.push(p);
             return Ok(None);
         }
         let lowest = self
@@ -191,13 +229,7 @@ impl ProposalBuffer {
             .max_by(|(_, a), (_, b)| merge_order(a, b))
             .map(|(i, _)| i)
             .ok_or(BufferError::Full)?;
-        if merge_order(&p, &self.waiting[lowest]) == Ordering::Less {
-            let dropped = self.waiting.remove(lowest);
-            self.waiting.push(p);
-            Ok(Some(dropped))
-        } else {
-            Err(BufferError::Full)
-        }
+        if merge_order(p, &self.waiting[lowest]) == Ordering::Less { Ok(Some(lowest)) } else { Err(BufferError::Full) }
     }
 
     /// Everything waiting, in merge order; the buffer is empty afterwards (seed 001: "buffer

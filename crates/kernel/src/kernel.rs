@@ -350,11 +350,10 @@ impl Kernel {
             lapsed |= matches!(ev, KernelEvent::LeaseExpired { .. });
             // The decay manager's proposal must not be lost to a buffer full of higher-ranked
             // ones: the controller reads those first, then the proposal has room.
-            if let KernelEvent::GateProposed { proposal } = &ev {
-                let mut probe = b.state.memory.proposals().clone();
-                if probe.push(proposal.clone()).is_err() {
-                    self.read_buffer(&mut b, ReadTrigger::GatewayPass)?;
-                }
+            if let KernelEvent::GateProposed { proposal } = &ev
+                && b.state.memory.proposals().would_accept(proposal).is_err()
+            {
+                self.read_buffer(&mut b, ReadTrigger::GatewayPass)?;
             }
             b.push(ev)?;
         }
@@ -445,8 +444,7 @@ impl Kernel {
         {
             return refuse(b, format!("{origin} is not an open work order proposing as a task agent"));
         }
-        let mut probe = b.state.memory.proposals().clone();
-        if let Err(e) = probe.push(proposal.clone()) {
+        if let Err(e) = b.state.memory.proposals().would_accept(&proposal) {
             return refuse(b, e.to_string());
         }
         b.push(KernelEvent::GateProposed { proposal })?;
@@ -603,8 +601,7 @@ impl Kernel {
             let p = GateProposal::new(GateSource::TaskAgent, gate, Severity::Low, rec.text(), now)
                 .with_action(action)
                 .with_origin("bootstrap");
-            let mut probe = b.state.memory.proposals().clone();
-            if probe.push(p.clone()).is_ok() {
+            if b.state.memory.proposals().would_accept(&p).is_ok() {
                 b.push(KernelEvent::GateProposed { proposal: p })?;
             }
         }

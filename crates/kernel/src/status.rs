@@ -11,7 +11,8 @@ use crate::time::Millis;
 use crate::time_gate;
 use serde_json::{Value, json};
 
-pub fn status(state: &KernelState, policy: &Policy, now: Millis) -> Value {
+/// The lease as the status shows it (`null` without one); `smart memory` shows the same.
+pub fn lease(state: &KernelState, now: Millis) -> Value {
     let lease = state.lease.as_ref().map(|l| {
         let st = match l.state {
             LeaseState::Active if !l.is_active_at(now) => "expired",
@@ -30,6 +31,11 @@ pub fn status(state: &KernelState, policy: &Policy, now: Millis) -> Value {
             "non_goals": l.draft.non_goals,
         })
     });
+    json!(lease)
+}
+
+pub fn status(state: &KernelState, policy: &Policy, now: Millis) -> Value {
+    let lease = lease(state, now);
     let gates: Vec<Value> = Layer::ALL[1..]
         .iter()
         .map(|&layer| {

@@ -662,13 +662,7 @@ impl Assistant {
                 (Some(tool), smart_advisors::TurnOutcome::Refused { code }) => {
                     format!("proposed {tool}; refused ({code})")
                 }
-                (Some(tool), o) => format!(
-                    "proposed {tool}; {}",
-                    serde_json::to_value(o)
-                        .ok()
-                        .and_then(|v| v["outcome"].as_str().map(str::to_string))
-                        .unwrap_or_default()
-                ),
+                (Some(tool), o) => format!("proposed {tool}; {}", o.name()),
                 (None, _) => "did nothing".to_string(),
             };
             transcript.push(TranscriptLine { speaker: Speaker::Assistant, text: did });

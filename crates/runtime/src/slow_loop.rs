@@ -89,10 +89,13 @@ impl Engine {
     pub fn open_work_order(&mut self, brief: &str, tools: &[String]) -> Result<CallReport, RuntimeError> {
         self.tick()?;
         let now = self.now();
-        let before: Vec<String> = self.state().work_orders.keys().cloned().collect();
         let d = self.kernel().open_work_order(self.state(), brief, tools, now)?;
+        let id = d.events.iter().find_map(|e| match e {
+            KernelEvent::WorkOrderOpened { order } => Some(order.id.clone()),
+            _ => None,
+        });
         let mut r = self.settle(&corr(), d, now)?;
-        if let Some(id) = self.state().work_orders.keys().find(|k| !before.contains(k)) {
+        if let Some(id) = id {
             r.output = Some(json!({ "work_order": id }));
         }
         Ok(r)
@@ -108,6 +111,11 @@ impl Engine {
     /// One bootstrap input.
     pub fn bootstrap_step(&mut self, input: BootstrapInput) -> Result<BootstrapReply, RuntimeError> {
         self.tick()?;
+        self.step_bootstrap(input)
+    }
+
+    /// One input, after the gateway pass the caller made.
+    fn step_bootstrap(&mut self, input: BootstrapInput) -> Result<BootstrapReply, RuntimeError> {
         let now = self.now();
         // The request to carry out once bootstrap lets go: the one the person dived into, or
         // a returning person's request given as their check-in answer.
@@ -132,7 +140,7 @@ impl Engine {
             Some(s) => bootstrap::interpret(s, text),
             None => return Err(RuntimeError::BadInput("bootstrap has not started (`smart bootstrap start`)".into())),
         };
-        self.bootstrap_step(input)
+        self.step_bootstrap(input)
     }
 
     pub fn bootstrap_reply(&self, report: CallReport, proceed_with: Option<String>) -> BootstrapReply {
@@ -175,7 +183,7 @@ impl Engine {
         self.tick()?;
         let s = self.state();
         let m = &s.memory;
-        let lease = smart_kernel::status::status(s, self.kernel().policy(), self.now()).get("lease").cloned();
+        let lease = smart_kernel::status::lease(s, self.now());
         let bootstrap = s.bootstrap.as_ref().map(|b| {
             json!({
                 "stage": b.stage.name(),
@@ -208,26 +216,30 @@ impl Engine {
 
     /// The gate controller's most recent reads, newest first: every proposal with its verdict.
     pub fn proposal_history(&self, limit: usize) -> Result<Vec<Value>, RuntimeError> {
-        let (tail, _) = self.ledger().tail()?;
-        let rows = self.ledger().list(tail.saturating_sub(5_000).max(1), Some("proposals_read"), 5_000)?;
-        let mut out = Vec::new();
-        for row in rows.iter().rev().take(limit) {
-            if let Ok(KernelEvent::ProposalsRead { trigger, verdicts }) = row.event() {
-                out.push(json!({ "seq": row.seq, "at_ms": row.at_ms, "trigger": trigger, "verdicts": verdicts }));
-            }
-        }
-        Ok(out)
+        Ok(self
+            .newest("proposals_read", limit)?
+            .iter()
+            .filter_map(|row| match row.event() {
+                Ok(KernelEvent::ProposalsRead { trigger, verdicts }) => {
+                    Some(json!({ "seq": row.seq, "at_ms": row.at_ms, "trigger": trigger, "verdicts": verdicts }))
+                }
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// The newest `limit` events of one kind, newest first (the timeline's query).
+    fn newest(&self, kind: &str, limit: usize) -> Result<Vec<smart_ledger::StoredEvent>, RuntimeError> {
+        let filter = smart_ledger::EventFilter { kinds: vec![kind.to_string()], ..Default::default() };
+        Ok(self.ledger().page(&filter, 0, limit)?)
     }
 
     /// Gate transitions, newest first — seed 001's `gates.json`, read from the ledger (history is
     /// audit only, never state).
     pub fn gate_history(&self, limit: usize) -> Result<Vec<Value>, RuntimeError> {
-        let (tail, _) = self.ledger().tail()?;
-        let rows = self.ledger().list(tail.saturating_sub(5_000).max(1), Some("stance_changed"), 5_000)?;
-        Ok(rows
+        Ok(self
+            .newest("stance_changed", limit)?
             .iter()
-            .rev()
-            .take(limit)
             .filter_map(|row| match row.event() {
                 Ok(KernelEvent::StanceChanged { from, to, act, writes }) => Some(json!({
                     "seq": row.seq, "at_ms": row.at_ms, "from": from, "to": to, "act": act, "writes": writes.len(),
