@@ -26,7 +26,9 @@ command -v xvfb-run >/dev/null || { log "xvfb-run is missing: run scripts/setup.
 
 bash scripts/ui-build.sh
 log "building the app (debug; the UI is embedded by the default custom-protocol feature)"
-cargo build --locked --bins -p smart-app -p smart-cli
+# --workspace, as scripts/test.sh builds them: selecting fewer packages can unify dependency
+# features differently and build a second copy of them.
+cargo build --locked --workspace --bins
 
 export SMART_APP="$CARGO_TARGET_DIR/debug/smart-app"
 export SMART_CLI="$CARGO_TARGET_DIR/debug/smart"

