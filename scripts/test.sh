@@ -35,6 +35,15 @@ used=$(mktemp)  # the units this run's builds made or reused (scripts/target_gc.
 stamp=$(mktemp) # made now: incremental caches older than this were not touched by the run
 trap 'rm -f "$log" "$used" "$stamp"' EXIT
 
+# A full disk shows up as some unrelated test failing to write a file; say it plainly first.
+mkdir -p "$CARGO_TARGET_DIR"
+free_kib=$(df -Pk "$CARGO_TARGET_DIR" | awk 'NR == 2 {print $4}')
+if [ "${free_kib:-0}" -lt $((12 * 1024 * 1024)) ]; then
+  printf '\033[1mwarning:\033[0m only %s MiB free on the disk holding %s (%s of it is that dir);\n' \
+    "$((free_kib / 1024))" "$CARGO_TARGET_DIR" "$(du -sh "$CARGO_TARGET_DIR" 2>/dev/null | cut -f1)" >&2
+  printf '  a cold build needs about 8 GiB and the tests write files: expect "disk full" errors\n' >&2
+fi
+
 # cargo SUBCOMMAND ARGS..., with what it builds recorded; its other output passes through.
 cargo_recorded() {
   local sub=$1
