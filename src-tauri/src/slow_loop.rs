@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use smart_kernel::bootstrap::{BootstrapInput, Consent};
 use smart_kernel::{GateProposal, GateSource, ReadTrigger, Severity, SuggestedGate};
-use smart_runtime::slow_loop::BootstrapReply;
+use smart_runtime::slow_loop::{BootstrapReply, SESSION_QUIET_GAP_MS};
 use smart_runtime::{Engine, RuntimeError, SayOptions};
 use tauri::State;
 
@@ -30,6 +30,8 @@ use tauri::State;
 const READS_SHOWN: usize = 5;
 /// How many gate transitions the panel shows.
 const GATES_SHOWN: usize = 10;
+/// How many past sessions the panel shows.
+const SESSIONS_SHOWN: usize = 5;
 
 /// Where bootstrap stands after a step, and what came of the step.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -112,7 +114,7 @@ pub fn greet(engine: &mut Engine) -> Result<Option<BootstrapInput>, RuntimeError
 }
 
 /// Everything the panel shows, in one read: the memory view (`smart memory --json`), the gate
-/// controller's latest reads and the gate transitions, on the kernel's clock.
+/// controller's latest reads, the gate transitions and the sessions, on the kernel's clock.
 #[tauri::command]
 pub async fn slow_loop_view(session: State<'_, Session>) -> Result<Value, String> {
     session
@@ -120,12 +122,15 @@ pub async fn slow_loop_view(session: State<'_, Session>) -> Result<Value, String
             let memory = e.memory_view()?;
             let reads = e.proposal_history(READS_SHOWN)?;
             let gates = e.gate_history(GATES_SHOWN)?;
+            let sessions = e.session_history(SESSION_QUIET_GAP_MS, SESSIONS_SHOWN)?;
             Ok(json!({
                 "now_ms": e.now().0,
                 "existing_user": e.state().existing_user(),
                 "memory": memory,
                 "reads": reads,
                 "gates": gates,
+                "sessions": sessions,
+                "session_gap_ms": SESSION_QUIET_GAP_MS,
             }))
         })
         .await

@@ -495,6 +495,11 @@ fn an_existing_user_is_not_started_proposes_as_the_person_and_can_check_in() {
     assert!(v["memory"]["bootstrap"].is_null(), "a returning person is not interviewed: {v}");
     assert_eq!(v["existing_user"], true);
     assert!(v["gates"].as_array().unwrap().iter().any(|g| g["to"] == "execution"), "{v}");
+    // Made a moment ago in one go: one session, from genesis, with the calls it carried out.
+    let sessions = v["sessions"].as_array().unwrap();
+    assert_eq!((sessions.len(), sessions[0]["first_seq"].as_u64()), (1, Some(1)), "{v}");
+    assert!(sessions[0]["committed"].as_u64().unwrap() >= 2, "{v}");
+    assert_eq!(v["session_gap_ms"], 1_800_000);
 
     // Committing again while committed: the controller rejects it, with the reason.
     let r = invoke(&w, "propose_gate", json!({"gate": "commitment", "severity": "medium", "reason": "lock it in"}))

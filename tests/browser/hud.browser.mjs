@@ -1,7 +1,7 @@
 // Browser tests of the built UI (dist/) in headless Chromium, with the Tauri backend replaced by
 // an in-page fake at the IPC boundary (window.__TAURI_INTERNALS__), the layer these tests are
 // about: what the HUD, the confirmation dialog, the timeline and the slow-loop panel (bootstrap's
-// card, verdicts, decisions, memory, perception) do with what the backend says.
+// card, verdicts, decisions, memory, perception, history) do with what the backend says.
 //
 //   node tests/browser/hud.browser.mjs     (scripts/test.sh runs it after building dist/)
 //
@@ -91,7 +91,13 @@ function installFake() {
           ],
         },
       ],
-      gates: [],
+      gates: [{ seq: 7, at_ms: 1_800_000_000_000, from: "sensemaking", to: "execution", act: "commitment", writes: 1 }],
+      // The current session (its last event a minute ago) and one from the day before.
+      sessions: [
+        { first_seq: 40, last_seq: 61, start_ms: 1_800_000_000_000 - 1_200_000, end_ms: 1_800_000_000_000 - 60_000, events: 22, committed: 3, refused: 1, asked: 1, approved: 1, denied: 0, undone: 0, gates: 2, emergencies: 0, failed: 0 },
+        { first_seq: 1, last_seq: 39, start_ms: 1_800_000_000_000 - 86_400_000, end_ms: 1_800_000_000_000 - 86_400_000 + 2_700_000, events: 39, committed: 5, refused: 0, asked: 0, approved: 0, denied: 0, undone: 1, gates: 1, emergencies: 1, failed: 0 },
+      ],
+      session_gap_ms: 1_800_000,
     },
   };
   // The bootstrap machine, as far as the card needs it.
@@ -354,6 +360,12 @@ try {
   expect((await page.getByTestId("signals").textContent()).includes("too many questions"), "interaction signals");
   const arts = await page.getByTestId("artifacts").textContent();
   expect(arts.includes("Archive plan") && arts.includes("review needed") && arts.includes("index the reports"), "artifacts with freshness, and work orders");
+  const history = page.getByTestId("history");
+  const current = history.locator("[data-session='40']");
+  expect((await current.textContent()).includes("3 committed · 1 refused · 1 asked for approval · 1 approved · 2 gate transitions") && (await current.getByText("now").isVisible()), "the current session, badged, with what was done");
+  const yesterday = (await history.locator("[data-session='1']").textContent());
+  expect(yesterday.includes("45m 00s") && yesterday.includes("1 undone") && yesterday.includes("1 emergency stop") && (await history.locator("[data-session='1'] .badge").count()) === 0, "an earlier session: its length and counts, not badged");
+  expect((await page.getByTestId("gate-transitions").textContent()).includes("Sensemaking → Execution (commitment), 1 memory write"), "gate transitions in words");
 
   console.log("browser: proposing a gate as the person shows the controller's verdict");
   await page.getByLabel("Gate", { exact: true }).selectOption("commitment");

@@ -5,6 +5,7 @@ import {
   artifactRows,
   bootstrapCard,
   decisionRows,
+  gateRows,
   northStarRows,
   offerCheckIn,
   perceiveLines,
@@ -14,6 +15,7 @@ import {
   proposedText,
   referred,
   refreshKey,
+  sessionRows,
   signalRows,
   sourceLabel,
   stageLabel,
@@ -23,6 +25,7 @@ import {
   type BootstrapView,
   type Decision,
   type ProposalRead,
+  type SessionSummary,
   type SlowLoopView,
 } from "./slowloop";
 
@@ -53,6 +56,8 @@ const view = (over: Partial<SlowLoopView> = {}, bootstrap: BootstrapView | null 
   },
   reads: [],
   gates: [],
+  sessions: [],
+  session_gap_ms: 1_800_000,
   ...over,
 });
 
@@ -281,5 +286,71 @@ describe("perception and refreshing", () => {
     expect(refreshKey({ stance: "execution", events: 15 })).not.toBe(a);
     expect(refreshKey({ stance: "evaluation", events: 14 })).not.toBe(a);
     expect(refreshKey(null)).toBeNull();
+  });
+});
+
+const session = (first: number, last: number, start: number, end: number, over: Partial<SessionSummary> = {}): SessionSummary => ({
+  first_seq: first,
+  last_seq: last,
+  start_ms: start,
+  end_ms: end,
+  events: last - first + 1,
+  committed: 0,
+  refused: 0,
+  asked: 0,
+  approved: 0,
+  denied: 0,
+  undone: 0,
+  gates: 0,
+  emergencies: 0,
+  failed: 0,
+  ...over,
+});
+
+describe("history", () => {
+  const GAP = 1_800_000;
+  const at = (ms: number): string => `t${ms - NOW}`;
+
+  it("says what each session did, leaving out what did not happen", () => {
+    const rows = sessionRows(
+      [
+        session(40, 61, NOW - 1_200_000, NOW - 60_000, { committed: 3, refused: 1, asked: 1, approved: 1, gates: 2 }),
+        session(1, 39, NOW - 86_400_000, NOW - 86_400_000 + 2_700_000, { committed: 1, undone: 1, gates: 1, emergencies: 1 }),
+      ],
+      NOW,
+      GAP,
+      at,
+    );
+    expect(rows.map((r) => [r.key, r.when, r.length, r.events])).toEqual([
+      [40, "t-1200000", "19m 00s", "events 40–61"],
+      [1, "t-86400000", "45m 00s", "events 1–39"],
+    ]);
+    expect(rows[0]?.did).toBe("3 committed · 1 refused · 1 asked for approval · 1 approved · 2 gate transitions");
+    expect(rows[1]?.did).toBe("1 committed · 0 refused · 1 undone · 1 gate transition · 1 emergency stop");
+  });
+
+  it("marks only the newest session as current, and only while the ledger has not been quiet for the gap", () => {
+    const s = [session(5, 9, NOW - 600_000, NOW - 300_000), session(1, 4, NOW - 90_000_000, NOW - 89_000_000)];
+    expect(sessionRows(s, NOW, GAP, at).map((r) => r.current)).toEqual([true, false]);
+    expect(sessionRows(s, NOW - 300_000 + GAP, GAP, at)[0]?.current).toBe(true);
+    expect(sessionRows(s, NOW - 300_000 + GAP + 1, GAP, at)[0]?.current).toBe(false);
+  });
+
+  it("reads a one-event session as a moment, and no sessions as none", () => {
+    expect(sessionRows([session(1, 1, NOW, NOW)], NOW, GAP, at)[0]).toMatchObject({ length: "a moment", events: "event 1" });
+    expect(sessionRows(undefined, NOW, GAP)).toEqual([]);
+    expect(sessionRows(view().sessions, NOW, GAP)).toEqual([]);
+  });
+
+  it("puts gate transitions in words", () => {
+    expect(
+      gateRows([
+        { seq: 9, at_ms: NOW, from: "execution", to: "evaluation", act: "lease_expiry", writes: 0 },
+        { seq: 7, at_ms: NOW, from: "sensemaking", to: "execution", act: "commitment", writes: 2 },
+      ]),
+    ).toEqual([
+      { key: 9, text: "Execution → Evaluation (lease expiry)" },
+      { key: 7, text: "Sensemaking → Execution (commitment), 2 memory writes" },
+    ]);
   });
 });

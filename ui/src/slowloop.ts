@@ -4,6 +4,7 @@
 // Tauri; the panel's behaviour is tested through these functions.
 
 import type { PerceiveResult } from "./bindings";
+import { formatCountdown, stanceLabel } from "./status";
 
 export type Verdict = "accepted" | "referred" | "rejected";
 export type Consent = "listen_only" | "propose_structure" | "ready_for_commitment";
@@ -42,6 +43,24 @@ export interface GateTransition {
   to: string;
   act: string;
   writes: number;
+}
+
+/** One session as the ledger recorded it (`smart sessions --json`); times are the kernel's. */
+export interface SessionSummary {
+  first_seq: number;
+  last_seq: number;
+  start_ms: number;
+  end_ms: number;
+  events: number;
+  committed: number;
+  refused: number;
+  asked: number;
+  approved: number;
+  denied: number;
+  undone: number;
+  gates: number;
+  emergencies: number;
+  failed: number;
 }
 
 export interface Decision {
@@ -145,6 +164,9 @@ export interface SlowLoopView {
   reads: ProposalRead[];
   /** Gate transitions, newest first. */
   gates: GateTransition[];
+  /** Sessions, newest first (cut where the ledger was quiet for `session_gap_ms`). */
+  sessions: SessionSummary[];
+  session_gap_ms: number;
 }
 
 // --- the bootstrap card -----------------------------------------------------------------------
@@ -449,4 +471,62 @@ export function perceiveLines(r: PerceiveResult): { ok: boolean; lines: string[]
  */
 export function refreshKey(status: { stance: string; events?: number } | null): string | null {
   return status === null ? null : `${status.stance}:${status.events ?? "?"}`;
+}
+
+// --- history (audit only: computed from the ledger) -------------------------------------------
+
+export interface SessionRow {
+  key: number;
+  /** When it started, in the person's locale. */
+  when: string;
+  /** How long it lasted: "20m 00s", or "a moment" for a single instant. */
+  length: string;
+  /** What was done: "1 committed · 1 refused · 2 gate transitions". */
+  did: string;
+  /** Still going: the ledger has not been quiet long enough since. */
+  current: boolean;
+  events: string;
+}
+
+function counted(n: number, one: string, many: string = one): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The sessions list. `when` formats a start time; the default is the person's locale. */
+export function sessionRows(
+  sessions: readonly SessionSummary[] | undefined,
+  nowMs: number,
+  gapMs: number,
+  when: (ms: number) => string = (ms) => new Date(ms).toLocaleString(),
+): SessionRow[] {
+  return (sessions ?? []).map((s, i) => {
+    const did = [counted(s.committed, "committed"), counted(s.refused, "refused")];
+    const extra: Array<[number, string, string]> = [
+      [s.asked, "asked for approval", "asked for approval"],
+      [s.approved, "approved", "approved"],
+      [s.denied, "denied", "denied"],
+      [s.undone, "undone", "undone"],
+      [s.failed, "failed", "failed"],
+      [s.gates, "gate transition", "gate transitions"],
+      [s.emergencies, "emergency stop", "emergency stops"],
+    ];
+    for (const [n, one, many] of extra) if (n > 0) did.push(counted(n, one, many));
+    const span = s.end_ms - s.start_ms;
+    return {
+      key: s.first_seq,
+      when: when(s.start_ms),
+      length: span > 0 ? formatCountdown(span) : "a moment",
+      did: did.join(" · "),
+      current: i === 0 && nowMs - s.end_ms <= gapMs,
+      events: s.first_seq === s.last_seq ? `event ${s.first_seq}` : `events ${s.first_seq}–${s.last_seq}`,
+    };
+  });
+}
+
+/** Gate transitions in words: "Sensemaking → Framing (commit), 1 memory write". */
+export function gateRows(gates: readonly GateTransition[] | undefined): Array<{ key: number; text: string }> {
+  return (gates ?? []).map((g) => ({
+    key: g.seq,
+    text: `${stanceLabel(g.from)} → ${stanceLabel(g.to)} (${g.act.replaceAll("_", " ")})${g.writes > 0 ? `, ${counted(g.writes, "memory write", "memory writes")}` : ""}`,
+  }));
 }

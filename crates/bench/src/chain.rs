@@ -140,6 +140,28 @@ pub fn run(n: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Result<()> {
     );
     println!("   both reports ok, {} events each; replayed state hash = generator's", int(n));
 
+    // The HUD's history card and `smart sessions` cut the whole ledger into sessions on each read.
+    let t = Instant::now();
+    let sessions = ledger.sessions(30 * 60_000, usize::MAX)?;
+    let sessions_t = t.elapsed();
+    let covered: u64 = sessions.iter().map(|x| x.events).sum();
+    if covered != n {
+        bail!("sessions cover {covered} events of {n}");
+    }
+    // The generator's clock moves 1 ms per decision: with no gap allowed, every decision is a
+    // session, so the 5 newest show what the newest-first walk reads when sessions are short.
+    let t = Instant::now();
+    let recent = ledger.sessions(0, 5)?;
+    let recent_t = t.elapsed();
+    println!(
+        "   sessions, all (30 min gap): {:.1} ms for {} covering all {} events; the 5 newest (0 ms gap): {:.2} ms for {} events",
+        sessions_t.as_secs_f64() * 1e3,
+        int(sessions.len() as u64),
+        int(n),
+        recent_t.as_secs_f64() * 1e3,
+        int(recent.iter().map(|x| x.events).sum())
+    );
+
     s.add(
         &format!("ledger of {} events: generation through the kernel", int(n)),
         format!("{} ({} events/s)", secs(generated), rate(per_sec(n, generated.as_nanos()))),
@@ -147,5 +169,7 @@ pub fn run(n: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Result<()> {
     s.add("ledger file size", format!("{} ({} bytes/event)", bytes(size + wal), int((size + wal) / n.max(1))));
     s.add("verify (events/s)", format!("{} ({})", rate(per_sec(n, verify_t.as_nanos())), secs(verify_t)));
     s.add("replay (events/s)", format!("{} ({})", rate(per_sec(n, replay_t.as_nanos())), secs(replay_t)));
+    s.add("sessions over the whole ledger", format!("{:.1} ms", sessions_t.as_secs_f64() * 1e3));
+    s.add("the 5 newest sessions", format!("{:.2} ms", recent_t.as_secs_f64() * 1e3));
     Ok(())
 }

@@ -88,6 +88,15 @@ pub enum Cmd {
     },
     /// Everything the slow loop remembers: slow, fast and bridge memory, work orders, bootstrap.
     Memory,
+    /// Past sessions, newest first, as the ledger recorded them (audit only: computed, never stored).
+    Sessions {
+        /// How many sessions to show.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// How long without an event ends a session, e.g. 30m or 2h.
+        #[arg(long, default_value = "30m")]
+        gap: String,
+    },
     /// Gate proposals: waiting and recent verdicts; add one as the person; ask the controller to read.
     Proposals {
         #[command(subcommand)]
@@ -625,6 +634,7 @@ pub fn run(args: Args) -> Result<i32> {
         Cmd::Doctor => doctor(&args),
         Cmd::Decisions { all } => crate::slow_loop::decisions(&args, *all),
         Cmd::Memory => crate::slow_loop::memory(&args),
+        Cmd::Sessions { limit, gap } => crate::slow_loop::sessions(&args, *limit, gap),
         Cmd::Proposals { cmd } => crate::slow_loop::proposals(&args, cmd.as_ref()),
         Cmd::Progress { stage, next, blockers, unblocked, win } => {
             crate::slow_loop::progress(&args, stage, next, blockers, *unblocked, win)

@@ -1,4 +1,4 @@
-//! `smart decisions|memory|proposals|progress|note|artifact|work|bootstrap` and the write flags
+//! `smart decisions|memory|sessions|proposals|progress|note|artifact|work|bootstrap` and the write flags
 //! of `smart gate`: the slow loop from a terminal. Each write is a kernel decision, so each
 //! prints the kernel's outcome and exits 3 when it was refused.
 
@@ -258,6 +258,59 @@ pub fn memory(args: &Args) -> Result<i32> {
         say!("bootstrap:\n{}", text(&v["bootstrap"]));
     }
     Ok(0)
+}
+
+pub fn sessions(args: &Args, limit: usize, gap: &str) -> Result<i32> {
+    let gap_ms = parse_duration(gap).map_err(|e| anyhow!("--gap: {e}"))?;
+    if gap_ms == 0 {
+        return Err(anyhow!("--gap must be longer than 0 (every event would be a session of its own)"));
+    }
+    let e = open(args)?;
+    let sessions = e.session_history(gap_ms, limit)?;
+    if args.json {
+        print_json(&json!({ "quiet_gap_ms": gap_ms, "sessions": sessions }));
+        return Ok(0);
+    }
+    for s in &sessions {
+        let mut did = vec![format!("{} committed", s.committed), format!("{} refused", s.refused)];
+        let counted = [
+            (s.asked, "asked for approval"),
+            (s.approved, "approved"),
+            (s.denied, "denied"),
+            (s.undone, "undone"),
+            (s.failed, "failed"),
+            (s.gates, if s.gates == 1 { "gate transition" } else { "gate transitions" }),
+            (s.emergencies, if s.emergencies == 1 { "emergency stop" } else { "emergency stops" }),
+        ];
+        did.extend(counted.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")));
+        say!(
+            "{} → {} ({}), events {}–{}: {}",
+            utc_minute(s.start_ms),
+            utc_minute(s.end_ms),
+            smart_kernel::time::format_duration(s.end_ms - s.start_ms),
+            s.first_seq,
+            s.last_seq,
+            did.join(", ")
+        );
+    }
+    Ok(0)
+}
+
+/// `2026-11-23 09:12 UTC`: the kernel's milliseconds as a calendar minute, without a time zone
+/// database (Howard Hinnant's days-to-civil).
+fn utc_minute(ms: u64) -> String {
+    let days = (ms / 86_400_000) as i64;
+    let minute_of_day = (ms % 86_400_000) / 60_000;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02} UTC", minute_of_day / 60, minute_of_day % 60)
 }
 
 pub fn proposals(args: &Args, cmd: Option<&ProposalsCmd>) -> Result<i32> {

@@ -281,6 +281,12 @@ fn a_ledger_recorded_before_the_slow_loop_replays_to_the_same_hashes() {
     assert_eq!(v["state_hash"], "56a27023a0cb03cc3895f31b6e29bf7437d9253efff5460d7a00b5d3554f89c3", "{t}");
     let (c, _, t) = run(&["ledger", "verify"]);
     assert_eq!(c, 0, "{t}");
+    // Its history reads as sessions that together hold every event, oldest starting at genesis.
+    let (c, v, t) = run(&["sessions", "--limit", "1000"]);
+    assert_eq!(c, 0, "{t}");
+    let list = v["sessions"].as_array().unwrap();
+    assert_eq!(list.iter().map(|x| x["events"].as_u64().unwrap()).sum::<u64>(), 42, "{t}");
+    assert_eq!(list.last().unwrap()["first_seq"], 1, "{t}");
     // Today's slow loop carries on from the old events: a returning user gets the check-in,
     // a decision is recorded at a gate, and the whole ledger still replays.
     let (c, v, t) = run(&["bootstrap", "start"]);
@@ -418,5 +424,70 @@ fn a_returning_persons_request_as_check_in_answer_is_carried_out() {
     assert_eq!(c, 0, "{v}");
     assert_eq!(v["bootstrap"]["stage"], "done", "{v}");
     assert_eq!((v["proposal"]["tool"].as_str(), v["outcome"].as_str()), (Some("fs.scan"), Some("committed")), "{v}");
+    replays(&s);
+}
+
+#[test]
+fn sessions_are_cut_from_the_ledger_at_quiet_gaps() {
+    let mut s = Smart::init(None);
+    let docs = s.write("docs/a.txt", "a").parent().unwrap().display().to_string();
+    // Morning: a lease, a scan and a refusal, minutes apart.
+    s.commit_lease();
+    s.advance(10 * 60_000);
+    let (c, v) = s.call("fs.scan", &format!(r#"{{"path": "{docs}"}}"#));
+    assert_eq!(c, 0, "{v}");
+    s.advance(10 * 60_000);
+    let (c, v) = s.call("no.such.tool", "{}");
+    assert_eq!(c, 3, "{v}");
+    let morning_end = s.events();
+    // Three hours later: the lease expired meanwhile, which the first operation's gateway pass
+    // records (a gate transition to evaluation); a scan (L0 needs no lease) and a refusal.
+    s.advance(3 * 3_600_000);
+    let (c, v) = s.call("fs.scan", &format!(r#"{{"path": "{docs}"}}"#));
+    assert_eq!(c, 0, "{v}");
+    let (c, v) = s.call("no.such.tool", "{}");
+    assert_eq!(c, 3, "{v}");
+
+    let (c, v) = s.json(&["sessions"]);
+    assert_eq!(c, 0, "{v}");
+    let list = v["sessions"].as_array().unwrap();
+    assert_eq!(list.len(), 2, "{v}");
+    let (later, morning) = (&list[0], &list[1]);
+    assert_eq!(morning["first_seq"], 1, "the first session starts at genesis: {v}");
+    assert_eq!(morning["last_seq"], morning_end, "{v}");
+    assert_eq!(later["first_seq"], morning_end + 1, "{v}");
+    assert_eq!(later["last_seq"], s.events(), "{v}");
+    assert_eq!(morning["start_ms"], T0);
+    assert_eq!(morning["end_ms"], T0 + 20 * 60_000);
+    assert_eq!((morning["committed"].as_u64(), morning["refused"].as_u64()), (Some(1), Some(1)), "{v}");
+    assert_eq!((later["committed"].as_u64(), later["refused"].as_u64()), (Some(1), Some(1)), "{v}");
+    assert!(later["gates"].as_u64().unwrap() >= 1, "the lease expiry's transition: {v}");
+
+    // A wider gap joins them; a quiet stretch exactly as long as the gap does not split one,
+    // a minute longer does (the morning's steps are 10 minutes apart); a limit keeps the newest.
+    let count = |gap: &str| s.json(&["sessions", "--gap", gap]).1["sessions"].as_array().unwrap().len();
+    assert_eq!((count("4h"), count("10m"), count("9m")), (1, 2, 4));
+    let (_, v) = s.json(&["sessions", "--limit", "1"]);
+    assert_eq!(v["sessions"][0]["first_seq"], morning_end + 1, "{v}");
+
+    // In words: calendar minutes in UTC (T0 is 2027-01-15 08:00 UTC) and what was done.
+    let out = s.run(&["sessions"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[1].starts_with("2027-01-15 08:00 UTC → 2027-01-15 08:20 UTC (20m 00s), events 1–"), "{text}");
+    assert!(lines[1].ends_with("1 committed, 1 refused, 2 gate transitions"), "{text}");
+    assert!(lines[0].ends_with("1 committed, 1 refused, 1 gate transition"), "{text}");
+    assert!(lines[0].starts_with("2027-01-15 11:20 UTC → 2027-01-15 11:20 UTC"), "{text}");
+
+    // Bad input says what is wrong and writes nothing.
+    let before = s.events();
+    for (gap, says) in [("0", "longer than 0"), ("soon", "--gap")] {
+        let out = s.run(&["sessions", "--gap", gap]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(says), "--gap {gap}: {err}");
+    }
+    assert_eq!(s.events(), before);
     replays(&s);
 }

@@ -22,7 +22,7 @@ pub mod verify;
 mod migrations;
 
 pub use inspect::{EventCheck, inspect};
-pub use query::{ActivityBucket, EventFilter, tool_of};
+pub use query::{ActivityBucket, EventFilter, SessionSummary, tool_of};
 pub use record::{NewEvent, StoredEvent};
 pub use replay::{ReplayReport, replay};
 pub use store::{HeadSigner, Ledger, LedgerError};

@@ -50,6 +50,70 @@ pub struct ActivityBucket {
     pub refusals: u64,
 }
 
+/// One session of use as the ledger recorded it (see [`Ledger::sessions`]). Times are the
+/// kernel's (`at_ms`), the same clock its gates and leases run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SessionSummary {
+    pub first_seq: u64,
+    pub last_seq: u64,
+    pub start_ms: u64,
+    pub end_ms: u64,
+    pub events: u64,
+    /// Calls carried out.
+    pub committed: u64,
+    /// Calls, signals and gate passes the kernel refused.
+    pub refused: u64,
+    /// Calls that waited for the person's approval.
+    pub asked: u64,
+    pub approved: u64,
+    pub denied: u64,
+    /// Undos carried out.
+    pub undone: u64,
+    /// Gate transitions (stance changes).
+    pub gates: u64,
+    pub emergencies: u64,
+    /// Calls whose execution failed after admission.
+    pub failed: u64,
+}
+
+impl SessionSummary {
+    fn ending(seq: u64, at_ms: u64) -> SessionSummary {
+        SessionSummary {
+            first_seq: seq,
+            last_seq: seq,
+            start_ms: at_ms,
+            end_ms: at_ms,
+            events: 0,
+            committed: 0,
+            refused: 0,
+            asked: 0,
+            approved: 0,
+            denied: 0,
+            undone: 0,
+            gates: 0,
+            emergencies: 0,
+            failed: 0,
+        }
+    }
+
+    fn count(&mut self, kind: &str) {
+        self.events += 1;
+        let counter = match kind {
+            "committed" => &mut self.committed,
+            "refused" | "signal_refused" | "gate_refused" => &mut self.refused,
+            "pending" => &mut self.asked,
+            "approved" => &mut self.approved,
+            "denied" => &mut self.denied,
+            "undo_admitted" => &mut self.undone,
+            "stance_changed" => &mut self.gates,
+            "emergency" => &mut self.emergencies,
+            "failed" => &mut self.failed,
+            _ => return,
+        };
+        *counter += 1;
+    }
+}
+
 /// The tool an event concerns, read from its payload the way [`TOOL_EXPR`] reads it in SQL.
 pub fn tool_of(payload: &serde_json::Value) -> Option<&str> {
     [&payload["tool"], &payload["call"]["tool"], &payload["pending"]["call"]["tool"]]
@@ -135,6 +199,42 @@ impl Ledger {
             })
         })?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// The ledger cut into sessions, newest first: a session is a run of events with no quiet
+    /// stretch longer than `quiet_gap_ms` of kernel time between two of them. Seed 001's
+    /// `sessions.json` is "history, audit only": here it is computed from the ledger on demand
+    /// and never stored, so it cannot drift from what happened or become a source of truth.
+    ///
+    /// It walks the table newest first and stops once `limit` sessions are complete, so the
+    /// HUD's five most recent cost what those sessions hold, not what the whole ledger holds
+    /// (a first version used SQL window functions over every row: half a second per read at
+    /// 100,000 events).
+    pub fn sessions(&self, quiet_gap_ms: u64, limit: usize) -> Result<Vec<SessionSummary>, LedgerError> {
+        let mut out = Vec::new();
+        if limit == 0 {
+            return Ok(out);
+        }
+        let mut stmt = self.connection().prepare("SELECT seq, kind, at_ms FROM events ORDER BY seq DESC")?;
+        let mut rows = stmt.query([])?;
+        let mut open: Option<SessionSummary> = None;
+        while let Some(r) = rows.next()? {
+            let seq = r.get::<_, i64>(0)?.max(0) as u64;
+            let kind: String = r.get(1)?;
+            let at = r.get::<_, i64>(2)?.max(0) as u64;
+            if open.as_ref().is_some_and(|s| s.start_ms.saturating_sub(at) > quiet_gap_ms) {
+                out.extend(open.take());
+                if out.len() == limit {
+                    return Ok(out);
+                }
+            }
+            let s = open.get_or_insert_with(|| SessionSummary::ending(seq, at));
+            s.first_seq = seq;
+            s.start_ms = at;
+            s.count(&kind);
+        }
+        out.extend(open);
+        Ok(out)
     }
 
     /// The tool names that occur in the ledger, for the timeline's filter menu.

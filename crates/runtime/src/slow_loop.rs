@@ -1,7 +1,7 @@
 //! The slow loop as the person and the assistant reach it: proposals into the buffer, the gate
 //! controller's reads, memory notes, work orders and bootstrap — each one kernel decision,
 //! ledgered like any call — plus the views `smart memory`, `smart decisions`, `smart proposals`
-//! and the HUD read.
+//! and the HUD read, and the history views (gate transitions, sessions) computed from the ledger.
 //!
 //! It also keeps the continuous evaluator's window of recent turns in the data dir, so that the
 //! evaluator sees the same last few turns whether they were typed into one `smart say` after
@@ -16,6 +16,7 @@ use smart_advisors::{Finding, TurnRecord};
 use smart_kernel::bootstrap::{self, BootstrapInput};
 use smart_kernel::memory::{ArtifactDraft, ProgressUpdate, SignalKind};
 use smart_kernel::{GateProposal, KernelEvent, ReadTrigger};
+use smart_ledger::SessionSummary;
 use std::path::Path;
 
 /// A bootstrap step as the person sees it: what happened and what SMART says next.
@@ -248,7 +249,17 @@ impl Engine {
             })
             .collect())
     }
+
+    /// Sessions, newest first — seed 001's `sessions.json`, computed from the ledger (history is
+    /// audit only, never state). `quiet_gap_ms` without an event ends one.
+    pub fn session_history(&self, quiet_gap_ms: u64, limit: usize) -> Result<Vec<SessionSummary>, RuntimeError> {
+        Ok(self.ledger().sessions(quiet_gap_ms, limit)?)
+    }
 }
+
+/// Half an hour without an event ends a session: long enough that reading a file or taking a
+/// call does not split one, short enough that a morning and an afternoon are two.
+pub const SESSION_QUIET_GAP_MS: u64 = 30 * 60 * 1000;
 
 /// The continuous evaluator's window, kept in the data dir.
 pub struct TurnWindow {
