@@ -140,7 +140,8 @@ pub fn run(n: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Result<()> {
     );
     println!("   both reports ok, {} events each; replayed state hash = generator's", int(n));
 
-    // The HUD's history card and `smart sessions` cut the whole ledger into sessions on each read.
+    // The HUD's history card and `smart sessions` walk the ledger newest first until they have
+    // the sessions they show: one session holding the whole ledger is the worst case.
     let t = Instant::now();
     let sessions = ledger.sessions(30 * 60_000, usize::MAX)?;
     let sessions_t = t.elapsed();
