@@ -130,6 +130,7 @@ pub struct PendingList {
 
 #[tauri::command]
 pub async fn say(session: State<'_, Session>, text: String) -> Result<SayResult, String> {
+    session.until_ready(crate::readiness::LONGEST_WAIT).await;
     let mut a = session.open().await?;
     // No base: the assistant resolves relative names against the first allowed folder.
     let opts = SayOptions { propose_only: false, no_templates: false, base: None };

@@ -11,6 +11,7 @@ mod hud;
 mod library;
 mod onboarding;
 mod preview;
+mod readiness;
 mod session;
 mod settings;
 mod shell;
@@ -41,8 +42,8 @@ pub const HUD_EVENT: &str = "smart://hud";
 pub struct HudEvent {
     pub corr: String,
     /// state_changed | utterance | proposal | reply | outcome | worker_starting | worker_ready |
-    /// worker_fault | illegal_transition | level | speech_start | speech_end | wake | partial |
-    /// heard | emergency
+    /// worker_fault | preparing | prepared | illegal_transition | level | speech_start |
+    /// speech_end | wake | partial | heard | emergency
     pub event: String,
     /// The interaction state entered (state_changed).
     pub state: Option<String>,
@@ -181,6 +182,7 @@ pub fn run() {
         // Voice starts with the app; without models or a microphone it reports why and waits.
         app.state::<voice::VoiceHost>().ensure_started(&handle);
         tauri::async_runtime::spawn(library::library_loop(handle.clone()));
+        tauri::async_runtime::spawn(readiness::prepare_loop(handle.clone()));
         tauri::async_runtime::spawn(shell::watchdog_loop(handle));
     })
     .run(tauri::generate_context!());

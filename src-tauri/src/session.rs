@@ -25,11 +25,27 @@ pub struct Session {
     assistant: Mutex<Option<Assistant>>,
     /// Bootstrap was started or resumed for this run (or did not need to be).
     greeted: AtomicBool,
+    /// False while understanding gets ready in the background (`crate::readiness`).
+    ready: tokio::sync::watch::Sender<bool>,
 }
 
 impl Session {
     pub fn new(data_dir: Result<PathBuf, String>, bus: Bus) -> Session {
-        Session { data_dir, bus, assistant: Mutex::new(None), greeted: AtomicBool::new(false) }
+        let (ready, _) = tokio::sync::watch::channel(true);
+        Session { data_dir, bus, assistant: Mutex::new(None), greeted: AtomicBool::new(false), ready }
+    }
+
+    /// Marks understanding as getting ready (false) or ready (true).
+    pub fn set_ready(&self, ready: bool) {
+        self.ready.send_replace(ready);
+    }
+
+    /// Waits until understanding is ready — a turn that needs the model would otherwise evaluate
+    /// the prompt a second time beside the background work — but never longer than `at_most`:
+    /// slow is better than stuck.
+    pub async fn until_ready(&self, at_most: std::time::Duration) {
+        let mut rx = self.ready.subscribe();
+        let _ = tokio::time::timeout(at_most, rx.wait_for(|r| *r)).await;
     }
 
     pub fn bus(&self) -> &Bus {

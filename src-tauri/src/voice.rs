@@ -290,6 +290,7 @@ async fn pump<R: Runtime>(
                 }
                 Event::Transcript(t) => {
                     let opts = SayOptions { propose_only: false, no_templates: false, base: None };
+                    session.until_ready(crate::readiness::LONGEST_WAIT).await;
                     let result = match session.open().await {
                         Ok(mut a) => a.hear(t, &opts).await.map_err(|e| e.to_string()),
                         Err(e) => Err(e),

@@ -96,8 +96,8 @@ export type ActivityBar = { start_wall_ms: number, events: number, refusals: num
 export type HudEvent = { corr: string, 
 /**
  * state_changed | utterance | proposal | reply | outcome | worker_starting | worker_ready |
- * worker_fault | illegal_transition | level | speech_start | speech_end | wake | partial |
- * heard | emergency
+ * worker_fault | preparing | prepared | illegal_transition | level | speech_start |
+ * speech_end | wake | partial | heard | emergency
  */
 event: string, 
 /**

@@ -65,6 +65,12 @@ export function fold(live: Live, ev: HudEvent): Live {
     case "worker_ready":
       next.worker = ev.model;
       break;
+    case "preparing":
+      next.worker = "getting ready…";
+      break;
+    case "prepared":
+      next.worker = "ready";
+      break;
     case "worker_fault":
       next.fault = ev.reason;
       break;

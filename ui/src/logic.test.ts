@@ -118,6 +118,16 @@ describe("the live line", () => {
     expect(stateLabel(live.state)).toBe("Awaiting confirm");
     expect(stateLabel("AWAITING_CONFIRM")).toBe("Awaiting confirm");
   });
+  it("says it is getting ready while the prompt is prepared, and ready after", () => {
+    let live = fold(IDLE, ev({ corr: "", event: "preparing" }));
+    expect(live.worker).toBe("getting ready…");
+    live = fold(live, ev({ corr: "c1", event: "utterance", text: "scan inbox" }));
+    expect(live.worker).toBe("getting ready…");
+    live = fold(live, ev({ corr: "", event: "prepared" }));
+    expect(live.worker).toBe("ready");
+    live = fold(live, ev({ event: "worker_ready", model: "Qwen2.5 Coder 0.5B" }));
+    expect(live.worker).toBe("Qwen2.5 Coder 0.5B");
+  });
   it("clears the previous interaction's details when a new one starts", () => {
     let live = fold(IDLE, ev({ event: "outcome", outcome: "refused" }));
     live = fold(live, ev({ corr: "c2", event: "utterance", text: "scan inbox" }));

@@ -1,18 +1,20 @@
-//! Proposal latency: what one utterance costs in the model worker, split into prompt evaluation
-//! (with and without the cached static prefix) and generation, next to the same prompt through
-//! llama.cpp with nothing of ours around it.
+//! Proposal latency: what choosing a call for one utterance costs in the model worker — the
+//! static prompt evaluated once (cold) and, per utterance, its own tokens plus the scoring of
+//! every visible tool in one batch — next to plain llama.cpp evaluating the same prompt.
 //!
-//! The point of the prefix cache is that the static part of every prompt (instructions and the
-//! visible tools' declarations, hundreds of tokens) is evaluated once per scope, so a new
-//! utterance pays only for its own few tokens. The cold run (`no_cache`) and the warm runs show
-//! what that saves; the raw run shows what our protocol, grammar and parsing add on top of
+//! Understanding ranks candidate answers instead of generating one (see
+//! `smart_proposer::understand::rank`), so a proposal's cost is prompt evaluation of the
+//! utterance (tens of tokens over the cached prefix) and one batch of candidate tokens; nothing
+//! is generated. The cold run shows what the prefix cache saves (and what the app prepares in
+//! the background at start); the raw run shows what our protocol and scoring add on top of
 //! llama.cpp itself (the worker's `--raw-bench` mode: tokenize, decode the prompt, greedy-sample
 //! with no grammar, no cache, no protocol).
 
 use crate::Summary;
 use anyhow::{Context, Result, anyhow, bail};
 use smart_models::{ModelStatus, Models};
-use smart_proposer::protocol::{LoadRequest, ProposeRequest, Turn};
+use smart_proposer::protocol::LoadRequest;
+use smart_proposer::understand::Style;
 use smart_runtime::worker::{Supervisor, WorkerSpec, locate_worker};
 use std::time::Instant;
 
@@ -39,24 +41,17 @@ fn ms(v: f64) -> String {
     format!("{v:.0} ms")
 }
 
+/// Sentences in the shape people say them, none of whose names the prompt contains.
 const UTTERANCES: &[&str] = &[
-    "list the files in /home/ana/Downloads",
-    "are there duplicate files in /home/ana/Pictures",
-    "compute the hash of /home/ana/notes.txt",
-    "move /home/ana/a.txt into /home/ana/archive",
-    "delete /home/ana/old.log",
-    "what is in /home/ana/Music",
+    "list the files in Garden Plans",
+    "are there duplicate files in my mixtapes folder",
+    "what is the checksum of packing list dot pdf",
+    "move wishlist.docx into Receipts",
+    "um delete old receipts slash march dot pdf",
+    "what's the weather like tomorrow",
+    "rebuild the search index",
+    "find my notes about sourdough",
 ];
-
-fn request(text: &str, no_cache: bool) -> ProposeRequest {
-    ProposeRequest {
-        tools: smart_runtime::assistant::declarations(&smart_tools::specs(), text, None),
-        context: "Allowed folders: /home/ana. The working folder is /home/ana.".into(),
-        turns: vec![Turn::User { text: text.into() }],
-        max_tokens: 192,
-        no_cache,
-    }
-}
 
 pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     let models = Models::open_default()?;
@@ -68,8 +63,9 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     }
     let path = models.verified_path(m)?;
     let program = locate_worker()?;
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).saturating_sub(1).max(1);
-    println!("\n== proposer: {} through smart-proposer-worker, {threads} thread(s)", m.name);
+    // SMART_THREADS, as for the app and `smart say`; otherwise the worker's own choice.
+    let chosen: Option<u32> = std::env::var("SMART_THREADS").ok().and_then(|t| t.parse().ok());
+    println!("\n== proposer: {} through smart-proposer-worker", m.name);
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let mut sup = Supervisor::new(WorkerSpec {
         program: program.clone(),
@@ -77,7 +73,7 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
         load: LoadRequest {
             path: path.to_string_lossy().into_owned(),
             n_ctx: 4096,
-            threads: None,
+            threads: chosen,
             gpu_layers: 0,
             format: None,
             cache_dir: None,
@@ -86,58 +82,54 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     let t0 = Instant::now();
     let info = rt.block_on(sup.ensure_started()).map_err(|e| anyhow!("{e}"))?.clone();
     let spawn_load_ms = t0.elapsed().as_secs_f64() * 1000.0;
-    println!("loaded in {} ms (spawn + load {spawn_load_ms:.0} ms); prompt format {:?}", info.load_ms, info.format);
+    println!(
+        "loaded in {} ms (spawn + load {spawn_load_ms:.0} ms); prompt format {:?}; {} thread(s)",
+        info.load_ms, info.format, info.threads
+    );
 
-    let rounds = if quick { 1 } else { 3 };
-    let (mut cold_prompt, mut warm_prompt, mut gen_rate, mut total) =
-        (Dist::default(), Dist::default(), Dist::default(), Dist::default());
-    let (mut cold_tokens, mut warm_tokens, mut cached) = (0u32, 0u32, 0u32);
-    let mut cold_request = None;
+    let tools = smart_runtime::understanding::rank_tools(&smart_tools::specs());
+    let style = Style::default();
+    // Cold: the static prompt evaluated from nothing (what the app does once, in the background).
+    let cold = rt
+        .block_on(smart_runtime::understanding::prepare(&mut sup, info.format, &tools, style))
+        .map_err(|e| anyhow!("{e}"))?;
+    let rounds = if quick { 1 } else { 5 };
+    let (mut prompt_ms, mut score_ms, mut total) = (Dist::default(), Dist::default(), Dist::default());
+    let (mut rest_tokens, mut cand_tokens) = (Dist::default(), Dist::default());
     for round in 0..rounds {
-        for (i, text) in UTTERANCES.iter().enumerate() {
-            // The first utterance of each round runs without the cache: a cold prefix.
-            let cold = i == 0;
-            let req = request(text, cold);
+        for text in UTTERANCES {
             let t = Instant::now();
-            let p = rt.block_on(sup.propose(&req)).map_err(|e| anyhow!("{text:?}: {e}"))?;
+            let (ranking, timings) = rt
+                .block_on(smart_runtime::understanding::rank(&mut sup, info.format, &tools, text, style))
+                .map_err(|e| anyhow!("{text:?}: {e}"))?;
             total.push(t.elapsed().as_secs_f64() * 1000.0);
-            let evaluated = p.timings.prompt_tokens - p.timings.cached_tokens;
-            if cold {
-                cold_prompt.push(p.timings.prompt_ms);
-                cold_tokens = evaluated;
-                cold_request.get_or_insert(req);
-            } else {
-                warm_prompt.push(p.timings.prompt_ms);
-                warm_tokens = evaluated;
-                cached = p.timings.cached_tokens;
-            }
-            if p.timings.generated_tokens > 0 {
-                gen_rate.push(p.timings.generated_tokens as f64 * 1000.0 / p.timings.generation_ms.max(0.001));
-            }
+            prompt_ms.push(timings.prompt_ms);
+            score_ms.push(timings.generation_ms);
+            rest_tokens.push(f64::from(timings.prompt_tokens - timings.cached_tokens));
+            cand_tokens.push(f64::from(timings.generated_tokens));
             if round == 0 {
                 println!(
-                    "  {text:?} → {} [{} prompt tokens, {} cached, {:.0} ms; {} generated, {:.0} ms]",
-                    match &p.output {
-                        smart_proposer::ModelOutput::Call { tool, .. } => tool.clone(),
-                        smart_proposer::ModelOutput::NoCall { .. } => "no call".into(),
-                    },
-                    p.timings.prompt_tokens,
-                    p.timings.cached_tokens,
-                    p.timings.prompt_ms,
-                    p.timings.generated_tokens,
-                    p.timings.generation_ms
+                    "  {text:?} → {} (p {:.2}; call {:.2}) [{} new prompt tokens and {} candidate tokens in one batch: {:.0} ms to prepare, {:.0} ms to score]",
+                    ranking.best().unwrap_or("?"),
+                    ranking.tools.first().map_or(0.0, |(_, lp)| lp.exp()),
+                    ranking.p_call,
+                    timings.prompt_tokens - timings.cached_tokens,
+                    timings.generated_tokens,
+                    timings.prompt_ms,
+                    timings.generation_ms
                 );
             }
         }
     }
     rt.block_on(sup.shutdown());
 
-    // The same cold prompt through llama.cpp alone.
-    let req = cold_request.context("no cold run")?;
-    let prompt = info.format.render(&req);
+    // The same cold prompt through llama.cpp alone. Quick mode (CI) gives it only the
+    // utterance's part: the code path runs, without a second cold prompt of most of a minute.
+    let prompt = smart_proposer::understand::rank::prompt(info.format, &tools, UTTERANCES[0], style);
     let dir = tempfile::tempdir()?;
     let prompt_file = dir.path().join("prompt.txt");
-    std::fs::write(&prompt_file, &prompt)?;
+    let raw_prompt = if quick { prompt.rest.clone() } else { format!("{}{}", prompt.prefix, prompt.rest) };
+    std::fs::write(&prompt_file, raw_prompt)?;
     let out = std::process::Command::new(&program)
         .arg("--raw-bench")
         .arg(&path)
@@ -152,32 +144,33 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     let f = |k: &str| raw[k].as_f64().unwrap_or(0.0);
 
     println!(
-        "prompt, cold prefix: {} tokens in {} (p50) = {:.0} tok/s",
-        cold_tokens,
-        ms(cold_prompt.p(0.5)),
-        cold_tokens as f64 * 1000.0 / cold_prompt.p(0.5).max(0.001)
+        "static prompt, cold: {} tokens in {} = {:.0} tok/s",
+        cold.prompt_tokens,
+        ms(cold.prompt_ms),
+        f64::from(cold.prompt_tokens) * 1000.0 / cold.prompt_ms.max(0.001)
     );
     println!(
-        "prompt, cached prefix: {} new tokens ({} from cache) in {} (p50)",
-        warm_tokens,
-        cached,
-        ms(warm_prompt.p(0.5))
+        "per utterance (p50): {:.0} new prompt tokens, {} to restore the cached prompt and build the batch; {:.0} candidate tokens, {} for the one batch that scores them with the prompt",
+        rest_tokens.p(0.5),
+        ms(prompt_ms.p(0.5)),
+        cand_tokens.p(0.5),
+        ms(score_ms.p(0.5))
     );
-    println!("generation: {:.1} tok/s (p50), grammar-constrained, greedy-first", gen_rate.p(0.5));
-    println!("whole proposal: p50 {} p90 {}", ms(total.p(0.5)), ms(total.p(0.9)));
+    println!("model proposal (rank request, round trip): p50 {} p90 {}", ms(total.p(0.5)), ms(total.p(0.9)));
     println!(
-        "llama.cpp alone, same cold prompt: {} tokens in {:.0} ms = {:.0} tok/s; {} tokens generated (greedy, no grammar) at {:.1} tok/s",
+        "llama.cpp alone, {} cold prompt: {} tokens in {:.0} ms = {:.0} tok/s; {} tokens generated (greedy, no grammar) at {:.1} tok/s",
+        if quick { "the utterance's part of the" } else { "the same" },
         f("prompt_tokens"),
         f("prompt_ms"),
         f("prompt_tokens") * 1000.0 / f("prompt_ms").max(0.001),
         f("generated_tokens"),
         f("generated_tokens") * 1000.0 / f("generation_ms").max(0.001)
     );
-    s.add("proposer model", format!("{} ({threads} thread(s), load {} ms)", m.name, info.load_ms));
-    s.add("prompt eval, cold prefix (p50)", format!("{} for {cold_tokens} tokens", ms(cold_prompt.p(0.5))));
-    s.add("prompt eval, cached prefix (p50)", format!("{} for {warm_tokens} new tokens", ms(warm_prompt.p(0.5))));
-    s.add("generation (p50)", format!("{:.1} tok/s", gen_rate.p(0.5)));
-    s.add("whole proposal p50 / p90", format!("{} / {}", ms(total.p(0.5)), ms(total.p(0.9))));
+    s.add("proposer model", format!("{} ({} thread(s), load {} ms)", m.name, info.threads, info.load_ms));
+    s.add("static prompt, cold", format!("{} for {} tokens", ms(cold.prompt_ms), cold.prompt_tokens));
+    s.add("utterance prompt (p50)", format!("{} for {:.0} tokens", ms(prompt_ms.p(0.5)), rest_tokens.p(0.5)));
+    s.add("candidate scoring (p50)", format!("{} for {:.0} tokens", ms(score_ms.p(0.5)), cand_tokens.p(0.5)));
+    s.add("model proposal p50 / p90", format!("{} / {}", ms(total.p(0.5)), ms(total.p(0.9))));
     s.add(
         "llama.cpp alone: prompt / generation",
         format!(

@@ -126,6 +126,9 @@ pub fn turn_fields(report: &SayReport, out: &mut Value) {
     if !report.advisories.is_empty() {
         out["advisories"] = json!(report.advisories);
     }
+    if let Some(r) = &report.ranking {
+        out["ranking"] = serde_json::to_value(r).unwrap_or(Value::Null);
+    }
     match first.and_then(|s| s.report.as_ref()) {
         Some(r) => merge(out, serde_json::to_value(r).unwrap_or(Value::Null)),
         None if report.ended == "bootstrap" => out["outcome"] = json!("bootstrap"),

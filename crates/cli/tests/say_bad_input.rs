@@ -94,7 +94,8 @@ fn a_missing_model_file_is_a_clear_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("neither a catalog model"));
 }
 
-/// A stand-in worker: a proper `loaded` answer, then `reply` (a shell snippet) for `propose`.
+/// A stand-in worker: a proper `loaded` answer, then `reply` (a shell snippet) for `rank`, the
+/// one request understanding makes of a model.
 fn fake_worker(s: &Smart, reply: &str) -> PathBuf {
     let script = format!(
         r#"#!/bin/sh
@@ -102,7 +103,7 @@ while IFS= read -r line; do
   id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
   case "$line" in
     *'"op":"load"'*) printf '{{"v":1,"id":%s,"ok":{{"kind":"loaded","path":"m","architecture":"qwen2","name":"fake","format":"chat_ml","n_params":1,"n_ctx":4096,"threads":1,"load_ms":1}}}}\n' "$id" ;;
-    *'"op":"propose"'*) {reply} ;;
+    *'"op":"rank"'*) {reply} ;;
     *) exit 0 ;;
   esac
 done
@@ -134,29 +135,44 @@ fn a_worker_that_prints_garbage_is_a_fault_and_nothing_runs() {
     assert_eq!(faults[0]["payload"]["component"], "proposer-worker");
 }
 
-#[test]
-fn a_proposal_naming_a_tool_that_was_not_shown_is_refused_before_the_kernel() {
-    let s = Smart::init(None);
-    // Well-formed, claims a call, names a tool the scope never showed.
-    let reply = r#"printf '{"v":1,"id":%s,"ok":{"kind":"proposal","output":{"kind":"call","tool":"fs.delete","args":{"path":"/"}},"raw":"<tool_call>\\n{\\"name\\": \\"fs.delete\\", \\"arguments\\": {\\"path\\": \\"/\\"}}\\n</tool_call>","timings":{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1,"generated_tokens":1,"generation_ms":1,"grammar_fallbacks":0}}}\n' "$id""#;
-    let w = fake_worker(&s, reply);
-    let (code, err) = say_fails(&s, &w, "delete everything");
-    assert_eq!(code, 1);
-    assert!(err.contains("fs.delete") && err.contains("not among the tools it was shown"), "{err}");
+/// The body of a `ranked` answer with these scores (the same for `first`).
+fn ranked_reply(scores: &str) -> String {
+    format!(
+        r#"printf '{{"v":1,"id":%s,"ok":{{"kind":"ranked","scores":{scores},"first":{scores},"tokens":[1],"timings":{{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1,"generated_tokens":1,"generation_ms":1,"grammar_fallbacks":0}}}}}}\n' "$id""#
+    )
 }
 
 #[test]
-fn a_worker_whose_claim_differs_from_its_text_is_not_believed() {
+fn a_ranking_that_does_not_score_every_candidate_is_a_fault_and_nothing_runs() {
     let s = Smart::init(None);
-    // Claims fs.scan but its generated text is a quarantine call.
-    let root = s.root.display().to_string();
-    let reply = format!(
-        r#"printf '{{"v":1,"id":%s,"ok":{{"kind":"proposal","output":{{"kind":"call","tool":"fs.scan","args":{{"path":"{root}"}}}},"raw":"<tool_call>\\n{{\\"name\\": \\"fs.quarantine\\", \\"arguments\\": {{\\"paths\\": [\\"{root}\\"]}}}}\\n</tool_call>","timings":{{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1,"generated_tokens":1,"generation_ms":1,"grammar_fallbacks":0}}}}}}\n' "$id""#
-    );
-    let w = fake_worker(&s, &reply);
+    // Well-formed, but one score for the twenty-odd candidates (every visible tool and "no call").
+    let w = fake_worker(&s, &ranked_reply("[-0.01]"));
+    let (code, err) = say_fails(&s, &w, "delete everything");
+    assert_eq!(code, 1);
+    assert!(err.contains("broke the protocol") && err.contains("a ranking of"), "{err}");
+}
+
+#[test]
+fn a_ranking_surer_than_certain_is_not_believed() {
+    let s = Smart::init(None);
+    // A log-probability above zero is a probability above one: no model says that, a forged or
+    // broken worker might, to push one tool past every threshold.
+    let scores = format!("[{}]", vec!["5.0"; 64].join(","));
+    let w = fake_worker(&s, &ranked_reply(&scores));
     let (code, err) = say_fails(&s, &w, "scan the root");
     assert_eq!(code, 1);
-    assert!(err.contains("text says otherwise"), "{err}");
+    assert!(err.contains("broke the protocol"), "{err}");
+}
+
+#[test]
+fn a_worker_that_answers_a_ranking_with_its_own_call_is_not_believed() {
+    let s = Smart::init(None);
+    // Asked to score the candidates, it proposes a call of its own, to a tool never shown.
+    let reply = r#"printf '{"v":1,"id":%s,"ok":{"kind":"proposal","output":{"kind":"call","tool":"fs.delete","args":{"path":"/"}},"raw":"","timings":{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1,"generated_tokens":1,"generation_ms":1,"grammar_fallbacks":0}}}\n' "$id""#;
+    let w = fake_worker(&s, reply);
+    let (code, err) = say_fails(&s, &w, "delete everything");
+    assert_eq!(code, 1);
+    assert!(err.contains("broke the protocol"), "{err}");
 }
 
 #[test]

@@ -302,20 +302,26 @@ fn a_ledger_recorded_before_the_slow_loop_replays_to_the_same_hashes() {
     assert_eq!(c, 0, "{t}");
 }
 
-/// A stand-in proposer worker that answers every proposal with words and no call: the model's
-/// output is not what this test is about, what the assistant does with a question is.
+/// A stand-in proposer worker that ranks every candidate the same, so no tool stands out and
+/// understanding makes no call: the model's ranking is not what this test is about, what the
+/// assistant does when it has nothing to propose is.
 fn asking_worker(dir: &std::path::Path) -> std::path::PathBuf {
-    let script = r#"#!/bin/sh
-loaded='{"v":1,"id":ID,"ok":{"kind":"loaded","path":"m.gguf","architecture":"qwen2","name":"fake","format":"chat_ml","n_params":1,"n_ctx":4096,"threads":1,"load_ms":1}}'
-reply='{"v":1,"id":ID,"ok":{"kind":"proposal","output":{"kind":"no_call","reply":"Which folder do you mean?"},"raw":"Which folder do you mean?","timings":{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1.0,"generated_tokens":1,"generation_ms":1.0,"grammar_fallbacks":0}}}'
-while IFS= read -r line; do
-  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
-  case "$line" in
-    *'"op":"load"'*) printf '%s\n' "$loaded" | sed "s/\"id\":ID/\"id\":$id/" ;;
-    *'"op":"propose"'*) printf '%s\n' "$reply" | sed "s/\"id\":ID/\"id\":$id/" ;;
-    *'"op":"shutdown"'*) exit 0 ;;
-  esac
-done
+    let script = r#"#!/usr/bin/env python3
+import json, sys
+for line in sys.stdin:
+    req = json.loads(line)
+    op, rid = req.get("op"), req.get("id")
+    if op == "load":
+        ok = {"kind": "loaded", "path": "m.gguf", "architecture": "qwen2", "name": "fake", "format": "chat_ml",
+              "n_params": 1, "n_ctx": 4096, "threads": 1, "load_ms": 1}
+    elif op == "rank":
+        n = len(req["candidates"])
+        ok = {"kind": "ranked", "scores": [-3.0] * n, "first": [-3.0] * n, "tokens": [1] * n,
+              "timings": {"prompt_tokens": 1, "cached_tokens": 0, "prompt_ms": 1.0, "generated_tokens": 1,
+                          "generation_ms": 1.0, "grammar_fallbacks": 0}}
+    else:
+        sys.exit(0)
+    print(json.dumps({"v": 1, "id": rid, "ok": ok}), flush=True)
 "#;
     let path = dir.join("asking-worker.sh");
     std::fs::write(&path, script).unwrap();

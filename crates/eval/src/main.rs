@@ -1,257 +1,271 @@
-//! `smart-eval`: how well each proposer turns what people say into the call they meant.
+//! `smart-eval`: how well SMART turns what people say into the call they meant.
 //!
 //! A proposer is only useful if its proposals are the ones a person intended — the kernel makes
-//! a wrong proposal harmless, not helpful. This harness runs the public dev set
-//! (`tests/eval/dev.jsonl`: utterance → expected tool and key arguments, or no call) through
-//! the real pipeline in propose-only mode, against a real folder tree and a real data dir, and
-//! scores:
+//! a wrong proposal harmless, not helpful. This harness runs the eval sets (`tests/eval/dev.jsonl`
+//! to tune on, `tests/eval/test.jsonl` only to report) through the real pipeline in
+//! propose-only mode, against a real data dir and a folder tree generated for the run from a
+//! seed ([`tree`]), so that no name it asks about is one the proposer's prompt contains (the
+//! harness checks, and refuses to run otherwise).
 //!
-//! - **tool accuracy**: the proposed tool (or "no call") is the expected one;
-//! - **argument accuracy**: of the right-tool answers, those whose key arguments match
-//!   (paths compared after the same absolutisation the kernel sees);
-//! - **schema-valid rate**: proposals that pass the tool's JSON schema — the grammar makes this
-//!   100% by construction, and the harness checks it rather than assuming it;
-//! - **latency** p50/p90 per utterance, wall clock, model loaded.
-//!
-//! Modes: `templates` (the phrase templates alone; no answer means "no call"), one mode per
-//! model file present (the model alone), and `pipeline` (templates first, then the default
-//! model — what `smart say` does).
+//! Modes: `templates` (the phrase templates alone; no answer means no call), `model` (each
+//! chosen proposer model without the templates), `pipeline` (what `smart say` does), and with
+//! `--spoken`, the pipeline over espeak-ng recordings heard by the voice worker. Each reports
+//! tool accuracy, call accuracy, argument and path accuracy, no-call precision and recall,
+//! clarifying questions, schema validity, p50/p90 latency, a per-tool table with what was
+//! proposed instead, and (`--verbose`) every miss.
+
+mod cases;
+mod fixture;
+mod score;
+mod spoken;
+mod tree;
 
 use anyhow::{Context, Result, anyhow, bail};
-use serde::Serialize;
+use cases::Case;
+use score::{Answer, Score};
 use serde_json::{Value, json};
-use smart_kernel::lease::LeaseDraft;
-use smart_kernel::{CallSource, GateAct, Horizon, Registry};
+use smart_kernel::{CallSource, Registry};
 use smart_models::{ModelStatus, Models};
-use smart_proposer::phrases::{self, PhraseContext};
+use smart_proposer::phrases::PhraseContext;
 use smart_proposer::protocol::LoadRequest;
+use smart_proposer::understand;
+use smart_runtime::assistant::Heard;
+use smart_runtime::model_choice::{VoiceChoice, folder_vocabulary, voice_load};
+use smart_runtime::voice::{Voice, VoiceTimeouts, locate_voice_worker};
 use smart_runtime::worker::{WorkerSpec, locate_worker};
-use smart_runtime::{Assistant, Bus, Engine, InitOptions, ManualClock, SayOptions};
-use smart_signals::KeyStoreKind;
+use smart_runtime::{Assistant, Bus, Engine, SayOptions};
+use smart_voice::protocol::{Event, Request, Transcript};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-#[derive(Clone, Debug, serde::Deserialize)]
-struct Case {
-    text: String,
-    tool: Option<String>,
-    #[serde(default)]
-    args: Value,
-}
-
-#[derive(Clone, Debug, Serialize)]
-struct Answer {
-    tool: Option<String>,
-    args: Value,
-    ms: f64,
-    error: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-struct Score {
-    mode: String,
-    cases: usize,
-    tool_accuracy: f64,
-    arg_accuracy: f64,
-    schema_valid: f64,
-    proposals: usize,
-    no_call_accuracy: f64,
-    p50_ms: f64,
-    p90_ms: f64,
-    errors: usize,
-    by_expected_tool: Vec<(String, usize, usize)>,
-}
-
 struct Opts {
-    set: PathBuf,
+    splits: Vec<String>,
+    seed: u64,
+    modes: Vec<String>,
     models: Option<Vec<String>>,
+    every: usize,
     limit: Option<usize>,
     json: Option<PathBuf>,
     verbose: bool,
-    every: usize,
     require_schema_valid: bool,
+    spoken: bool,
+    variants: Option<usize>,
+    /// How many folder trees (seeds `seed`, `seed + 1`, …) the cases are bound to.
+    trees: usize,
+    whisper: Option<String>,
+    understand: smart_runtime::understanding::UnderstandOptions,
 }
 
+const USAGE: &str =
+    "smart-eval [--split dev|test|dev,test] [--seed N] [--trees N] [--modes templates,model,pipeline] [--models a,b]
+           [--every K] [--limit N] [--spoken] [--variants N] [--whisper NAME] [--json OUT] [--verbose]
+           [--style S] [--best-call P] [--margin M] [--fallback F] [--require-schema-valid]
+Scores the phrase templates, the proposer models and the whole pipeline on a folder tree made
+from the seed (a new one each run unless --seed is given).
+  --split           which eval set(s): dev (tune on it) or test (report only); default dev
+  --modes           default templates,model,pipeline
+  --models          proposer models for the model mode (default: the catalog's default)
+  --every K         every K-th case (a spread over all tools for a quick run)
+  --trees N         bind the cases to N trees (seeds seed, seed+1, …) and score them together
+  --spoken          also the pipeline over espeak-ng recordings (2 voices × 2 speeds + noise)
+  --variants N      only the first N spoken variants
+  --whisper NAME    the whisper model for --spoken (default: the catalog's default)
+  --style S         the ranking prompt: compact, compact-shots or native-shots
+  --best-call P     the least chance that the answer is a call to the best tool (0..1)
+  --margin M        the least log-probability gap between the best two tools not to ask
+  --fallback F      how far behind (log-probability) a tool may be and still stand in for a
+                    best tool whose arguments the sentence does not name
+  --require-schema-valid   exit 1 if any proposal fails its tool's schema, or any case errors";
+
 fn parse_args() -> Result<Opts> {
-    let mut opts = Opts {
-        set: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/eval/dev.jsonl")),
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64)?;
+    let mut o = Opts {
+        splits: vec!["dev".into()],
+        seed: seed % 1_000_000,
+        modes: vec!["templates".into(), "model".into(), "pipeline".into()],
         models: None,
+        every: 1,
         limit: None,
         json: None,
         verbose: false,
-        every: 1,
         require_schema_valid: false,
+        spoken: false,
+        variants: None,
+        trees: 1,
+        whisper: None,
+        understand: Default::default(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut val = || args.next().ok_or_else(|| anyhow!("{a} needs a value"));
+        let list = |s: String| s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect();
         match a.as_str() {
-            "--set" => opts.set = PathBuf::from(val()?),
-            "--models" => opts.models = Some(val()?.split(',').map(str::to_string).collect()),
-            "--limit" => opts.limit = Some(val()?.parse().context("--limit")?),
-            "--json" => opts.json = Some(PathBuf::from(val()?)),
-            "--verbose" | "-v" => opts.verbose = true,
-            "--every" => opts.every = val()?.parse::<usize>().context("--every")?.max(1),
-            "--require-schema-valid" => opts.require_schema_valid = true,
+            "--split" => o.splits = list(val()?),
+            "--set" => bail!("--set is gone: the sets are tests/eval/dev.jsonl and test.jsonl (--split)"),
+            "--seed" => o.seed = val()?.parse().context("--seed")?,
+            "--trees" => o.trees = val()?.parse::<usize>().context("--trees")?.max(1),
+            "--modes" => o.modes = list(val()?),
+            "--models" => o.models = Some(list(val()?)),
+            "--every" => o.every = val()?.parse::<usize>().context("--every")?.max(1),
+            "--limit" => o.limit = Some(val()?.parse().context("--limit")?),
+            "--json" => o.json = Some(PathBuf::from(val()?)),
+            "--verbose" | "-v" => o.verbose = true,
+            "--require-schema-valid" => o.require_schema_valid = true,
+            "--spoken" => o.spoken = true,
+            "--variants" => o.variants = Some(val()?.parse().context("--variants")?),
+            "--whisper" => o.whisper = Some(val()?),
+            "--style" => {
+                let v = val()?;
+                o.understand.style = smart_proposer::understand::Style::parse(&v)
+                    .ok_or_else(|| anyhow!("--style: {v:?} is not compact, compact-shots or native-shots"))?;
+            }
+            "--best-call" => o.understand.thresholds.best_call = val()?.parse().context("--best-call")?,
+            "--fallback" => o.understand.thresholds.fallback = val()?.parse().context("--fallback")?,
+            "--margin" => o.understand.thresholds.margin = val()?.parse().context("--margin")?,
             "--help" | "-h" => {
-                println!(
-                    "smart-eval [--set FILE] [--models a,b] [--limit N] [--every K] [--json OUT] [--verbose] [--require-schema-valid]\n\
-                     Scores the phrase templates, each downloaded proposer model, and the pipeline.\n\
-                     --every K keeps every K-th utterance (a spread over all layers for a quick run);\n\
-                     --require-schema-valid exits 1 if any proposal fails its tool's schema, or errors."
-                );
+                println!("{USAGE}");
                 std::process::exit(0);
             }
-            other => bail!("unknown argument {other:?} (see --help)"),
+            other => bail!("unknown argument {other:?}\n{USAGE}"),
         }
     }
-    Ok(opts)
+    for s in &o.splits {
+        if s != "dev" && s != "test" {
+            bail!("--split: {s:?} is not dev or test");
+        }
+    }
+    for m in &o.modes {
+        if !matches!(m.as_str(), "templates" | "model" | "pipeline") {
+            bail!("--modes: {m:?} is not templates, model or pipeline");
+        }
+    }
+    Ok(o)
 }
 
-/// The folder tree the dev set talks about.
-fn fixture(root: &Path) -> Result<()> {
-    let files: &[(&str, &[u8])] = &[
-        ("Downloads/a.pdf", b"%PDF-1.4 report"),
-        ("Downloads/a copy.pdf", b"%PDF-1.4 report"),
-        ("Downloads/setup.exe", b"MZ installer"),
-        ("Pictures/cat.jpg", b"\xff\xd8 cat"),
-        ("Pictures/cat (1).jpg", b"\xff\xd8 cat"),
-        ("Pictures/dog.png", b"\x89PNG dog"),
-        ("Music/song.mp3", b"ID3 song"),
-        ("Music/song copy.mp3", b"ID3 song"),
-        ("Documents/reports/q1.txt", b"q1"),
-        ("Documents/reports/q2.txt", b"q2"),
-        ("notes.txt", b"notes"),
-        ("todo.md", b"- [ ] todo"),
-        ("old.log", b"old log"),
-        ("tmp.txt", b"tmp"),
-        ("draft.docx", b"PK draft"),
-        ("drafts/x.txt", b"x"),
-        ("archive/.keep", b""),
-    ];
-    for (path, body) in files {
-        let p = root.join(path);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent)?;
+/// The words a proposer is shown besides the person's: every visible tool's declaration and
+/// the prompt around it, in each format. No name of the eval tree may appear in them.
+fn prompt_texts(engine: &mut Engine) -> Result<Vec<String>> {
+    let tools = engine.visible_tools()?;
+    Ok(smart_runtime::assistant::prompt_previews(&tools))
+}
+
+struct Run {
+    root: PathBuf,
+    cases: Vec<Case>,
+}
+
+/// Commits the call a case says came just before it ("hash that file" after a read).
+fn commit_after(engine: &mut Engine, c: &Case) -> Result<()> {
+    if let Some((tool, args)) = &c.after {
+        let r = engine.call(tool, args.clone(), CallSource::Script)?;
+        if r.outcome != "committed" {
+            bail!("case {}: the call before it ({tool}) was {}: {:?}", c.id, r.outcome, r.reason);
         }
-        std::fs::write(&p, body)?;
     }
     Ok(())
 }
 
-/// A data dir over `root` with a committed lease and one move plan (for "apply the plan").
-fn engine(data: &Path, root: &Path) -> Result<(Engine, String)> {
-    let clock = ManualClock::starting_at(1_790_000_000_000);
-    let opts = InitOptions { roots: vec![root.to_path_buf()], policy: None, key_store: Some(KeyStoreKind::File) };
-    let (mut e, _) = Engine::init(data, opts, Box::new(clock.clone()))?;
-    let drafted = e.draft_lease(LeaseDraft {
-        frame: "tidy the home folder".into(),
-        horizon: Horizon::Short,
-        duration_ms: 3_600_000,
-        success_criteria: vec![],
-        non_goals: vec![],
-        renewal_prompt: String::new(),
-    })?;
-    let committed = e.gates(&[GateAct::Commitment])?;
-    for r in [&drafted, &committed] {
-        if r.outcome == "refused" {
-            bail!("fixture: the lease was refused: {:?}", r.reason);
-        }
-    }
-    let root_s = root.to_string_lossy().to_string();
-    for (tool, wait) in [("fs.scan", 1_000), ("cluster.duplicates", 6_000)] {
-        let r = e.call(tool, json!({ "path": root_s }), CallSource::Script)?;
-        if r.outcome != "committed" {
-            bail!("fixture: {tool} was {}: {:?}", r.outcome, r.reason);
-        }
-        clock.advance(wait);
-    }
-    let mv = json!({"moves": [{"from": format!("{root_s}/notes.txt"), "to": format!("{root_s}/archive/notes.txt")}]});
-    let r = e.call("propose.move", mv, CallSource::Script)?;
-    let plan = r.artifact.ok_or_else(|| anyhow!("fixture: propose.move made no plan ({:?})", r.reason))?;
-    Ok((e, plan))
-}
-
-fn substitute(v: &Value, root: &str, plan: &str) -> Value {
-    match v {
-        Value::String(s) => Value::String(s.replace("$ROOT", root).replace("$PLAN", plan)),
-        Value::Array(a) => Value::Array(a.iter().map(|x| substitute(x, root, plan)).collect()),
-        Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (k.clone(), substitute(x, root, plan))).collect()),
-        other => other.clone(),
+fn answer_of(r: Result<smart_runtime::SayReport, smart_runtime::AssistantError>, ms: f64) -> Answer {
+    match r {
+        Ok(rep) => match rep.steps.first() {
+            Some(s) => Answer {
+                tool: Some(s.proposal.tool.clone()),
+                args: s.proposal.args.clone(),
+                ms,
+                ranking: rep.ranking.clone(),
+                ..Answer::default()
+            },
+            None => Answer {
+                reply: rep.reply.clone(),
+                asked: rep.asked(),
+                ms,
+                ranking: rep.ranking.clone(),
+                ..Answer::default()
+            },
+        },
+        Err(e) => Answer { ms, error: Some(e.to_string()), ..Answer::default() },
     }
 }
 
-/// Every key of `want` is in `got` with a matching value (paths compared without a trailing /).
-fn matches(want: &Value, got: &Value) -> bool {
-    match (want, got) {
-        (Value::Object(w), Value::Object(g)) => w.iter().all(|(k, wv)| g.get(k).is_some_and(|gv| matches(wv, gv))),
-        (Value::Array(w), Value::Array(g)) => w.len() == g.len() && w.iter().zip(g).all(|(a, b)| matches(a, b)),
-        (Value::String(w), Value::String(g)) => w.trim_end_matches('/') == g.trim_end_matches('/'),
-        (w, g) => w == g,
+async fn typed(a: &mut Assistant, run: &Run, no_templates: bool) -> Result<Vec<Answer>> {
+    let opts = SayOptions { propose_only: true, no_templates, base: Some(run.root.clone()) };
+    let mut answers = vec![];
+    for c in &run.cases {
+        commit_after(a.engine(), c)?;
+        let t0 = Instant::now();
+        let r = a.say(&c.text, &opts).await;
+        answers.push(answer_of(r, t0.elapsed().as_secs_f64() * 1000.0));
+    }
+    Ok(answers)
+}
+
+/// One recording through the voice worker, as `smart listen --wav` does it; several
+/// transcripts (a pause the VAD took for an end) are joined into one utterance.
+async fn hear_file(voice: &mut Voice, wav: &Path) -> Result<Option<Transcript>> {
+    let id = voice.send(Request::TranscribeFile { path: wav.display().to_string() }).await.map_err(|e| anyhow!(e))?;
+    let mut heard: Option<Transcript> = None;
+    loop {
+        let Some(line) = voice.next_event(None).await.map_err(|e| anyhow!(e))? else { continue };
+        if line.id != id {
+            continue;
+        }
+        match line.event {
+            Event::Transcript(t) => match &mut heard {
+                None => heard = Some(t),
+                Some(h) => {
+                    h.text = format!("{} {}", h.text, t.text);
+                    h.end_ms = t.end_ms;
+                }
+            },
+            Event::Done { .. } => return Ok(heard),
+            Event::Error(e) => bail!("{}: {e}", wav.display()),
+            _ => {}
+        }
     }
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
+async fn spoken_pass(
+    a: &mut Assistant,
+    run: &Run,
+    voice: &mut Voice,
+    variant: &spoken::Variant,
+    dir: &Path,
+) -> Result<Vec<Answer>> {
+    let opts = SayOptions { propose_only: true, no_templates: false, base: Some(run.root.clone()) };
+    let mut answers = vec![];
+    for (i, c) in run.cases.iter().enumerate() {
+        commit_after(a.engine(), c)?;
+        let wav = spoken::synthesize(dir, &format!("case{i}"), &c.speech, variant)?;
+        let t0 = Instant::now();
+        let heard = hear_file(voice, &wav).await?;
+        let _ = std::fs::remove_file(&wav);
+        let Some(t) = heard else {
+            answers.push(Answer {
+                ms: t0.elapsed().as_secs_f64() * 1000.0,
+                heard: Some(String::new()),
+                wer: Some(1.0),
+                ..Answer::default()
+            });
+            continue;
+        };
+        let r = a.hear(&t, &opts).await;
+        let ms = t0.elapsed().as_secs_f64() * 1000.0;
+        let mut ans = match r {
+            Ok(Heard::Turn(rep)) => answer_of(Ok(rep), ms),
+            Ok(Heard::Nothing) => Answer { ms, ..Answer::default() },
+            Ok(Heard::Emergency { word, .. }) => {
+                Answer { ms, reply: Some(format!("emergency: {word}")), ..Answer::default() }
+            }
+            Err(e) => Answer { ms, error: Some(e.to_string()), ..Answer::default() },
+        };
+        ans.wer = Some(smart_voice::word_error_rate(&c.speech, &t.text));
+        ans.heard = Some(t.text);
+        answers.push(ans);
     }
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i.min(sorted.len() - 1)]
+    Ok(answers)
 }
 
-fn score(mode: &str, cases: &[Case], answers: &[Answer], registry: &Registry) -> Score {
-    let mut tool_ok = 0;
-    let mut arg_total = 0;
-    let mut arg_ok = 0;
-    let mut proposals = 0;
-    let mut valid = 0;
-    let mut none_total = 0;
-    let mut none_ok = 0;
-    let mut by: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
-    for (c, a) in cases.iter().zip(answers) {
-        let right_tool = c.tool == a.tool && a.error.is_none();
-        let entry = by.entry(c.tool.clone().unwrap_or_else(|| "(no call)".into())).or_default();
-        entry.0 += 1;
-        if right_tool {
-            tool_ok += 1;
-            entry.1 += 1;
-        }
-        if c.tool.is_none() {
-            none_total += 1;
-            none_ok += usize::from(right_tool);
-        } else if right_tool {
-            arg_total += 1;
-            arg_ok += usize::from(matches(&c.args, &a.args));
-        }
-        if let Some(t) = &a.tool {
-            proposals += 1;
-            valid += usize::from(registry.validate_args(t, &a.args).is_ok());
-        }
-    }
-    let mut ms: Vec<f64> = answers.iter().map(|a| a.ms).collect();
-    ms.sort_by(f64::total_cmp);
-    let pct = |n: usize, d: usize| if d == 0 { 100.0 } else { n as f64 * 100.0 / d as f64 };
-    Score {
-        mode: mode.to_string(),
-        cases: cases.len(),
-        tool_accuracy: pct(tool_ok, cases.len()),
-        arg_accuracy: pct(arg_ok, arg_total),
-        schema_valid: pct(valid, proposals),
-        proposals,
-        no_call_accuracy: pct(none_ok, none_total),
-        p50_ms: percentile(&ms, 0.5),
-        p90_ms: percentile(&ms, 0.9),
-        errors: answers.iter().filter(|a| a.error.is_some()).count(),
-        by_expected_tool: by.into_iter().map(|(k, (n, ok))| (k, n, ok)).collect(),
-    }
-}
-
-async fn run_model(
-    engine: Engine,
-    model_path: &Path,
-    cases: &[Case],
-    base: &Path,
-) -> Result<(Engine, Vec<Answer>, String)> {
+fn assistant_for(engine: Engine, model_path: &Path) -> Result<Assistant> {
     let program = locate_worker()?;
     let load = LoadRequest {
         path: model_path.to_string_lossy().into_owned(),
@@ -262,150 +276,195 @@ async fn run_model(
         cache_dir: None,
     };
     let spec = WorkerSpec { program, args: vec![], load };
-    let mut a = Assistant::new(engine, Bus::default(), Box::new(move || Ok(spec.clone())));
-    let name = a.warm_up().await.map_err(|e| anyhow!("{}: {e}", model_path.display()))?;
-    let opts = SayOptions { propose_only: true, no_templates: true, base: Some(base.to_path_buf()) };
-    let mut answers = vec![];
-    for c in cases {
-        let t0 = Instant::now();
-        let r = a.say(&c.text, &opts).await;
-        let ms = t0.elapsed().as_secs_f64() * 1000.0;
-        answers.push(match r {
-            Ok(rep) => match rep.steps.first() {
-                Some(s) => {
-                    Answer { tool: Some(s.proposal.tool.clone()), args: s.proposal.args.clone(), ms, error: None }
-                }
-                None => Answer { tool: None, args: Value::Null, ms, error: None },
-            },
-            Err(e) => Answer { tool: None, args: Value::Null, ms, error: Some(e.to_string()) },
-        });
-    }
-    Ok((a.into_engine().await, answers, name))
+    Ok(Assistant::new(engine, Bus::default(), Box::new(move || Ok(spec.clone()))))
 }
 
-fn print_score(s: &Score) {
+/// One mode's answers over one tree's cases: (mode name, cases, answers in case order).
+type ModeRun = (String, Vec<Case>, Vec<Answer>);
+
+/// One folder tree from `seed`: its data dir, its cases, and every mode run over them.
+fn run_tree(
+    seed: u64,
+    templates_all: &[cases::Template],
+    opts: &Opts,
+    models: &Models,
+    rt: &tokio::runtime::Runtime,
+) -> Result<Vec<ModeRun>> {
+    // No dot in the folder names: tempfile's `.tmpXXXX` is not what a home folder looks like.
+    let tmp = tempfile::Builder::new().prefix("smart-eval-").tempdir()?;
+    let root = tmp.path().join("home");
+    let t = tree::Tree::generate(seed);
+    t.write(&root)?;
+    let root = std::fs::canonicalize(&root)?;
+    let root_s = root.to_string_lossy().to_string();
+    let fixture = fixture::build(&tmp.path().join("data"), &root, &t)?;
+    let mut engine = fixture.engine;
+    for prompt in prompt_texts(&mut engine)? {
+        let shared = t.names_in(&prompt);
+        if !shared.is_empty() {
+            bail!(
+                "the eval tree (seed {seed}) shares names with the proposer's prompt: {shared:?} — an eval on names the prompt shows measures copying, not understanding"
+            );
+        }
+    }
+    let mut rng = tree::Rng::new(seed ^ 0x5eed);
+    let cases: Vec<Case> =
+        templates_all.iter().map(|c| c.bind(&t.bind(&mut rng, &fixture.refs), &root_s)).collect::<Result<_>>()?;
+    let run = Run { root: root.clone(), cases };
     println!(
-        "{:<22} tool {:>5.1}%  args {:>5.1}%  schema-valid {:>5.1}% ({} proposals)  no-call {:>5.1}%  p50 {:>6.0} ms  p90 {:>6.0} ms  errors {}",
-        s.mode,
-        s.tool_accuracy,
-        s.arg_accuracy,
-        s.schema_valid,
-        s.proposals,
-        s.no_call_accuracy,
-        s.p50_ms,
-        s.p90_ms,
-        s.errors
+        "eval: {} ({} cases), seed {seed} — tree: {}",
+        opts.splits.join("+"),
+        run.cases.len(),
+        t.entries.iter().filter(|e| e.depth() == 0).map(|e| e.path.as_str()).collect::<Vec<_>>().join(", ")
     );
-    let per: Vec<String> = s.by_expected_tool.iter().map(|(t, n, ok)| format!("{t} {ok}/{n}")).collect();
-    println!("{:<22} {}", "", per.join(" · "));
+
+    let mut results: Vec<ModeRun> = vec![];
+    if opts.modes.iter().any(|m| m == "templates") {
+        let visible: Vec<String> = engine.visible_tools()?.into_iter().map(|s| s.name).collect();
+        let ctx = PhraseContext {
+            base: root_s.clone(),
+            last_plan: fixture.refs.get("PLAN").cloned(),
+            plan_tool: Some("apply.move".into()),
+            visible,
+        };
+        let answers: Vec<Answer> = run
+            .cases
+            .iter()
+            .map(|c| {
+                let t0 = Instant::now();
+                let got = smart_runtime::assistant::template(&understand::read(&c.text).text, &ctx);
+                let ms = t0.elapsed().as_secs_f64() * 1000.0;
+                match got {
+                    Some((tool, args)) => Answer { tool: Some(tool), args, ms, ..Answer::default() },
+                    None => Answer { ms, ..Answer::default() },
+                }
+            })
+            .collect();
+        results.push(("templates".into(), run.cases.clone(), answers));
+    }
+
+    let default = models.catalog().default_for("proposer").map(|m| m.name.clone());
+    let chosen: Vec<String> = opts.models.clone().unwrap_or_else(|| default.iter().cloned().collect());
+    let want_model = opts.modes.iter().any(|m| m == "model");
+    let want_pipeline = opts.modes.iter().any(|m| m == "pipeline") || opts.spoken;
+    for name in &chosen {
+        let m = models.get(name).map_err(|e| anyhow!("{e}"))?;
+        if models.status(m) == ModelStatus::Missing {
+            bail!("{name} is not downloaded: smart models fetch {name}");
+        }
+        let is_default = Some(name) == default.as_ref();
+        if !(want_model || (want_pipeline && is_default)) {
+            continue;
+        }
+        let path = models.verified_path(m)?;
+        let mut a = assistant_for(engine, &path)?;
+        a.set_understanding(opts.understand);
+        let loaded = rt.block_on(a.warm_up()).map_err(|e| anyhow!("{name}: {e}"))?;
+        // The static prompt is evaluated before the first case, as the app does at start: the
+        // latencies are those of a warm assistant.
+        let prepared = rt.block_on(a.prepare()).map_err(|e| anyhow!("{name}: preparing: {e}"))?;
+        eprintln!(
+            "{name} ({loaded}): prompt prefix of {} tokens ready in {:.0} ms; {} cases…",
+            prepared.prompt_tokens,
+            prepared.prompt_ms,
+            run.cases.len()
+        );
+        if want_model {
+            let answers = rt.block_on(typed(&mut a, &run, true))?;
+            results.push((format!("model {name}"), run.cases.clone(), answers));
+        }
+        if is_default && opts.modes.iter().any(|m| m == "pipeline") {
+            let answers = rt.block_on(typed(&mut a, &run, false))?;
+            results.push(("pipeline".into(), run.cases.clone(), answers));
+        }
+        if is_default && opts.spoken {
+            spoken::available()?;
+            let choice = VoiceChoice {
+                whisper: opts.whisper.clone(),
+                vocabulary: folder_vocabulary(&root),
+                ..VoiceChoice::default()
+            };
+            let load = voice_load(models, &choice).map_err(|e| anyhow!(e))?;
+            let program = locate_voice_worker().map_err(|e| anyhow!(e))?;
+            let (mut voice, loaded) =
+                rt.block_on(Voice::start(&program, load, VoiceTimeouts::default())).map_err(|e| anyhow!(e))?;
+            let audio = tmp.path().join("audio");
+            std::fs::create_dir_all(&audio)?;
+            let mut variants = spoken::default_variants();
+            variants.truncate(opts.variants.unwrap_or(usize::MAX));
+            for v in &variants {
+                eprintln!("spoken ({}, {}): {} cases…", loaded.whisper, v.name, run.cases.len());
+                let answers = rt.block_on(spoken_pass(&mut a, &run, &mut voice, v, &audio))?;
+                results.push((format!("spoken {} · {}", loaded.whisper, v.name), run.cases.clone(), answers));
+            }
+            rt.block_on(voice.shutdown());
+        }
+        engine = rt.block_on(a.into_engine());
+    }
+    drop(engine);
+    Ok(results)
 }
 
 fn main() -> Result<()> {
     let opts = parse_args()?;
-    let text = std::fs::read_to_string(&opts.set).with_context(|| format!("cannot read {}", opts.set.display()))?;
-    // No dot in the folder names: tempfile's default `.tmpXXXX` is not what a home folder
-    // looks like, and it visibly confuses small models.
-    let tmp = tempfile::Builder::new().prefix("smart-eval-").tempdir()?;
-    let root = tmp.path().join("home");
-    fixture(&root)?;
-    let root = std::fs::canonicalize(&root)?;
-    let root_s = root.to_string_lossy().to_string();
-    let (mut engine, plan) = engine(&tmp.path().join("data"), &root)?;
-    let mut cases = vec![];
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let c: Case = serde_json::from_str(line).with_context(|| format!("{}:{}", opts.set.display(), i + 1))?;
-        cases.push(Case {
-            text: c.text.replace("$ROOT", &root_s).replace("$PLAN", &plan),
-            tool: c.tool,
-            args: substitute(&c.args, &root_s, &plan),
-        });
+    let here = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/eval"));
+    let mut templates_all = vec![];
+    for split in &opts.splits {
+        templates_all.extend(cases::load(&here.join(format!("{split}.jsonl")), split)?);
     }
-    cases = cases.into_iter().enumerate().filter(|(i, _)| i % opts.every == 0).map(|(_, c)| c).collect();
-    if let Some(n) = opts.limit {
-        cases.truncate(n);
-    }
-    let registry = Registry::new(smart_tools::specs()).map_err(|e| anyhow!("{e}"))?;
-    let mut scores = vec![];
-    let mut all_answers: Vec<(String, Vec<Answer>)> = vec![];
-
-    // The templates alone.
-    let visible: Vec<String> = engine.visible_tools()?.into_iter().map(|s| s.name).collect();
-    let ctx = PhraseContext { base: root_s.clone(), last_plan: Some(plan.clone()), plan_tool: None, visible };
-    let templates: Vec<Answer> = cases
-        .iter()
-        .map(|c| {
-            let t0 = Instant::now();
-            let got = phrases::propose(&c.text, &ctx);
-            let ms = t0.elapsed().as_secs_f64() * 1000.0;
-            match got {
-                Some((tool, args)) => Answer { tool: Some(tool), args, ms, error: None },
-                None => Answer { tool: None, args: Value::Null, ms, error: None },
-            }
-        })
+    let templates_all: Vec<_> = templates_all
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % opts.every == 0)
+        .map(|(_, c)| c)
+        .take(opts.limit.unwrap_or(usize::MAX))
         .collect();
-    scores.push(score("templates", &cases, &templates, &registry));
 
-    // Each model present, alone.
+    let registry = Registry::new(smart_tools::specs()).map_err(|e| anyhow!("{e}"))?;
     let models = Models::open_default()?;
-    let default = models.catalog().default_for("proposer").map(|m| m.name.clone());
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let mut default_answers = None;
-    for m in models.catalog().models.iter().filter(|m| m.purpose == "proposer") {
-        if opts.models.as_ref().is_some_and(|list| !list.contains(&m.name)) {
-            continue;
-        }
-        if models.status(m) == ModelStatus::Missing {
-            eprintln!("{}: not downloaded, skipped (smart models fetch {})", m.name, m.name);
-            continue;
-        }
-        let path = models.verified_path(m)?;
-        eprintln!("{}: running {} utterances…", m.name, cases.len());
-        let (e, answers, _) = rt.block_on(run_model(engine, &path, &cases, &root))?;
-        engine = e;
-        scores.push(score(&m.name, &cases, &answers, &registry));
-        if Some(&m.name) == default.as_ref() {
-            default_answers = Some(answers.clone());
-        }
-        all_answers.push((m.name.clone(), answers));
-    }
-
-    // The pipeline: a template when one matches, else the default model.
-    if let Some(model) = default_answers {
-        let pipeline: Vec<Answer> =
-            templates.iter().zip(model).map(|(t, m)| if t.tool.is_some() { t.clone() } else { m }).collect();
-        scores.push(score("pipeline", &cases, &pipeline, &registry));
-        all_answers.push(("pipeline".into(), pipeline));
-    }
-    all_answers.insert(0, ("templates".into(), templates));
-
-    println!("eval set: {} ({} utterances)", opts.set.display(), cases.len());
-    for s in &scores {
-        print_score(s);
-    }
-    if opts.verbose {
-        for (mode, answers) in &all_answers {
-            println!("\n== misses: {mode}");
-            for (c, a) in cases.iter().zip(answers) {
-                let ok = c.tool == a.tool && a.error.is_none() && (c.tool.is_none() || matches(&c.args, &a.args));
-                if !ok {
-                    let got = match (&a.tool, &a.error) {
-                        (_, Some(e)) => format!("error: {e}"),
-                        (Some(t), None) => format!("{t} {}", a.args),
-                        (None, None) => "no call".into(),
-                    };
-                    let want = c.tool.as_ref().map(|t| format!("{t} {}", c.args)).unwrap_or_else(|| "no call".into());
-                    println!("  {:?}\n     want {want}\n     got  {got}", c.text.replace(&root_s, "$ROOT"));
+    // Every mode's cases and answers, over all the trees of this run.
+    let mut by_mode: Vec<ModeRun> = vec![];
+    for k in 0..opts.trees {
+        let seed = opts.seed + k as u64;
+        for (mode, cases, answers) in run_tree(seed, &templates_all, &opts, &models, &rt)? {
+            match by_mode.iter_mut().find(|(m, _, _)| *m == mode) {
+                Some((_, c, a)) => {
+                    c.extend(cases);
+                    a.extend(answers);
                 }
+                None => by_mode.push((mode, cases, answers)),
             }
+        }
+    }
+    let results: Vec<(Score, Vec<Answer>)> =
+        by_mode.iter().map(|(m, c, a)| (score::score(m, c, a, &registry), a.clone())).collect();
+    let all_cases: Vec<Case> = by_mode.first().map(|(_, c, _)| c.clone()).unwrap_or_default();
+
+    println!();
+    for (s, _) in &results {
+        score::print(s);
+    }
+    for (s, answers) in &results {
+        println!("\n== per tool: {}", s.mode);
+        score::print_table(s);
+        if opts.verbose
+            && let Some((_, cases, _)) = by_mode.iter().find(|(m, _, _)| *m == s.mode)
+        {
+            score::print_misses(&s.mode, cases, answers);
         }
     }
     if let Some(out) = &opts.json {
-        let body = json!({ "set": opts.set, "cases": cases.len(), "scores": scores,
-            "answers": all_answers.iter().map(|(m, a)| json!({"mode": m, "answers": a})).collect::<Vec<_>>() });
+        let body = json!({
+            "splits": opts.splits, "seed": opts.seed, "trees": opts.trees, "cases": all_cases.iter().map(|c| json!({
+                "id": c.id, "text": c.text, "speech": c.speech, "tool": c.tool, "args": c.args,
+            })).collect::<Vec<_>>(),
+            "results": results.iter().map(|(s, a)| json!({"score": s, "answers": a})).collect::<Vec<Value>>(),
+        });
         std::fs::write(out, serde_json::to_string_pretty(&body)?)?;
     }
     if opts.require_schema_valid {
-        for s in &scores {
+        for (s, _) in &results {
             if s.schema_valid < 100.0 || s.errors > 0 {
                 bail!(
                     "{}: schema-valid {:.1}%, {} errors — every proposal must be schema-valid",
@@ -415,7 +474,7 @@ fn main() -> Result<()> {
                 );
             }
         }
-        if scores.len() < 2 {
+        if !results.iter().any(|(s, _)| s.mode != "templates") {
             bail!("no model was evaluated: fetch one with `smart models fetch`");
         }
     }

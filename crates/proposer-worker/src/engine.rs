@@ -23,8 +23,8 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use smart_proposer::PromptFormat;
 use smart_proposer::protocol::{
-    LoadRequest, ModelInfo, PerceiveRequest, Perceived, Proposal, ProposeRequest, Request, Response, ResponseBody,
-    Timings, WorkerError, WorkerErrorCode,
+    LoadRequest, ModelInfo, PerceiveRequest, Perceived, PrepareRequest, Prepared, Proposal, ProposeRequest,
+    RankRequest, Ranked, Request, Response, ResponseBody, Timings, WorkerError, WorkerErrorCode,
 };
 use std::io::{BufRead, Write};
 use std::num::NonZeroU32;
@@ -60,6 +60,10 @@ const ENCODER_ONLY: &[&str] = &["bert", "nomic-bert", "jina-bert-v2", "t5encoder
 
 const BATCH: usize = 512;
 
+/// How many candidates one ranking batch scores (each is a sequence of its own; more are
+/// scored in further batches).
+const RANK_SEQS: usize = 63;
+
 fn err(code: WorkerErrorCode, message: impl Into<String>) -> WorkerError {
     WorkerError::new(code, message)
 }
@@ -87,7 +91,11 @@ pub fn run<R: BufRead, W: Write>(channel: &mut Channel<R, W>) -> anyhow::Result<
                         channel.send(req.id, ResponseBody::Ok(Response::Bye));
                         return Ok(());
                     }
-                    Request::Propose(_) | Request::Embed { .. } | Request::Perceive(_) => {
+                    Request::Propose(_)
+                    | Request::Embed { .. }
+                    | Request::Perceive(_)
+                    | Request::Rank(_)
+                    | Request::Prepare(_) => {
                         let e = err(WorkerErrorCode::NoModel, "no model is loaded; send `load` first");
                         if !channel.send(req.id, ResponseBody::Err(e)) {
                             return Ok(());
@@ -116,7 +124,12 @@ pub fn run<R: BufRead, W: Write>(channel: &mut Channel<R, W>) -> anyhow::Result<
             .with_n_threads_batch(threads as i32)
             // Sliding-window models (Gemma 3) forget old positions unless the full cache is
             // kept, and prefix reuse needs them.
-            .with_swa_full(true);
+            .with_swa_full(true)
+            // Ranking scores many candidate answers in one batch, each its own sequence sharing
+            // the prompt's cache: one unified cache, so sharing costs nothing and every
+            // sequence may be as long as the context.
+            .with_kv_unified(true)
+            .with_n_seq_max(RANK_SEQS as u32 + 1);
         let ctx = match model.new_context(&backend, params) {
             Ok(c) => c,
             Err(e) => {
@@ -153,6 +166,8 @@ pub fn run<R: BufRead, W: Write>(channel: &mut Channel<R, W>) -> anyhow::Result<
                 Request::Propose(p) => session.propose(&p).map(Response::Proposal),
                 Request::Embed { text } => session.embed(&text).map(|vector| Response::Embedding { vector }),
                 Request::Perceive(p) => session.perceive(&p).map(Response::Perceived),
+                Request::Rank(r) => session.rank(&r).map(Response::Ranked),
+                Request::Prepare(p) => session.prepare(&p).map(Response::Prepared),
             };
             let body = match body {
                 Ok(r) => ResponseBody::Ok(r),
@@ -165,10 +180,15 @@ pub fn run<R: BufRead, W: Write>(channel: &mut Channel<R, W>) -> anyhow::Result<
     }
 }
 
-/// Cores − 1: two threads on two cores collapse as soon as anything else runs (toolchain.md).
+/// Cores − 1, but at least two where there are two. Token-by-token generation on every core
+/// collapsed as soon as anything else ran (toolchain.md): each token is a tiny decode whose
+/// threads wait for the slowest. Ranking is one large batch per utterance, which shares out
+/// well: on the 2-core reference box two threads take a proposal from 1.16 s to 0.62 s, and with
+/// a busy-looping process beside it cost 1.31 s against one thread's 1.15 s — slower, not
+/// collapsed (`smart-bench --only proposer`, SMART_THREADS=1|2).
 fn default_threads() -> u32 {
     let cores = std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(2);
-    cores.saturating_sub(1).max(1)
+    cores.saturating_sub(1).max(cores.min(2)).max(1)
 }
 
 fn load_model(backend: &LlamaBackend, load: &LoadRequest) -> Result<(LlamaModel, ModelInfo), WorkerError> {
@@ -259,51 +279,7 @@ impl Session<'_> {
         }
         let mut timings = Timings { prompt_tokens: tokens.len() as u32, ..Timings::default() };
         let t0 = Instant::now();
-
-        // Reuse the longest common prefix; at least one token is evaluated to get logits.
-        let mut keep = if req.no_cache { 0 } else { common_prefix(&self.cached, &tokens) };
-        keep = keep.min(tokens.len().saturating_sub(1));
-        // The disk is consulted only when memory does not already hold the whole prefix.
-        let disk = if req.no_cache || keep >= prefix.len() { None } else { self.prefix_file(&prefix) };
-        if let Some(path) = &disk
-            && path.is_file()
-        {
-            self.ctx.clear_kv_cache();
-            self.cached.clear();
-            match self.ctx.state_load_file(path, prefix.len() + 1) {
-                Ok(saved) if saved == prefix => {
-                    self.cached = saved;
-                    keep = prefix.len();
-                    timings.prefix_from_disk = keep as u32;
-                }
-                _ => {
-                    // Stale or foreign: forget it and evaluate.
-                    self.ctx.clear_kv_cache();
-                    keep = 0;
-                    let _ = std::fs::remove_file(path);
-                }
-            }
-        }
-        if !self.ctx.clear_kv_cache_seq(Some(0), Some(keep as u32), None).unwrap_or(false) {
-            self.ctx.clear_kv_cache();
-            keep = 0;
-        }
-        self.cached.truncate(keep);
-        timings.cached_tokens = keep as u32;
-
-        // The prefix first (then saved, if it was evaluated here), then the rest.
-        let mut pos = keep;
-        if pos < prefix.len() {
-            self.evaluate(&tokens[..prefix.len()], pos, false)?;
-            pos = prefix.len();
-            if let Some(path) = &disk {
-                let tmp = path.with_extension("tmp");
-                if self.ctx.state_save_file(&tmp, &prefix).is_ok() {
-                    let _ = std::fs::rename(&tmp, path);
-                }
-            }
-        }
-        self.evaluate(&tokens, pos, true)?;
+        self.load_prompt(&prefix, &tokens, req.no_cache, &mut timings)?;
         timings.prompt_ms = t0.elapsed().as_secs_f64() * 1000.0;
 
         let mut sampler = LlamaSampler::grammar(self.model, &grammar, "root")
@@ -347,6 +323,207 @@ impl Session<'_> {
         let output = smart_proposer::parse::parse(format, &raw, &visible)
             .map_err(|e| err(WorkerErrorCode::Unparsable, format!("{e} (raw answer: {raw:?})")))?;
         Ok(Proposal { output, raw, timings })
+    }
+
+    /// Brings the context to hold `tokens` (which start with `prefix`), with the last token's
+    /// logits ready: the longest common prefix with what the cache holds is kept, the static
+    /// prefix comes from the disk cache when memory does not have it (and is saved there after
+    /// it is evaluated), and only the rest is evaluated.
+    fn load_prompt(
+        &mut self,
+        prefix: &[LlamaToken],
+        tokens: &[LlamaToken],
+        no_cache: bool,
+        timings: &mut Timings,
+    ) -> Result<(), WorkerError> {
+        let (pos, disk) = self.restore(prefix, tokens, no_cache, timings)?;
+        self.evaluate(tokens, pos, true)?;
+        if let Some(path) = &disk
+            && pos < prefix.len()
+            && prefix.len() == tokens.len()
+        {
+            save_prefix_state(&self.ctx, path, prefix);
+        }
+        Ok(())
+    }
+
+    /// The part of [`Session::load_prompt`] before the last step: the context holds
+    /// `tokens[..pos]` (the static prefix at least, from memory, disk or evaluated here and
+    /// saved), and `pos < tokens.len()`, so at least one token is left to evaluate for logits.
+    /// Returns `pos` and the prefix's cache file, if one is kept.
+    fn restore(
+        &mut self,
+        prefix: &[LlamaToken],
+        tokens: &[LlamaToken],
+        no_cache: bool,
+        timings: &mut Timings,
+    ) -> Result<(usize, Option<std::path::PathBuf>), WorkerError> {
+        // Reuse the longest common prefix; at least one token is evaluated to get logits.
+        let mut keep = if no_cache { 0 } else { common_prefix(&self.cached, tokens) };
+        keep = keep.min(tokens.len().saturating_sub(1));
+        // The disk is consulted only when memory does not already hold the whole prefix.
+        let disk = if no_cache || keep >= prefix.len() { None } else { self.prefix_file(prefix) };
+        if let Some(path) = &disk {
+            self.ctx.clear_kv_cache();
+            self.cached.clear();
+            keep = 0;
+            match load_prefix_state(&mut self.ctx, path, prefix) {
+                Ok(()) => {
+                    self.cached = prefix.to_vec();
+                    keep = prefix.len().min(tokens.len().saturating_sub(1));
+                    timings.prefix_from_disk = keep as u32;
+                }
+                Err(_) => {
+                    // Stale, foreign or damaged: forget it and evaluate.
+                    self.ctx.clear_kv_cache();
+                    let _ = std::fs::remove_file(path);
+                }
+            }
+        }
+        if !self.ctx.clear_kv_cache_seq(Some(0), Some(keep as u32), None).unwrap_or(false) {
+            self.ctx.clear_kv_cache();
+            keep = 0;
+        }
+        self.cached.truncate(keep);
+        timings.cached_tokens = keep as u32;
+
+        // The prefix first (then saved, if it was evaluated here).
+        let mut pos = keep;
+        if pos < prefix.len() && prefix.len() < tokens.len() {
+            self.evaluate(&tokens[..prefix.len()], pos, false)?;
+            pos = prefix.len();
+            if let Some(path) = &disk {
+                save_prefix_state(&self.ctx, path, prefix);
+            }
+        }
+        Ok((pos, disk))
+    }
+
+    /// Evaluates a static prefix ahead of need (see [`Request::Prepare`]).
+    fn prepare(&mut self, req: &PrepareRequest) -> Result<Prepared, WorkerError> {
+        let prefix = self.model.vocab().tokenize(req.prefix.as_bytes(), true, true);
+        if prefix.is_empty() || prefix.len() + 64 >= self.ctx.n_ctx() as usize {
+            return Err(err(
+                WorkerErrorCode::ContextTooSmall,
+                format!("a prefix of {} tokens does not fit a context of {}", prefix.len(), self.ctx.n_ctx()),
+            ));
+        }
+        let mut timings = Timings { prompt_tokens: prefix.len() as u32, ..Timings::default() };
+        let t0 = Instant::now();
+        self.load_prompt(&prefix, &prefix, false, &mut timings)?;
+        timings.prompt_ms = t0.elapsed().as_secs_f64() * 1000.0;
+        Ok(Prepared { tokens: prefix.len() as u32, timings })
+    }
+
+    /// Scores each candidate continuation of `prefix + rest` for choosing among them: the
+    /// log-probability of its first token, plus that of every later token at which it parts
+    /// ways with another candidate. (A token all the remaining candidates share adds the same
+    /// to each; a token after a candidate stands alone is what its beginning already implies.
+    /// So two candidates' scores differ exactly as their full log-probabilities do up to the
+    /// point where one of them is settled.) The candidates are laid out as a trie; its
+    /// branching nodes and their ancestors are evaluated in one batch — each candidate a
+    /// sequence of its own sharing the prompt's cache — and the prompt's cache is left as it
+    /// was, so the next request still reuses it.
+    fn rank(&mut self, req: &RankRequest) -> Result<Ranked, WorkerError> {
+        if req.candidates.is_empty() {
+            return Err(err(WorkerErrorCode::BadRequest, "nothing to rank: no candidates"));
+        }
+        let vocab = self.model.vocab();
+        let prefix = vocab.tokenize(req.prefix.as_bytes(), true, true);
+        let mut tokens = prefix.clone();
+        tokens.extend(vocab.tokenize(req.rest.as_bytes(), false, true));
+        let cands: Vec<Vec<LlamaToken>> =
+            req.candidates.iter().map(|c| vocab.tokenize(c.as_bytes(), false, true)).collect();
+        if let Some(i) = cands.iter().position(Vec::is_empty) {
+            return Err(err(WorkerErrorCode::BadRequest, format!("candidate {i} is empty")));
+        }
+        let longest = cands.iter().map(Vec::len).max().unwrap_or(0);
+        let room = self.ctx.n_ctx() as usize;
+        if tokens.len() + longest >= room {
+            return Err(err(
+                WorkerErrorCode::ContextTooSmall,
+                format!(
+                    "the prompt is {} tokens and a candidate {longest}, but the context holds {room}",
+                    tokens.len()
+                ),
+            ));
+        }
+        if cands.len() > RANK_SEQS {
+            return Err(err(
+                WorkerErrorCode::BadRequest,
+                format!("{} candidates; at most {RANK_SEQS} can be ranked at once", cands.len()),
+            ));
+        }
+        let mut timings = Timings { prompt_tokens: tokens.len() as u32, ..Timings::default() };
+        let t0 = Instant::now();
+        let (pos, _) = self.restore(&prefix, &tokens, false, &mut timings)?;
+        timings.prompt_ms = t0.elapsed().as_secs_f64() * 1000.0;
+
+        // One batch: the prompt's remaining tokens — shared by every candidate's sequence, so
+        // the candidates' tokens can attend to them in the same batch — then the trie. Only
+        // where candidates part ways does the model's next-token distribution tell them apart;
+        // a token every remaining candidate shares, or one after a candidate stands alone, adds
+        // the same to all or nothing to the choice. So logits are computed only at the prompt's
+        // last token and at branching nodes (the vocabulary projection is most of a small
+        // model's cost per token), and only those nodes and their ancestors are evaluated.
+        let t1 = Instant::now();
+        let trie = Trie::new(&cands);
+        let nodes = trie.needed();
+        let all: Vec<i32> = (0..=cands.len() as i32).collect();
+        let pending = &tokens[pos..];
+        let mut batch = LlamaBatch::new(pending.len() + nodes.len(), all.len() as i32);
+        for (i, tok) in pending.iter().enumerate() {
+            batch
+                .add(*tok, (pos + i) as i32, &all, i + 1 == pending.len())
+                .map_err(|e| err(WorkerErrorCode::Internal, e.to_string()))?;
+        }
+        let n = tokens.len() as i32;
+        for &node in &nodes {
+            let nd = &trie.nodes[node];
+            let seqs: Vec<i32> = nd.seqs.iter().map(|s| *s as i32 + 1).collect();
+            batch
+                .add(nd.token, n + nd.depth as i32, &seqs, nd.children.len() > 1)
+                .map_err(|e| err(WorkerErrorCode::Internal, e.to_string()))?;
+        }
+        for s in 1..=cands.len() as i32 {
+            self.ctx
+                .copy_kv_cache_seq(0, s, None, Some(pos as u32))
+                .map_err(|e| err(WorkerErrorCode::Internal, format!("cannot share the prompt's cache: {e}")))?;
+        }
+        let decoded = self.ctx.decode(&mut batch);
+        // The candidates' sequences are dropped whatever happened: the prompt's cache (sequence
+        // 0, now holding the whole prompt) is all the next request may find.
+        for s in 1..=cands.len() as i32 {
+            let _ = self.ctx.clear_kv_cache_seq(Some(s as u32), None, None);
+        }
+        if let Err(e) = decoded {
+            self.ctx.clear_kv_cache();
+            self.cached.clear();
+            return Err(err(WorkerErrorCode::Internal, format!("scoring failed: {e}")));
+        }
+        self.cached = tokens.clone();
+        // Logits are read by position in the batch: the prompt's last token, then each
+        // branching node after the pending prompt tokens.
+        let root = NextToken::at(&self.ctx, pending.len() as i32 - 1);
+        let mut next_at: Vec<Option<NextToken>> = (0..trie.nodes.len()).map(|_| None).collect();
+        for (b, &node) in nodes.iter().enumerate() {
+            if trie.nodes[node].children.len() > 1 {
+                next_at[node] = Some(NextToken::at(&self.ctx, (pending.len() + b) as i32));
+            }
+        }
+        timings.generated_tokens = nodes.len() as u32;
+        let first: Vec<f32> = cands.iter().map(|c| root.log_p(c[0])).collect();
+        let mut scores = first.clone();
+        for (k, c) in cands.iter().enumerate() {
+            let path = trie.path(k);
+            for (depth, tok) in c.iter().enumerate().skip(1) {
+                if let Some(next) = path.get(depth - 1).and_then(|p| next_at[*p].as_ref()) {
+                    scores[k] += next.log_p(*tok);
+                }
+            }
+        }
+        timings.generation_ms = t1.elapsed().as_secs_f64() * 1000.0;
+        Ok(Ranked { scores, first, tokens: cands.iter().map(|c| c.len() as u32).collect(), timings })
     }
 
     /// Evaluates `tokens[from..]` in the session's context, keeping `cached` in step with it.
@@ -439,7 +616,8 @@ impl Session<'_> {
         std::fs::create_dir_all(&dir).ok()?;
         let meta = std::fs::metadata(&self.info.path).ok()?;
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        (&self.info.path, meta.len(), meta.modified().ok(), self.ctx.n_ctx()).hash(&mut h);
+        // "v2": the layout of a unified, multi-sequence context.
+        ("v2", &self.info.path, meta.len(), meta.modified().ok(), self.ctx.n_ctx()).hash(&mut h);
         prefix.iter().map(|t| t.0).collect::<Vec<i32>>().hash(&mut h);
         Some(dir.join(format!("prefix-{:016x}.state", h.finish())))
     }
@@ -597,6 +775,178 @@ pub fn raw_bench(model_path: &str, prompt_file: &str, n: usize) -> anyhow::Resul
 /// Whether the answer so far is a reply rather than the opening of a call.
 fn is_reply(text: &[u8]) -> bool {
     text.iter().find(|c| !c.is_ascii_whitespace()).is_some_and(|c| !matches!(c, b'<' | b'`' | b'{'))
+}
+
+/// The next-token distribution after one batch position, kept: the next decode overwrites the
+/// context's logits.
+struct NextToken {
+    logits: Vec<f32>,
+    /// log Σ exp(logits).
+    lse: f32,
+}
+
+impl NextToken {
+    /// After batch position `at` (−1: the last).
+    fn at(ctx: &LlamaContext<'_>, at: i32) -> NextToken {
+        let logits: Vec<f32> = ctx.get_logits_ith(at).to_vec();
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let lse = max + logits.iter().map(|l| (l - max).exp()).sum::<f32>().ln();
+        NextToken { logits, lse }
+    }
+
+    /// The log-probability of `t`.
+    fn log_p(&self, t: LlamaToken) -> f32 {
+        self.logits.get(t.0 as usize).map_or(f32::NEG_INFINITY, |l| l - self.lse)
+    }
+}
+
+/// Candidate token sequences as a prefix tree: a shared opening is one node.
+struct Trie {
+    nodes: Vec<TrieNode>,
+    /// Per candidate, its node at each depth.
+    paths: Vec<Vec<usize>>,
+}
+
+struct TrieNode {
+    token: LlamaToken,
+    depth: usize,
+    parent: Option<usize>,
+    /// The candidates passing through it.
+    seqs: Vec<usize>,
+    children: Vec<usize>,
+}
+
+impl Trie {
+    fn new(cands: &[Vec<LlamaToken>]) -> Trie {
+        let mut t = Trie { nodes: vec![], paths: vec![] };
+        let mut roots: Vec<usize> = vec![];
+        for (k, c) in cands.iter().enumerate() {
+            let mut path = vec![];
+            let mut parent: Option<usize> = None;
+            for (depth, tok) in c.iter().enumerate() {
+                let siblings = match parent {
+                    Some(p) => t.nodes[p].children.clone(),
+                    None => roots.clone(),
+                };
+                let node = match siblings.into_iter().find(|n| t.nodes[*n].token == *tok) {
+                    Some(n) => n,
+                    None => {
+                        t.nodes.push(TrieNode { token: *tok, depth, parent, seqs: vec![], children: vec![] });
+                        let n = t.nodes.len() - 1;
+                        match parent {
+                            Some(p) => t.nodes[p].children.push(n),
+                            None => roots.push(n),
+                        }
+                        n
+                    }
+                };
+                t.nodes[node].seqs.push(k);
+                path.push(node);
+                parent = Some(node);
+            }
+            t.paths.push(path);
+        }
+        t
+    }
+
+    /// The nodes to evaluate: every branching node (where candidates part ways) and its
+    /// ancestors, shallowest first — the order a sequence's tokens must have in a batch.
+    fn needed(&self) -> Vec<usize> {
+        let mut keep = vec![false; self.nodes.len()];
+        for n in 0..self.nodes.len() {
+            if self.nodes[n].children.len() > 1 {
+                let mut at = Some(n);
+                while let Some(i) = at {
+                    if keep[i] {
+                        break;
+                    }
+                    keep[i] = true;
+                    at = self.nodes[i].parent;
+                }
+            }
+        }
+        let mut v: Vec<usize> = (0..self.nodes.len()).filter(|n| keep[*n]).collect();
+        v.sort_by_key(|n| (self.nodes[*n].depth, *n));
+        v
+    }
+
+    fn path(&self, k: usize) -> &[usize] {
+        self.paths.get(k).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The name a saved prefix state is kept under: its cache key and the blake3 of its bytes, so a
+/// file that was cut short or written by two processes at once is never mistaken for a good one.
+fn state_file_name(key_path: &std::path::Path, digest: &str) -> std::path::PathBuf {
+    let stem = key_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    key_path.with_file_name(format!("{stem}-{digest}.state"))
+}
+
+fn digest_of(path: &std::path::Path) -> std::io::Result<String> {
+    let mut h = blake3::Hasher::new();
+    std::io::copy(&mut std::fs::File::open(path)?, &mut h)?;
+    Ok(h.finalize().to_hex()[..16].to_string())
+}
+
+/// Loads the saved state of `prefix` for `key_path` (see [`state_file_name`]). Every file for
+/// the key whose bytes do not match the digest in its name is deleted; the first good one is
+/// loaded and must hold exactly `prefix`.
+fn load_prefix_state(
+    ctx: &mut LlamaContext<'_>,
+    key_path: &std::path::Path,
+    prefix: &[LlamaToken],
+) -> Result<(), String> {
+    let dir = key_path.parent().ok_or("no cache dir")?;
+    let stem = key_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut candidates: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy();
+                n.starts_with(&format!("{stem}-")) && n.ends_with(".state")
+            })
+        })
+        .collect();
+    candidates.sort();
+    for p in candidates {
+        let named =
+            p.file_stem().and_then(|s| s.to_string_lossy().rsplit('-').next().map(str::to_string)).unwrap_or_default();
+        if digest_of(&p).ok().as_deref() != Some(named.as_str()) {
+            let _ = std::fs::remove_file(&p);
+            continue;
+        }
+        match ctx.state_load_file(&p, prefix.len() + 1) {
+            Ok(saved) if saved == prefix => return Ok(()),
+            _ => {
+                ctx.clear_kv_cache();
+                let _ = std::fs::remove_file(&p);
+            }
+        }
+    }
+    Err("no saved state for this prefix".into())
+}
+
+/// Saves the context's state (which must hold exactly `prefix`) for `key_path`: written under
+/// a name no other process uses, then renamed to one that carries its digest.
+fn save_prefix_state(ctx: &LlamaContext<'_>, key_path: &std::path::Path, prefix: &[LlamaToken]) {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let tmp = key_path.with_extension(format!("{}.{nanos}.tmp", std::process::id()));
+    if ctx.state_save_file(&tmp, prefix).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        return;
+    }
+    match digest_of(&tmp) {
+        Ok(d) => {
+            if std::fs::rename(&tmp, state_file_name(key_path, &d)).is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+        }
+        Err(_) => {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
 }
 
 fn common_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {

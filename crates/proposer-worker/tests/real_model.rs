@@ -1,8 +1,9 @@
 //! The real worker binary with the real default model: the runtime's assistant drives it over
 //! its pipe, the kernel decides, and the worker is killed mid-session to check that the next
-//! utterance still works and the fault is in the ledger. Also: every prompt format's grammar is
-//! accepted by llama.cpp and yields a schema-valid call, and a perception report is written in
-//! a fresh context that leaves the proposer's cached prefix as it was.
+//! utterance still works and the fault is in the ledger. Also: every prompt format ranks through
+//! llama.cpp to a schema-valid call or a reply, ranking leaves the cached prompt as it was, a
+//! damaged prefix file on disk is thrown away, and a perception report is written in a fresh
+//! context that leaves the proposer's cached prefix as it was.
 //!
 //! Needs the default proposer model in the models folder (`SMART_MODELS_DIR`); it fails, with
 //! the command that fetches it, when the model is missing.
@@ -19,6 +20,15 @@ use smart_runtime::worker::{Supervisor, WorkerSpec};
 use smart_runtime::{Assistant, Bus, Engine, InitOptions, SayOptions, SystemClock};
 use smart_signals::KeyStoreKind;
 use std::path::{Path, PathBuf};
+
+/// One model at a time: each test is CPU-bound through its whole length, so running them side by
+/// side on a small machine only makes every one of them slower — slow enough to hit a worker
+/// deadline, which is not what any of them is about.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 fn model() -> PathBuf {
     let models = Models::open_default().unwrap();
@@ -61,6 +71,7 @@ fn opts(root: &Path) -> SayOptions {
 
 #[test]
 fn a_killed_worker_is_restarted_and_the_next_utterance_works() {
+    let _one = one_at_a_time();
     let (_tmp, root, engine) = setup();
     let bus = Bus::default();
     let mut rx = bus.subscribe();
@@ -108,12 +119,17 @@ fn a_killed_worker_is_restarted_and_the_next_utterance_works() {
 }
 
 #[test]
-fn every_prompt_format_yields_a_grammar_valid_call_through_llama_cpp() {
+fn every_prompt_format_ranks_to_a_schema_valid_call_or_a_reply_through_llama_cpp() {
+    let _one = one_at_a_time();
     // The same model driven in each format: the control tokens mean nothing to it outside its
-    // own, but the grammar must still hold it to a well-formed call of a visible tool.
+    // own, but whatever it ranks, understanding must come out with a well-formed call of a
+    // visible tool or words.
     for format in [PromptFormat::FunctionGemma, PromptFormat::ChatMl, PromptFormat::Completion] {
         let (_tmp, root, engine) = setup();
-        let s = spec(Some(format));
+        let mut s = spec(Some(format));
+        // FunctionGemma's control tokens are one token each in its own vocabulary; spelt out in
+        // another model's, its prompt outgrows the usual context.
+        s.load.n_ctx = 8192;
         let mut a = Assistant::new(engine, Bus::default(), Box::new(move || Ok(s.clone())));
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let propose_only = SayOptions { propose_only: true, ..opts(&root) };
@@ -134,6 +150,7 @@ fn every_prompt_format_yields_a_grammar_valid_call_through_llama_cpp() {
 
 #[test]
 fn a_perception_report_comes_from_a_fresh_context_and_leaves_the_prefix_cache_alone() {
+    let _one = one_at_a_time();
     let scan = ToolDecl {
         name: "fs.scan".into(),
         description: "List the files in a folder.".into(),
@@ -210,4 +227,119 @@ fn a_perception_report_comes_from_a_fresh_context_and_leaves_the_prefix_cache_al
         assert_eq!(sup.starts(), 1, "the worker was restarted: {:?}", sup.take_faults());
         sup.shutdown().await;
     });
+}
+
+fn cached_spec(cache: &Path) -> WorkerSpec {
+    let mut s = spec(None);
+    s.load.cache_dir = Some(cache.to_string_lossy().into_owned());
+    s
+}
+
+fn rank_request(utterance: &str) -> smart_proposer::protocol::RankRequest {
+    let tools = smart_runtime::understanding::rank_tools(&smart_tools::specs());
+    let p = smart_proposer::understand::rank::prompt(PromptFormat::ChatMl, &tools, utterance, Default::default());
+    smart_proposer::protocol::RankRequest { prefix: p.prefix, rest: p.rest, candidates: p.candidates }
+}
+
+fn close(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 0.05)
+}
+
+#[test]
+fn a_ranking_scores_every_candidate_and_leaves_the_cached_prompt_as_it_was() {
+    let _one = one_at_a_time();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut sup = Supervisor::new(spec(None));
+    let req = rank_request("are there duplicate files in the Quokka folder");
+    rt.block_on(async {
+        let first = sup.rank(&req).await.unwrap();
+        assert_eq!(first.scores.len(), req.candidates.len());
+        let best = (0..first.scores.len()).max_by(|a, b| first.scores[*a].total_cmp(&first.scores[*b])).unwrap();
+        assert!(req.candidates[best].contains("cluster.duplicates"), "{:?} ranked first", req.candidates[best]);
+        // The candidates' sequences are gone and the prompt is still cached: the same request
+        // again evaluates only one token and scores the same.
+        let again = sup.rank(&req).await.unwrap();
+        assert_eq!(again.timings.cached_tokens + 1, again.timings.prompt_tokens, "{:?}", again.timings);
+        assert!(close(&first.scores, &again.scores), "{:?} vs {:?}", first.scores, again.scores);
+        // Two candidates that differ only at the end: each is its shared beginning plus what the
+        // model thinks of the ending, so the two endings' probabilities add up to at most one.
+        let mut pair = req.clone();
+        pair.candidates = vec![format!("{}}}", req.candidates[best]), format!("{}\"", req.candidates[best])];
+        let p = sup.rank(&pair).await.unwrap();
+        let first_token = p.first[0];
+        let total: f32 = p.scores.iter().map(|s| (s - first_token).exp()).sum();
+        assert!(total <= 1.0 + 1e-3, "{:?}", p.scores);
+        // The order of the candidates changes nothing.
+        let mut reversed = req.clone();
+        reversed.candidates.reverse();
+        let r = sup.rank(&reversed).await.unwrap();
+        let mut back = r.scores.clone();
+        back.reverse();
+        assert!(close(&back, &first.scores), "{back:?} vs {:?}", first.scores);
+    });
+    // And a worker that never cached anything agrees.
+    let mut fresh = Supervisor::new(spec(None));
+    let cold = rt.block_on(async { fresh.rank(&req).await.unwrap() });
+    let warm = rt.block_on(async { sup.rank(&req).await.unwrap() });
+    assert!(close(&cold.scores, &warm.scores), "{:?} vs {:?}", cold.scores, warm.scores);
+    rt.block_on(sup.shutdown());
+    rt.block_on(fresh.shutdown());
+}
+
+/// What broke: two processes saved the same prefix cache file through one temporary name, and a
+/// file written by both at once could be loaded as a prompt's cache — answers changed with the
+/// load on the machine. A saved prefix now carries its digest in its name and is checked before
+/// it is loaded; a damaged one is deleted and the prefix evaluated again.
+#[test]
+fn a_damaged_prefix_cache_file_is_thrown_away_and_never_changes_an_answer() {
+    let _one = one_at_a_time();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let req = rank_request("hash the file quokka.txt");
+    let uncached = rt.block_on(async {
+        let mut s = Supervisor::new(spec(None));
+        let r = s.rank(&req).await.unwrap();
+        s.shutdown().await;
+        r
+    });
+    // Two workers prepare the same prefix at once: one good file, no temporary left behind.
+    rt.block_on(async {
+        let (mut a, mut b) = (Supervisor::new(cached_spec(cache.path())), Supervisor::new(cached_spec(cache.path())));
+        let prep = smart_proposer::protocol::PrepareRequest { prefix: req.prefix.clone() };
+        let (x, y) = tokio::join!(a.prepare(&prep), b.prepare(&prep));
+        x.unwrap();
+        y.unwrap();
+        a.shutdown().await;
+        b.shutdown().await;
+    });
+    let files = || -> Vec<PathBuf> { std::fs::read_dir(cache.path()).unwrap().map(|e| e.unwrap().path()).collect() };
+    let saved = files();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert!(saved[0].to_string_lossy().ends_with(".state"), "{saved:?}");
+    let from_disk = |rt: &tokio::runtime::Runtime| {
+        rt.block_on(async {
+            let mut s = Supervisor::new(cached_spec(cache.path()));
+            let r = s.rank(&req).await.unwrap();
+            s.shutdown().await;
+            r
+        })
+    };
+    let good = from_disk(&rt);
+    assert!(good.timings.prefix_from_disk > 0, "the saved prefix was not used: {:?}", good.timings);
+    assert!(close(&good.scores, &uncached.scores), "{:?} vs {:?}", good.scores, uncached.scores);
+    // Damage it in the middle, where the keys and values are: it is found out, thrown away,
+    // and the answer is the uncached one.
+    let mut bytes = std::fs::read(&saved[0]).unwrap();
+    let mid = bytes.len() / 2;
+    for b in &mut bytes[mid..mid + 4096] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&saved[0], &bytes).unwrap();
+    let after = from_disk(&rt);
+    assert_eq!(after.timings.prefix_from_disk, 0, "a damaged file was loaded: {:?}", after.timings);
+    assert!(close(&after.scores, &uncached.scores), "{:?} vs {:?}", after.scores, uncached.scores);
+    // The prefix evaluated again was saved again in its place, and loads.
+    assert_ne!(std::fs::read(&saved[0]).unwrap(), bytes, "the damaged file is still there");
+    assert_eq!(files().len(), 1);
+    assert!(from_disk(&rt).timings.prefix_from_disk > 0);
 }

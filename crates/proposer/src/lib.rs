@@ -20,6 +20,7 @@ pub mod perception;
 pub mod phrases;
 pub mod protocol;
 pub mod tools;
+pub mod understand;
 
 pub use format::PromptFormat;
 pub use parse::{ModelOutput, ParseError};

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 pub struct PhraseContext {
     /// Where relative names are looked for (the working folder).
     pub base: String,
-    /// The latest unapplied proposal's hash, for "apply the plan".
+    /// The newest proposal's hash (a move plan, a patch or a quarantine list), for "apply it".
     pub last_plan: Option<String>,
     /// The tool that applies it (`apply.move` when not given).
     pub plan_tool: Option<String>,
@@ -103,16 +103,22 @@ pub fn propose(utterance: &str, ctx: &PhraseContext) -> Option<(String, Value)> 
     ];
     const QUARANTINE: &[&str] =
         &["quarantine ", "delete ", "remove ", "trash ", "throw away ", "get rid of ", "discard ", "bin "];
-    const APPLY: &[&str] = &[
-        "apply the plan",
-        "apply that plan",
-        "apply the move plan",
-        "apply it",
-        "carry out the plan",
-        "carry it out",
-        "go ahead with the plan",
-        "do it",
-        "execute the plan",
+    // "Apply it" applies the newest proposal, whatever it is; "apply the plan" only a move plan
+    // and "apply the patch" only a patch — when the newest proposal is another kind, the words
+    // and the ledger disagree, and the template stays silent.
+    const APPLY: &[(&str, Option<&str>)] = &[
+        ("apply the plan", Some("apply.move")),
+        ("apply that plan", Some("apply.move")),
+        ("apply the move plan", Some("apply.move")),
+        ("carry out the plan", Some("apply.move")),
+        ("go ahead with the plan", Some("apply.move")),
+        ("execute the plan", Some("apply.move")),
+        ("apply the patch", Some("apply.patch")),
+        ("apply that patch", Some("apply.patch")),
+        ("apply the edit", Some("apply.patch")),
+        ("apply it", None),
+        ("carry it out", None),
+        ("do it", None),
     ];
 
     if visible("cluster.duplicates")
@@ -144,7 +150,6 @@ pub fn propose(utterance: &str, ctx: &PhraseContext) -> Option<(String, Value)> 
         "find files about ",
         "find anything about ",
         "what do i have about ",
-        "look for ",
     ];
     const COMPACT: &[&str] = &["compact ", "compress ", "archive the folder ", "zip up "];
     if visible("fs.read")
@@ -174,7 +179,7 @@ pub fn propose(utterance: &str, ctx: &PhraseContext) -> Option<(String, Value)> 
     }
     let plan_tool = ctx.plan_tool.as_deref().unwrap_or("apply.move");
     if visible(plan_tool)
-        && APPLY.contains(&lower.as_str())
+        && APPLY.iter().any(|(p, kind)| *p == lower && kind.is_none_or(|k| k == plan_tool))
         && let Some(plan) = &ctx.last_plan
     {
         return Some((plan_tool.into(), json!({ "proposal": plan })));
@@ -443,11 +448,24 @@ mod tests {
             "what does the reports folder in Documents contain",
             "hello",
             "apply the plan", // with no plan known (below)
+            "look for identical copies in Pictures",
         ] {
             let mut c = ctx();
             c.last_plan = None;
             assert_eq!(propose(text, &c), None, "{text}");
         }
+    }
+
+    #[test]
+    fn apply_means_the_newest_proposal_and_a_named_kind_must_be_that_kind() {
+        let mut c = ctx();
+        c.plan_tool = Some("apply.patch".into());
+        c.visible.push("apply.patch".into());
+        let patch = Some(("apply.patch".to_string(), json!({"proposal": "ab".repeat(32)})));
+        assert_eq!(propose("apply it", &c), patch);
+        assert_eq!(propose("apply the patch", &c), patch);
+        // The newest proposal is a patch: "the plan" is not it, so no template answers.
+        assert_eq!(propose("apply the plan", &c), None);
     }
 
     #[test]

@@ -45,8 +45,30 @@ pub enum Request {
     /// Describe the conversation (seed 001's Perception + Contrast reports). Evaluated in a
     /// fresh context: the proposer's cached prompt prefix is neither used nor disturbed.
     Perceive(PerceiveRequest),
+    /// Score given continuations of a prompt instead of generating one (tool choice by
+    /// ranking, see `crate::understand::rank`).
+    Rank(RankRequest),
+    /// Evaluate a prompt's static prefix now and keep it (in memory, and on disk when a cache
+    /// dir was given), so the first request that uses it does not wait for it.
+    Prepare(PrepareRequest),
     Health,
     Shutdown,
+}
+
+/// A prompt in two parts and the continuations to score after it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankRequest {
+    /// The part shared by every utterance (cached).
+    pub prefix: String,
+    /// The utterance and the opening of the answer.
+    pub rest: String,
+    /// What might follow `rest`, to choose among (see `Ranked::scores`).
+    pub candidates: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PrepareRequest {
+    pub prefix: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -55,7 +77,7 @@ pub struct LoadRequest {
     /// Context length in tokens.
     #[serde(default = "default_ctx")]
     pub n_ctx: u32,
-    /// CPU threads; `None` means cores − 1 (two OpenMP-style threads collapse under contention).
+    /// CPU threads; `None` means the worker's default (cores − 1, two on a two-core machine).
     #[serde(default)]
     pub threads: Option<u32>,
     /// Layers to offload to a GPU when the worker was built with one.
@@ -172,7 +194,31 @@ pub enum Response {
     Embedding { vector: Vec<f32> },
     Health { model: Option<ModelInfo> },
     Perceived(Perceived),
+    Ranked(Ranked),
+    Prepared(Prepared),
     Bye,
+}
+
+/// The scores of a `rank` request, in the order of its candidates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ranked {
+    /// For each candidate, the natural log-probability of its tokens up to the one that sets it
+    /// apart from every other candidate (its first token always counts): what tells the
+    /// candidates apart. Tokens shared by all, and tokens after a candidate stands alone, are
+    /// not scored.
+    pub scores: Vec<f32>,
+    /// The log-probability of each candidate's first token alone.
+    pub first: Vec<f32>,
+    /// How many tokens each candidate is.
+    pub tokens: Vec<u32>,
+    /// `generated_tokens` counts the candidate tokens evaluated (shared ones once).
+    pub timings: Timings,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Prepared {
+    pub tokens: u32,
+    pub timings: Timings,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -374,6 +420,33 @@ mod tests {
         assert!(matches!(decode_request(propose).unwrap().request, Request::Propose(_)));
         let health = r#"{"v":1,"id":2,"ok":{"kind":"health","model":null}}"#;
         assert_eq!(decode_response(health).unwrap().body, ResponseBody::Ok(Response::Health { model: None }));
+    }
+
+    #[test]
+    fn a_rank_request_and_its_answer_round_trip() {
+        let line = RequestLine {
+            v: PROTOCOL_VERSION,
+            id: 5,
+            request: Request::Rank(RankRequest {
+                prefix: "p".into(),
+                rest: "r".into(),
+                candidates: vec!["a".into(), "b".into()],
+            }),
+        };
+        let text = serde_json::to_string(&line).unwrap();
+        assert_eq!(text, r#"{"v":1,"id":5,"op":"rank","prefix":"p","rest":"r","candidates":["a","b"]}"#);
+        assert_eq!(decode_request(&text).unwrap(), line);
+        let answer = ResponseLine {
+            v: PROTOCOL_VERSION,
+            id: 5,
+            body: ResponseBody::Ok(Response::Ranked(Ranked {
+                scores: vec![-0.5, -3.0],
+                first: vec![-0.1, -0.1],
+                tokens: vec![4, 5],
+                timings: Timings::default(),
+            })),
+        };
+        assert_eq!(decode_response(&serde_json::to_string(&answer).unwrap()).unwrap(), answer);
     }
 
     #[test]

@@ -1,17 +1,17 @@
-//! One utterance through the whole text path: Orbit's scope → a proposer → the kernel →
-//! execute, refuse or hold for approval — and, after a committed step, back to the proposer
-//! with the tool's response.
+//! One utterance through the whole text path: Orbit's scope → understanding → the kernel →
+//! execute, refuse or hold for approval.
 //!
 //! The assistant owns no authority of its own. It asks Orbit (through the engine) which tools
-//! the live scope shows, and tells a proposer about those and nothing else; it hands whatever
-//! comes back to the kernel as a proposal; it reports what the kernel decided. Two proposers
-//! answer, in order: the phrase templates (exact and instant, for the commands people say most)
-//! and the model worker. Neither can do more than propose.
+//! the live scope shows, and lets a proposer choose among those and nothing else; it hands
+//! whatever comes back to the kernel as a proposal; it reports what the kernel decided. Two
+//! proposers answer, in order: the phrase templates (exact and instant, for the commands people
+//! say most, and only about names that exist) and understanding (`crate::understanding`: the
+//! model ranks every visible tool, the arguments come from the names that exist). Neither can
+//! do more than propose, and understanding may answer with a question instead.
 //!
-//! Multi-step turns are bounded by the kernel, not by the model: the loop continues only while
-//! the kernel commits what the model proposes, and the kernel's budget and repeat bound end any
-//! loop a model would not. The one rule added here is deterministic: a proposal identical to an
-//! earlier step of the same turn ends the turn instead of being submitted again.
+//! One utterance is one proposal. (An earlier design let the model continue after a committed
+//! step, reading the tool's output; a 0.5B model mostly repeated itself, and a sentence that asks
+//! for two things is better asked twice than guessed at.)
 //!
 //! Every stage moves the interaction state machine and is announced on the bus with the turn's
 //! correlation id.
@@ -20,18 +20,16 @@ use crate::bus::{Bus, BusEvent, ProposalSource};
 use crate::engine::{CallReport, Engine, corr};
 use crate::error::RuntimeError;
 use crate::interaction::{Interaction, State, Trigger};
+use crate::understanding::{self, UnderstandOptions};
 use crate::worker::{Supervisor, WorkerError, WorkerSpec};
 use serde::Serialize;
 use serde_json::{Value, json};
 use smart_kernel::CallSource;
 use smart_proposer::phrases::{self, PhraseContext};
-use smart_proposer::protocol::{ModelInfo, ProposeRequest, Timings, Turn};
-use smart_proposer::{ModelOutput, ToolDecl};
+use smart_proposer::protocol::{ModelInfo, Timings};
+use smart_proposer::understand::{self, Style, Understood};
 use smart_voice::protocol::{Event as VoiceEvent, Transcript};
 use std::path::{Path, PathBuf};
-
-/// How much of a tool's output goes back to the model, in characters.
-const RESPONSE_CHARS: usize = 800;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AssistantError {
@@ -110,6 +108,47 @@ pub struct SayReport {
     /// The continuous evaluator's findings on this turn (each ledgered as a proposal or signal).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub advisories: Vec<String>,
+    /// How the model ranked the visible tools for this utterance, when it was asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ranking: Option<understanding::RankingView>,
+}
+
+impl SayReport {
+    /// Whether the turn ended in a clarifying question rather than a proposal.
+    pub fn asked(&self) -> bool {
+        self.ended == "asked"
+    }
+}
+
+/// Every prompt a model could be shown for `tools` — each format, each ranking style — with no
+/// utterance: what an eval checks its folder tree against (no name of the tree may appear in a
+/// prompt).
+pub fn prompt_previews(tools: &[smart_kernel::ToolSpec]) -> Vec<String> {
+    use smart_proposer::PromptFormat as F;
+    let decls = understanding::rank_tools(tools);
+    let mut out = vec![];
+    for format in [F::FunctionGemma, F::ChatMl, F::Completion] {
+        for style in [Style::Compact, Style::CompactShots, Style::NativeShots, Style::Verbs] {
+            let p = understand::rank::prompt(format, &decls, "", style);
+            out.push(format!("{}{}{}", p.prefix, p.rest, p.candidates.join("\n")));
+        }
+    }
+    out
+}
+
+/// What understanding made of an utterance, before the kernel sees it.
+enum Answer {
+    Call {
+        source: ProposalSource,
+        tool: String,
+        args: Value,
+        timings: Option<Timings>,
+    },
+    /// A question back (which file, which of two readings).
+    Ask(String),
+    /// Something to say instead of a call (nothing prepared to apply, nothing to purge).
+    Say(String),
+    NoCall,
 }
 
 /// What came of one transcript.
@@ -152,18 +191,49 @@ fn turn_record(report: &SayReport, at: smart_kernel::Millis) -> smart_advisors::
     }
 }
 
-/// Whether every file a proposal's arguments name as its input exists: `path`, each of
-/// `paths`, and each move's `from` (a destination need not exist yet).
+/// The phrase templates' answer to an utterance already read (`understand::read`), when it
+/// stands: a template is exact, but only about words, so a name it was given that exists
+/// nowhere, or exists only in another spelling, goes to understanding instead, which resolves
+/// it against the real names or says it found nothing. The eval's `templates` mode runs exactly
+/// this, so "templates alone" measures the fast path the pipeline takes.
+pub fn template(read_text: &str, ctx: &PhraseContext) -> Option<(String, Value)> {
+    phrases::propose(read_text, ctx).filter(|(_, a)| named_paths_exist(a))
+}
+
+/// Whether every file a proposal's arguments name as its input exists, spelt exactly as it is
+/// on disk: `path`, each of `paths`, and each move's `from` (a destination need not exist yet).
 fn named_paths_exist(args: &Value) -> bool {
     let mut named: Vec<&str> = vec![];
     named.extend(args.get("path").and_then(Value::as_str));
     if let Some(paths) = args.get("paths").and_then(Value::as_array) {
         named.extend(paths.iter().filter_map(Value::as_str));
     }
+    let mut folders: Vec<&str> = vec![];
     if let Some(moves) = args.get("moves").and_then(Value::as_array) {
         named.extend(moves.iter().filter_map(|m| m.get("from").and_then(Value::as_str)));
+        // A destination need not exist, but the folder it goes into must, spelt as it is:
+        // "move a.png to scans" is not a move into Scans.
+        folders.extend(
+            moves
+                .iter()
+                .filter_map(|m| m.get("to").and_then(Value::as_str))
+                .filter_map(|t| t.rsplit_once('/').map(|(p, _)| p)),
+        );
     }
-    named.iter().all(|p| Path::new(p).exists())
+    named.iter().all(|p| exact(Path::new(p))) && folders.iter().all(|f| Path::new(f).is_dir() && exact(Path::new(f)))
+}
+
+/// Whether `path` exists with exactly this spelling in every component: a case-insensitive
+/// file system (macOS, Windows) also finds `wallpapers` for `Wallpapers`, and a template that
+/// heard the lower-case word would then propose a path the person never named.
+fn exact(path: &Path) -> bool {
+    path.exists()
+        && path.ancestors().all(|a| match (a.parent(), a.file_name()) {
+            (Some(parent), Some(name)) => std::fs::read_dir(parent)
+                .map(|rd| rd.filter_map(Result::ok).any(|e| e.file_name() == name))
+                .unwrap_or(false),
+            _ => true,
+        })
 }
 
 /// Builds the worker spec when the model is first needed: a template-answered utterance never
@@ -176,25 +246,19 @@ pub struct Assistant {
     interaction: Interaction,
     spec: SpecFn,
     supervisor: Option<Supervisor>,
-}
-
-/// How the allowed folders are put to a proposer. The working folder itself is never spelled
-/// out: its absolute name is noise to a small model (it copies pieces of it — a temp folder's
-/// `.tmpXYZ` once turned `old.log` into `.old.log`), and it would make the prompt, the cached
-/// prefix and therefore the proposal differ from machine to machine. Paths come back relative
-/// and the runtime joins them to the working folder; only roots elsewhere are named.
-fn folders_context(base: &Path, roots: &[String]) -> String {
-    let others: Vec<&str> = roots.iter().map(String::as_str).filter(|r| !base.starts_with(r)).collect();
-    let mut c = String::from("The working folder is allowed; write paths inside it relative to it.");
-    if !others.is_empty() {
-        c.push_str(&format!(" Other allowed folders: {}.", others.join(", ")));
-    }
-    c
+    understand_opts: UnderstandOptions,
 }
 
 impl Assistant {
     pub fn new(engine: Engine, bus: Bus, spec: SpecFn) -> Assistant {
-        Assistant { engine, bus, interaction: Interaction::default(), spec, supervisor: None }
+        Assistant {
+            engine,
+            bus,
+            interaction: Interaction::default(),
+            spec,
+            supervisor: None,
+            understand_opts: UnderstandOptions::default(),
+        }
     }
 
     pub fn engine(&mut self) -> &mut Engine {
@@ -260,16 +324,6 @@ impl Assistant {
                 tracing::error!(error = %e, "could not ledger a worker fault");
             }
         }
-    }
-
-    /// The facts a proposer needs to fill in arguments. `offered_plan` is the plan hash a
-    /// proposer may apply (see [`declarations`]), if any.
-    fn context(&self, base: &Path, offered_plan: Option<(&str, &str)>) -> String {
-        let mut c = folders_context(base, self.engine.roots());
-        if let Some((tool, plan)) = offered_plan {
-            c.push_str(&format!(" The latest proposal is {plan}; {tool} applies it."));
-        }
-        c
     }
 
     /// Starts the model worker ahead of the first utterance.
@@ -434,6 +488,7 @@ impl Assistant {
                         bootstrap: Some(Box::new(b)),
                         understanding: None,
                         advisories: vec![],
+                        ranking: None,
                     });
                 }
             }
@@ -445,14 +500,7 @@ impl Assistant {
         if tools.is_empty() {
             return Err(AssistantError::NoScope);
         }
-        let plan = self.engine.last_plan()?;
-        let last_plan = plan.as_ref().map(|(t, h)| (t.as_str(), h.as_str()));
-        let decls = declarations(&tools, text, last_plan);
-        let offered_plan = last_plan.filter(|_| mentions_plan(text));
-        let visible: Vec<String> = decls.iter().map(|d| d.name.clone()).collect();
         let base = self.working_folder(opts).unwrap_or_else(|| PathBuf::from("/"));
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-
         let mut report = SayReport {
             corr: corr.to_string(),
             utterance: text.to_string(),
@@ -463,166 +511,170 @@ impl Assistant {
             bootstrap: from_bootstrap,
             understanding: None,
             advisories: vec![],
+            ranking: None,
         };
-        let mut turns = vec![Turn::User { text: text.to_string() }];
-        loop {
-            // 1. A proposal: the templates first (only for the utterance itself), then the model.
-            let undo = if report.steps.is_empty() { self.undo_request(text) } else { None };
-            let template = if let Some(seq) = undo {
-                Some(("undo".to_string(), json!({ "target_seq": seq })))
-            } else if report.steps.is_empty() && !opts.no_templates {
-                let ctx = PhraseContext {
-                    base: base.to_string_lossy().into_owned(),
-                    last_plan: plan.as_ref().map(|(_, h)| h.clone()),
-                    plan_tool: plan.as_ref().map(|(t, _)| t.clone()),
-                    visible: visible.clone(),
-                };
-                // A template is exact for typed text: a name that does not exist is the person's
-                // to get refused. A transcript may carry whisper's extra words into the name
-                // ("scan the download is folded"), so a heard template whose files do not exist
-                // is not trusted, and the model reads the sentence instead.
-                phrases::propose(text, &ctx).filter(|(_, args)| typed || named_paths_exist(args))
-            } else {
-                None
-            };
-            let (source, output, raw, timings) = match template {
-                Some((tool, args)) => (ProposalSource::Template, ModelOutput::Call { tool, args }, None, None),
-                None => {
-                    let req = ProposeRequest {
-                        tools: decls.clone(),
-                        context: self.context(&base, offered_plan),
-                        turns: turns.clone(),
-                        max_tokens: 192,
-                        no_cache: false,
-                    };
-                    let (sup, info) = self.started_model(corr).await?;
-                    let p = sup.propose(&req).await?;
-                    report.model = Some(info.name);
-                    // The worker's own parse is not trusted: the text is parsed again here
-                    // against the tools this turn showed.
-                    let names: Vec<&str> = visible.iter().map(String::as_str).collect();
-                    match smart_proposer::parse::parse(info.format, &p.raw, &names) {
-                        Ok(o) if o == p.output => {}
-                        Ok(_) => {
-                            return Err(WorkerError::Garbage(format!(
-                                "it claimed {:?} but its text says otherwise: {:?}",
-                                p.output, p.raw
-                            ))
-                            .into());
-                        }
-                        Err(e) => {
-                            return Err(WorkerError::Garbage(format!("its answer does not parse: {e}")).into());
-                        }
-                    }
-                    (ProposalSource::Model, p.output, Some(p.raw), Some(p.timings))
-                }
-            };
 
-            let (tool, mut args) = match output {
-                ModelOutput::NoCall { reply } => {
-                    // Before asking anything, the assistant says what it already knows (the read
-                    // policy); the model's own words stand only after a call it made.
-                    let reply = if report.steps.is_empty() && !opts.propose_only {
-                        let inquiry = smart_advisors::infer(self.engine.state(), text);
-                        let r = inquiry.reply();
-                        report.understanding = Some(Box::new(inquiry));
-                        r
-                    } else {
-                        reply
-                    };
-                    self.bus.emit(corr, BusEvent::Reply { text: reply.clone() });
-                    self.fire(corr, Trigger::NoCall);
-                    report.reply = Some(reply);
-                    report.ended = if report.steps.is_empty() { "no_call" } else { "done" }.into();
-                    break;
-                }
-                ModelOutput::Call { tool, args } => (tool, args),
-            };
-            crate::paths::absolutize_args(&tool, &mut args, &base, home.as_deref());
-            let proposal = Proposal { tool: tool.clone(), args: args.clone() };
-            if report.steps.iter().any(|s| s.proposal == proposal) {
-                self.fire(corr, Trigger::NoCall);
-                report.ended = "repeated".into();
-                break;
-            }
-            self.bus.emit(corr, BusEvent::Proposal { source, tool: tool.clone(), args: args.clone() });
-            self.fire(corr, Trigger::ToolCallsGenerated);
-
-            if opts.propose_only {
-                self.fire(corr, Trigger::PlanDeferred);
-                report.steps.push(Step { source, proposal, report: None, raw, timings });
-                report.ended = "propose_only".into();
-                break;
-            }
-
-            // 2. The kernel decides; only it runs anything.
-            self.fire(corr, Trigger::PlanApproved);
-            let call_source = match source {
-                ProposalSource::Template => CallSource::Template,
-                ProposalSource::Model => CallSource::Model,
-            };
-            // "Undo that" is the person's own request for the kernel's undo (itself judged, with
-            // its layer and freshness checks); it never comes from a model.
-            let outcome = match (tool.as_str(), args.get("target_seq").and_then(Value::as_u64)) {
-                ("undo", Some(seq)) if source == ProposalSource::Template => self.engine.undo(seq)?,
-                _ => self.engine.call(&tool, args, call_source)?,
-            };
-            self.bus.emit(
-                corr,
-                BusEvent::Outcome { tool: tool.clone(), report: serde_json::to_value(&outcome).unwrap_or(Value::Null) },
-            );
-            let (continue_with, ended): (Option<Value>, &str) = match outcome.outcome {
-                "refused" => {
-                    self.fire(corr, Trigger::Refused);
-                    (None, "refused")
-                }
-                "pending" => {
-                    self.fire(corr, Trigger::Tier3);
-                    // The approval is the person's, through the dialog or `smart approve`.
-                    self.fire(corr, Trigger::ConfirmTimeout);
-                    (None, "pending")
-                }
-                "committed" | "failed" => {
-                    self.fire(corr, if outcome.tier == Some(2) { Trigger::Tier2 } else { Trigger::Tier1 });
-                    let body = match (&outcome.outcome, &outcome.output) {
-                        (&"committed", Some(out)) => {
-                            let mut b = json!({ "output": shorten(out) });
-                            if let Some(a) = &outcome.artifact {
-                                b["artifact"] = json!(a);
-                            }
-                            Some(b)
-                        }
-                        _ => None,
-                    };
-                    (body.filter(|_| source == ProposalSource::Model), outcome.outcome)
-                }
-                other => {
-                    self.fire(corr, Trigger::Refused);
-                    (None, other)
+        // 1. One answer: a call to propose, a question, or a reply.
+        let answer = self.answer(corr, text, &tools, &base, opts, &mut report).await?;
+        let Answer::Call { source, tool, args, timings } = answer else {
+            let (reply, ended) = match answer {
+                Answer::Ask(q) => (q, "asked"),
+                Answer::Say(r) => (r, "no_call"),
+                _ => {
+                    // Before saying it cannot help, the assistant says what it already knows
+                    // (the read policy).
+                    let inquiry = smart_advisors::infer(self.engine.state(), text);
+                    let r = inquiry.reply();
+                    report.understanding = Some(Box::new(inquiry));
+                    (r, "no_call")
                 }
             };
-            report.steps.push(Step { source, proposal: proposal.clone(), report: Some(outcome), raw, timings });
-            match continue_with {
-                Some(body) => {
-                    self.fire(corr, Trigger::StepCommitted);
-                    turns.push(Turn::Call { tool: proposal.tool.clone(), args: proposal.args.clone() });
-                    turns.push(Turn::Response { tool: proposal.tool, body });
-                }
-                None => {
-                    if matches!(ended, "committed" | "failed") {
-                        self.fire(corr, Trigger::ExecutionComplete);
-                    }
-                    report.ended = ended.to_string();
-                    break;
-                }
-            }
+            self.bus.emit(corr, BusEvent::Reply { text: reply.clone() });
+            self.fire(corr, Trigger::NoCall);
+            report.reply = Some(reply);
+            report.ended = ended.into();
+            return self.end_turn(report, opts);
+        };
+        let mut args = args;
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        crate::paths::absolutize_args(&tool, &mut args, &base, home.as_deref());
+        let proposal = Proposal { tool: tool.clone(), args: args.clone() };
+        self.bus.emit(corr, BusEvent::Proposal { source, tool: tool.clone(), args: args.clone() });
+        self.fire(corr, Trigger::ToolCallsGenerated);
+        if opts.propose_only {
+            self.fire(corr, Trigger::PlanDeferred);
+            report.steps.push(Step { source, proposal, report: None, raw: None, timings });
+            report.ended = "propose_only".into();
+            return self.end_turn(report, opts);
         }
+
+        // 2. The kernel decides; only it runs anything.
+        self.fire(corr, Trigger::PlanApproved);
+        let call_source = match source {
+            ProposalSource::Template => CallSource::Template,
+            ProposalSource::Model => CallSource::Model,
+        };
+        // "Undo that" is the person's own request for the kernel's undo (itself judged, with
+        // its layer and freshness checks); it never comes from a model.
+        let outcome = match (tool.as_str(), args.get("target_seq").and_then(Value::as_u64)) {
+            ("undo", Some(seq)) if source == ProposalSource::Template => self.engine.undo(seq)?,
+            _ => self.engine.call(&tool, args, call_source)?,
+        };
+        self.bus.emit(
+            corr,
+            BusEvent::Outcome { tool: tool.clone(), report: serde_json::to_value(&outcome).unwrap_or(Value::Null) },
+        );
+        let ended = outcome.outcome;
+        match ended {
+            "refused" => self.fire(corr, Trigger::Refused),
+            "pending" => {
+                self.fire(corr, Trigger::Tier3);
+                // The approval is the person's, through the dialog or `smart approve`.
+                self.fire(corr, Trigger::ConfirmTimeout);
+            }
+            "committed" | "failed" => {
+                self.fire(corr, if outcome.tier == Some(2) { Trigger::Tier2 } else { Trigger::Tier1 });
+                self.fire(corr, Trigger::ExecutionComplete);
+            }
+            _ => self.fire(corr, Trigger::Refused),
+        }
+        report.steps.push(Step { source, proposal, report: Some(outcome), raw: None, timings });
+        report.ended = ended.to_string();
+        self.end_turn(report, opts)
+    }
+
+    /// The turn's last steps: the evaluator (unless only proposing) and the state machine back
+    /// to idle.
+    fn end_turn(&mut self, mut report: SayReport, opts: &SayOptions) -> Result<SayReport, AssistantError> {
         if !opts.propose_only {
             report.advisories = self.evaluate_turn(&report)?;
         }
-        self.fire(corr, Trigger::ResponseDelivered);
-        self.fire(corr, Trigger::MemoryUpdated);
+        self.fire(&report.corr, Trigger::ResponseDelivered);
+        self.fire(&report.corr, Trigger::MemoryUpdated);
         Ok(report)
+    }
+
+    /// What to do with one utterance: "undo that" → the kernel's undo; a phrase template when
+    /// one matches exactly and every file it names exists; otherwise understanding — the tool
+    /// the model ranks best for the sentence, its arguments from the names that exist — which
+    /// may also answer with a question or a reply instead of a call.
+    async fn answer(
+        &mut self,
+        corr: &str,
+        text: &str,
+        tools: &[smart_kernel::ToolSpec],
+        base: &Path,
+        opts: &SayOptions,
+        report: &mut SayReport,
+    ) -> Result<Answer, AssistantError> {
+        if let Some(seq) = self.undo_request(text) {
+            return Ok(Answer::Call {
+                source: ProposalSource::Template,
+                tool: "undo".into(),
+                args: json!({ "target_seq": seq }),
+                timings: None,
+            });
+        }
+        let reading = understand::read(text);
+        if reading.is_empty() {
+            return Ok(Answer::NoCall);
+        }
+        let ctx = understanding::context(&self.engine, base, understanding::WalkLimits::default())?;
+        let visible: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
+        if !opts.no_templates {
+            let phrase = PhraseContext {
+                base: base.to_string_lossy().into_owned(),
+                last_plan: ctx.newest.as_ref().map(|(_, h)| h.clone()),
+                plan_tool: ctx.newest.as_ref().map(|(t, _)| t.clone()),
+                visible: visible.clone(),
+            };
+            if let Some((tool, args)) = template(&reading.text, &phrase) {
+                return Ok(Answer::Call { source: ProposalSource::Template, tool, args, timings: None });
+            }
+        }
+        let mentions = understand::mentions::find(&reading, &ctx.vocab);
+        let decls = understanding::rank_tools(tools);
+        let style = self.understand_opts.style;
+        let (sup, info) = self.started_model(corr).await?;
+        let shown = understand::mentions::canonical(&reading, &mentions, &ctx.vocab);
+        let (ranking, timings) = understanding::rank(sup, info.format, &decls, &shown, style).await?;
+        report.model = Some(info.name);
+        let fill = |tool: &str| understand::fill(tool, &reading, &mentions, &ctx);
+        report.ranking = Some(understanding::RankingView::from(&ranking));
+        Ok(match understand::decide(&ranking, &fill, &ctx.base, &self.understand_opts.thresholds) {
+            Understood::Call { tool, args } => {
+                Answer::Call { source: ProposalSource::Model, tool, args, timings: Some(timings) }
+            }
+            Understood::Ask { question } => Answer::Ask(question),
+            Understood::Say { reply } => Answer::Say(reply),
+            Understood::NoCall => Answer::NoCall,
+        })
+    }
+
+    /// Has the model worker evaluate the static part of the ranking prompt for the tools the
+    /// scope shows now, so the next utterance pays only for its own words. The app runs this at
+    /// start and after a scope change; a one-shot command finds it on disk afterwards.
+    pub async fn prepare(&mut self) -> Result<Timings, AssistantError> {
+        let corr = corr();
+        let tools = self.engine.visible_tools()?;
+        if tools.is_empty() {
+            return Err(AssistantError::NoScope);
+        }
+        let decls = understanding::rank_tools(&tools);
+        let style = self.understand_opts.style;
+        let result = match self.started_model(&corr).await {
+            Ok((sup, info)) => {
+                understanding::prepare(sup, info.format, &decls, style).await.map_err(AssistantError::from)
+            }
+            Err(e) => Err(e),
+        };
+        self.record_faults(&corr);
+        result
+    }
+
+    /// How understanding decides (the eval compares settings).
+    pub fn set_understanding(&mut self, opts: UnderstandOptions) {
+        self.understand_opts = opts;
     }
 
     /// The end of a turn: the continuous evaluator looks at the recent turns, its findings go to
@@ -727,197 +779,43 @@ impl Assistant {
     }
 }
 
-/// Whether the person is talking about a plan (applying one, carrying one out).
-fn mentions_plan(utterance: &str) -> bool {
-    let lower = utterance.to_lowercase();
-    // "make a plan to move…" asks for a new plan, not to apply an old one.
-    ["the plan", "that plan", "this plan", "move plan", "latest plan", "apply", "the moves", "those moves", "carry out"]
-        .iter()
-        .any(|w| lower.contains(w))
-}
-
-/// The tools a model is always shown (when visible): the everyday file work. They come first
-/// (in the registry's order), so the prompt's cached prefix survives from one utterance to the
-/// next whatever else is cued.
-pub const CORE_TOOLS: &[&str] =
-    &["fs.scan", "fs.hash", "cluster.duplicates", "propose.move", "apply.move", "fs.quarantine"];
-
-/// The other tools, and the words that make an utterance about them. A small model on two cores
-/// cannot read twenty tool declarations per sentence (prefill alone took over two minutes), and
-/// reads a few far more accurately; so beyond the core, a tool is declared only when the
-/// utterance mentions one of its cues. Orbit's scope still decides what may be *called*; this
-/// only narrows what a model is *told* — the kernel judges whatever comes back.
-pub const CUED_TOOLS: &[(&str, &[&str])] = &[
-    ("fs.read", &["read", "open", "what does", "say", "contents of the file", "show me the file", "print"]),
-    ("rag.search", &["find", "search", "look for", "about", "where is", "where did i", "mention"]),
-    ("orbit.get_context", &["status", "context", "stance", "lease", "what can you", "situation", "allowed"]),
-    (
-        "infer.superseded_docs",
-        &["old version", "older version", "outdated", "superseded", "latest version", "versions", "stale"],
-    ),
-    ("rag.assemble_context", &["context bundle", "assemble", "gather the text", "put together"]),
-    ("rag.validate_applicability", &["still valid", "still current", "up to date", "applicable", "still true"]),
-    ("propose.patch", &["fix", "replace", "change", "edit", "typo", "correct", "rewrite", "patch"]),
-    ("propose.redirects", &["redirect"]),
-    ("propose.quarantine", &["clean up", "tidy", "what would you delete", "review before deleting"]),
-    ("apply.patch", &["apply", "the patch", "the change", "the edit"]),
-    ("db.upsert", &["remember", "note that", "record", "save a note", "store"]),
-    ("fs.compact", &["compact", "archive", "compress", "zip", "tarball"]),
-    ("rebuild.index", &["rebuild the index", "reindex", "re-index", "rebuild the library"]),
-    ("quarantine.purge", &["purge", "empty the quarantine", "permanently delete"]),
-];
-
-/// Whether a model is shown `tool` for this utterance.
-fn offered(tool: &str, lower: &str) -> bool {
-    CORE_TOOLS.contains(&tool)
-        || CUED_TOOLS.iter().any(|(t, cues)| *t == tool && cues.iter().any(|c| lower.contains(c)))
-}
-
-/// What the proposers are told about the visible tools.
-///
-/// Only the core tools and those the utterance cues are declared (see [`CUED_TOOLS`]), core
-/// first.
-///
-/// A tool that applies an artifact (`apply.move`) is declared only when the person is talking
-/// about a plan and there is one, and then its artifact argument may be exactly that plan's
-/// hash and nothing else. Without this a small model reads "move a.txt into archive", picks the
-/// tool whose name says "move" and invents a hash — and the only real hash it could pick is a
-/// plan the person never asked to apply. The kernel would judge either; this keeps the
-/// proposals honest in the first place.
-///
-/// A tool that takes *either* paths or a proposal (`fs.quarantine`) is shown with its paths only:
-/// a reviewed list is applied by "do it" through the templates, where the hash comes from the
-/// ledger rather than from a model.
-pub fn declarations(
-    tools: &[smart_kernel::ToolSpec],
-    utterance: &str,
-    last_plan: Option<(&str, &str)>,
-) -> Vec<ToolDecl> {
-    let lower = utterance.to_lowercase();
-    let mut chosen: Vec<&smart_kernel::ToolSpec> = tools.iter().filter(|s| offered(&s.name, &lower)).collect();
-    // A stable sort: core first, each group in the order the tools came in.
-    chosen.sort_by_key(|s| !CORE_TOOLS.contains(&s.name.as_str()));
-    chosen
-        .into_iter()
-        .filter_map(|s| {
-            let mut parameters = s.args_schema.clone();
-            if let Some(arg) = &s.artifact_arg {
-                let required = parameters["required"].as_array().is_some_and(|r| r.iter().any(|v| v == arg.as_str()));
-                if required {
-                    let (_, plan) = last_plan.filter(|(t, _)| *t == s.name && mentions_plan(utterance))?;
-                    if let Some(p) = parameters.pointer_mut(&format!("/properties/{arg}")) {
-                        p["enum"] = json!([plan]);
-                    }
-                } else if let Some(obj) = parameters.as_object_mut() {
-                    obj.remove("oneOf");
-                    if let Some(props) = obj.get_mut("properties").and_then(Value::as_object_mut) {
-                        props.remove(arg.as_str());
-                    }
-                    let others: Vec<Value> = obj
-                        .get("properties")
-                        .and_then(Value::as_object)
-                        .map(|p| p.keys().map(|k| json!(k)).collect())
-                        .unwrap_or_default();
-                    obj.insert("required".into(), Value::Array(others));
-                }
-            }
-            Some(ToolDecl { name: s.name.clone(), description: s.description.clone(), parameters })
-        })
-        .collect()
-}
-
-/// A tool output cut to what fits in a small model's context.
-fn shorten(v: &Value) -> Value {
-    let text = v.to_string();
-    if text.len() <= RESPONSE_CHARS {
-        return v.clone();
-    }
-    let cut: String = text.chars().take(RESPONSE_CHARS).collect();
-    json!({ "truncated": true, "start": cut })
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
     #[test]
-    fn apply_is_declared_only_for_a_plan_the_person_talks_about_and_only_with_its_hash() {
+    fn a_prompt_preview_shows_every_visible_tool_in_every_format() {
         let specs = smart_tools::specs();
-        let plan = "ab".repeat(32);
-        let names = |d: &[ToolDecl]| d.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
-        // "move" is not "apply the plan": a model must not be offered a plan to apply.
-        for text in ["move a.txt into archive", "plan moving a.txt into archive", "make a plan to move a.txt"] {
-            let d = declarations(&specs, text, Some(("apply.move", &plan)));
-            assert!(!names(&d).contains(&"apply.move".to_string()), "{text}");
-        }
-        let d = declarations(&specs, "move a.txt into archive", Some(("apply.move", &plan)));
-        assert!(names(&d).contains(&"propose.move".to_string()));
-        // No plan, nothing to apply.
-        assert!(!names(&declarations(&specs, "apply the plan", None)).contains(&"apply.move".to_string()));
-        // A plan, asked for: the hash is the only value the grammar will allow.
-        let d = declarations(&specs, "apply the plan", Some(("apply.move", &plan)));
-        assert!(!names(&d).contains(&"apply.patch".to_string()), "only the tool that applies the last proposal");
-        // fs.quarantine is shown with its paths only.
-        let q = d.iter().find(|t| t.name == "fs.quarantine").unwrap();
-        assert_eq!(q.parameters["required"], json!(["paths"]));
-        assert!(q.parameters["properties"].get("proposal").is_none() && q.parameters.get("oneOf").is_none());
-        let apply = d.iter().find(|t| t.name == "apply.move").unwrap();
-        assert_eq!(apply.parameters["properties"]["proposal"]["enum"], json!([plan]));
-        let g = smart_proposer::grammar::build(smart_proposer::PromptFormat::ChatMl, &d).unwrap();
-        assert!(g.contains(&format!("\"\\\"{plan}\\\"\"")), "{g}");
-    }
-
-    #[test]
-    fn a_model_is_shown_the_core_tools_first_and_others_only_when_the_sentence_cues_them() {
-        let specs = smart_tools::specs();
-        let names = |text: &str| declarations(&specs, text, None).into_iter().map(|t| t.name).collect::<Vec<_>>();
-        assert_eq!(
-            names("list the files in Downloads"),
-            ["fs.scan", "fs.hash", "cluster.duplicates", "propose.move", "fs.quarantine"]
-        );
-        let mut sorted = specs.clone();
-        sorted.sort_by(|a, b| a.name.cmp(&b.name));
-        let n =
-            declarations(&sorted, "list the files in Downloads", None).into_iter().map(|t| t.name).collect::<Vec<_>>();
-        assert_eq!(
-            n,
-            ["cluster.duplicates", "fs.hash", "fs.quarantine", "fs.scan", "propose.move"],
-            "the order given is kept"
-        );
-        let n = names("find the notes about the budget");
-        assert!(n.contains(&"rag.search".to_string()) && !n.contains(&"db.upsert".to_string()), "{n:?}");
-        assert_eq!(
-            &n[..5],
-            ["fs.scan", "fs.hash", "cluster.duplicates", "propose.move", "fs.quarantine"],
-            "core first"
-        );
-        assert_eq!(n.last().map(String::as_str), Some("rag.search"));
-        assert!(names("fix the typo in the README").contains(&"propose.patch".to_string()));
-        assert!(names("compress the old-project folder").contains(&"fs.compact".to_string()));
-        // Every cued tool is a real tool.
-        for (t, _) in CUED_TOOLS {
-            assert!(specs.iter().any(|s| s.name == *t), "{t}");
-        }
-        for s in &specs {
-            assert!(
-                CORE_TOOLS.contains(&s.name.as_str()) || CUED_TOOLS.iter().any(|(t, _)| *t == s.name),
-                "{} is never shown",
-                s.name
-            );
+        let previews = prompt_previews(&specs);
+        let styles = [Style::Compact, Style::CompactShots, Style::NativeShots, Style::Verbs];
+        assert_eq!(previews.len(), 3 * styles.len());
+        // One preview per (format, style), styles innermost: each names every tool as that style shows it.
+        for (i, p) in previews.iter().enumerate() {
+            let style = styles[i % styles.len()];
+            for s in &specs {
+                let shown = understand::rank::shown_name(&s.name, style);
+                assert!(p.contains(shown), "{} (shown as {shown}) is not in:\n{p}", s.name);
+            }
         }
     }
 
     #[test]
-    fn the_prompt_never_names_the_working_folder_so_a_temp_folder_name_cannot_leak_into_paths() {
-        let roots = vec!["/tmp/.tmpipf9N9/root".to_string(), "/media/usb".to_string()];
-        let c = folders_context(Path::new("/tmp/.tmpipf9N9/root/inbox"), &roots);
-        assert!(!c.contains(".tmpipf9N9"), "{c}");
-        assert!(c.contains("/media/usb"), "a root elsewhere is still named: {c}");
-        // The same prompt wherever the working folder is: proposals (and the cached prefix) do
-        // not depend on the machine's temp folder names.
-        let here = folders_context(Path::new("/home/ana"), &["/home/ana".to_string()]);
-        let there = folders_context(Path::new("/tmp/x"), &["/tmp/x".to_string()]);
-        assert_eq!(here, there);
+    fn only_existing_inputs_let_a_template_stand() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("a.txt");
+        std::fs::write(&f, "x").unwrap();
+        let f = f.to_string_lossy().to_string();
+        let gone = d.path().join("b.txt").to_string_lossy().to_string();
+        assert!(named_paths_exist(&json!({"path": f})));
+        assert!(!named_paths_exist(&json!({"path": gone})));
+        // A move's destination need not exist; its source must, and so must its folder.
+        assert!(named_paths_exist(&json!({"moves": [{"from": f, "to": gone}]})));
+        assert!(!named_paths_exist(&json!({"paths": [f, gone]})));
+        std::fs::create_dir(d.path().join("Scans")).unwrap();
+        let into =
+            |dir: &str| json!({"moves": [{"from": f, "to": d.path().join(dir).join("a.txt").to_string_lossy()}]});
+        assert!(named_paths_exist(&into("Scans")));
+        assert!(!named_paths_exist(&into("scans")), "the destination folder is spelt otherwise");
     }
 }

@@ -60,6 +60,14 @@ pub enum BusEvent {
         reason: String,
         restart_in_ms: u64,
     },
+    /// Understanding is getting ready: the ranking prompt's static part is being evaluated
+    /// (at start and after a scope change), and a proposal waits for it.
+    Preparing,
+    /// Ready: a proposal now pays only for its own words.
+    Prepared {
+        tokens: u32,
+        ms: u64,
+    },
     /// The microphone's loudness (for the HUD's meter).
     Level {
         rms_dbfs: f32,

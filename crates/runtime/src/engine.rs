@@ -666,21 +666,6 @@ impl Engine {
         Ok(self.kernel.registry().specs().filter(|s| token.tools.contains(&s.name)).cloned().collect())
     }
 
-    /// The most recent proposal among the last events, as (the tool that applies it, its hash),
-    /// for "apply the plan" / "do it". An already applied one is still returned, so "apply it"
-    /// again is refused with the reason rather than guessed at.
-    pub fn last_plan(&self) -> Result<Option<(String, String)>, RuntimeError> {
-        let (tail, _) = self.ledger.tail()?;
-        let rows = self.ledger.list(tail.saturating_sub(2_000).max(1), Some("committed"), 2_000)?;
-        Ok(rows.iter().rev().find_map(|row| match row.event() {
-            Ok(KernelEvent::Committed { tool, artifact: Some(a), .. }) => {
-                let applies = smart_tools::exec::applied_by(&tool)?;
-                smart_kernel::hash_of(&a).ok().map(|h| (applies.to_string(), h.to_hex()))
-            }
-            _ => None,
-        }))
-    }
-
     /// The folders SMART may work in.
     pub fn roots(&self) -> &[String] {
         &self.kernel.policy().roots

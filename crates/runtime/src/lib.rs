@@ -31,6 +31,7 @@ pub mod process;
 pub mod quarantine;
 pub mod slow_loop;
 pub mod summary;
+pub mod understanding;
 pub mod voice;
 pub mod watch;
 pub mod worker;

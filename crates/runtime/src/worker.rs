@@ -18,8 +18,8 @@
 
 use crate::process::ChildProcess;
 use smart_proposer::protocol::{
-    self, LoadRequest, ModelInfo, PROTOCOL_VERSION, PerceiveRequest, Perceived, Proposal, ProposeRequest, Request,
-    RequestLine, Response, ResponseBody, WorkerErrorCode,
+    self, LoadRequest, ModelInfo, PROTOCOL_VERSION, PerceiveRequest, Perceived, PrepareRequest, Prepared, Proposal,
+    ProposeRequest, RankRequest, Ranked, Request, RequestLine, Response, ResponseBody, WorkerErrorCode,
 };
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -63,12 +63,20 @@ pub fn locate_worker() -> Result<PathBuf, WorkerError> {
 #[derive(Copy, Clone, Debug)]
 pub struct Timeouts {
     pub load: Duration,
+    /// A proposal or a ranking. Generous: a cold prompt prefix on two busy cores can take tens
+    /// of seconds, and a deadline must make SMART slow under load, never wrong.
     pub propose: Duration,
+    /// Evaluating a ranking prompt's static part ahead of need.
+    pub prepare: Duration,
 }
 
 impl Default for Timeouts {
     fn default() -> Self {
-        Timeouts { load: Duration::from_secs(180), propose: Duration::from_secs(120) }
+        Timeouts {
+            load: Duration::from_secs(180),
+            propose: Duration::from_secs(120),
+            prepare: Duration::from_secs(300),
+        }
     }
 }
 
@@ -277,6 +285,37 @@ impl Supervisor {
         let timeout = self.timeouts.propose;
         self.exchange(Request::Propose(req.clone()), "propose", timeout, |r| match r {
             Response::Proposal(p) => Ok(p),
+            other => Err(other),
+        })
+        .await
+    }
+
+    /// The scores of a ranking: one per candidate, each a finite log-probability (anything else
+    /// is a broken worker, not a ranking).
+    pub async fn rank(&mut self, req: &RankRequest) -> Result<Ranked, WorkerError> {
+        let timeout = self.timeouts.propose;
+        let ranked = self
+            .exchange(Request::Rank(req.clone()), "rank", timeout, |r| match r {
+                Response::Ranked(p) => Ok(p),
+                other => Err(other),
+            })
+            .await?;
+        let n = req.candidates.len();
+        let sane = |v: &[f32]| v.len() == n && v.iter().all(|x| x.is_finite() && *x <= 1e-3);
+        if !sane(&ranked.scores) || !sane(&ranked.first) {
+            return Err(WorkerError::Garbage(format!(
+                "a ranking of {n} candidates came back as {:?} / {:?}",
+                ranked.scores, ranked.first
+            )));
+        }
+        Ok(ranked)
+    }
+
+    /// Has the worker evaluate and keep a prompt's static part now.
+    pub async fn prepare(&mut self, req: &PrepareRequest) -> Result<Prepared, WorkerError> {
+        let timeout = self.timeouts.prepare;
+        self.exchange(Request::Prepare(req.clone()), "prepare", timeout, |r| match r {
+            Response::Prepared(p) => Ok(p),
             other => Err(other),
         })
         .await

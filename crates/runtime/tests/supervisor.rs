@@ -60,7 +60,11 @@ fn supervisor(program: PathBuf) -> Supervisor {
             cache_dir: None,
         },
     });
-    s.timeouts = Timeouts { load: Duration::from_secs(10), propose: Duration::from_millis(800) };
+    s.timeouts = Timeouts {
+        load: Duration::from_secs(10),
+        propose: Duration::from_millis(800),
+        prepare: Duration::from_secs(10),
+    };
     s.backoff = Backoff { base: Duration::from_millis(50), max: Duration::from_millis(400) };
     s
 }

@@ -1,0 +1,774 @@
+//! Filling a chosen tool's arguments from what was said — never from what a model writes.
+//!
+//! Once the tool is chosen, its arguments are mostly already in the sentence: the names it
+//! mentions (resolved against the folder tree, see [`super::mentions`]), the words after
+//! "about" for a search, "X with Y" for an edit, the statement after "remember that" for a note,
+//! and, for the tools that apply or purge something made earlier, the one thing of that kind
+//! the ledger knows (the newest move plan, patch, quarantine list or batch). Each tool has a
+//! recipe saying which of these it takes; [`RECIPES`] is that table, and a test checks every
+//! registry tool has one.
+//!
+//! When something the call needs is not there — no file named, a name that exists nowhere, a
+//! name that fits two entries, nothing to apply — the answer is [`Filled::Missing`] or
+//! [`Filled::Ambiguous`], which the assistant turns into a question or a plain "I did not find
+//! …", never a guess.
+
+use super::mentions::{Mention, MentionKind};
+use super::reading::Reading;
+use super::vocab::{EntryKind, Vocabulary};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// What understanding knows besides the words.
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    pub vocab: Vocabulary,
+    /// Where relative names point (the working folder), absolute.
+    pub base: String,
+    /// For each applying tool (`apply.move`, `apply.patch`, `fs.quarantine`), the newest
+    /// artifact it would apply.
+    pub artifacts: BTreeMap<String, String>,
+    /// The newest artifact of all, as (the tool that applies it, its hash): what "apply it" means.
+    pub newest: Option<(String, String)>,
+    /// Quarantine batch names, oldest first.
+    pub batches: Vec<String>,
+    /// The paths the newest committed call named ("it", "that file").
+    pub recent: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Missing {
+    /// A file or folder (of this kind) to act on; `not_found` is a name said that exists nowhere.
+    Path { wants: Option<EntryKind>, not_found: Option<String> },
+    /// Where a move should go.
+    Destination,
+    /// Nothing of this kind was prepared ("move plan", "patch", "quarantine list").
+    Artifact(&'static str),
+    /// The quarantine is empty, or the batch named is not there.
+    Batch { named: Option<String> },
+    /// Words the call needs ("what to search for", "what to replace").
+    Words(&'static str),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Filled {
+    Args(Value),
+    /// Arguments whose one path is the working folder because nothing was named ("find
+    /// duplicates across everything"): a call, but no evidence that the tool was meant.
+    Defaulted(Value),
+    /// Arguments the tool's choice settles by itself (none, the newest plan, the newest batch):
+    /// a call, with nothing in the sentence for or against it.
+    Implied(Value),
+    Missing(Missing),
+    /// A name that fits several entries: (what was said, the absolute paths it could be).
+    Ambiguous {
+        said: String,
+        options: Vec<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Recipe {
+    /// One `path`; `default_base`: with nothing named, the working folder.
+    OnePath { wants: Option<EntryKind>, default_base: bool },
+    /// `paths`: every entry named.
+    Paths,
+    /// `paths`, or the newest quarantine list when the person points at "the list".
+    Quarantine,
+    /// `ids`: the files named.
+    Ids,
+    /// `ids` and `budget_tokens`.
+    Bundle,
+    /// `moves` from what is named to where it should go.
+    Moves,
+    /// `moves` from where a document was to where it is now.
+    Redirects,
+    /// `proposal`: the newest artifact this tool applies.
+    Apply(&'static str),
+    /// `batch`: the one named, or the newest.
+    Batch,
+    /// `query`, and `path_prefix` when a folder is named as the place to look.
+    Search,
+    /// `path`, `find`, `replace`.
+    Patch,
+    /// `collection`, `key`, `value`.
+    Record,
+    /// No arguments.
+    Nothing,
+}
+
+/// Every tool's recipe.
+pub const RECIPES: &[(&str, Recipe)] = &[
+    ("fs.scan", Recipe::OnePath { wants: None, default_base: true }),
+    ("fs.hash", Recipe::OnePath { wants: Some(EntryKind::File), default_base: false }),
+    ("fs.read", Recipe::OnePath { wants: Some(EntryKind::File), default_base: false }),
+    ("rag.search", Recipe::Search),
+    ("orbit.get_context", Recipe::Nothing),
+    ("cluster.duplicates", Recipe::OnePath { wants: Some(EntryKind::Dir), default_base: true }),
+    ("infer.superseded_docs", Recipe::OnePath { wants: Some(EntryKind::Dir), default_base: true }),
+    ("rag.assemble_context", Recipe::Bundle),
+    ("rag.validate_applicability", Recipe::Ids),
+    ("propose.patch", Recipe::Patch),
+    ("propose.move", Recipe::Moves),
+    ("propose.redirects", Recipe::Redirects),
+    ("propose.quarantine", Recipe::Paths),
+    ("apply.patch", Recipe::Apply("patch")),
+    ("apply.move", Recipe::Apply("move plan")),
+    ("db.upsert", Recipe::Record),
+    ("fs.quarantine", Recipe::Quarantine),
+    ("fs.compact", Recipe::OnePath { wants: Some(EntryKind::Dir), default_base: false }),
+    ("rebuild.index", Recipe::Nothing),
+    ("quarantine.purge", Recipe::Batch),
+];
+
+pub fn recipe(tool: &str) -> Option<Recipe> {
+    RECIPES.iter().find(|(t, _)| *t == tool).map(|(_, r)| *r)
+}
+
+/// The arguments of `tool` for what was said.
+pub fn fill(tool: &str, r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
+    let Some(recipe) = recipe(tool) else {
+        return Filled::Missing(Missing::Words("arguments SMART cannot fill for this tool"));
+    };
+    match recipe {
+        Recipe::OnePath { wants, default_base } => one_path(mentions, ctx, wants, default_base, r),
+        Recipe::Paths => paths(mentions, ctx, None, r).map_or_else(|f| f, |p| Filled::Args(json!({ "paths": p }))),
+        Recipe::Quarantine => {
+            let lower = r.lower();
+            let says_list = lower.iter().any(|w| w == "list") && !mentions.iter().any(|m| !m.candidates().is_empty());
+            match ctx.artifacts.get(tool) {
+                Some(h) if says_list => Filled::Implied(json!({ "proposal": h })),
+                None if says_list => Filled::Missing(Missing::Artifact("quarantine list")),
+                _ => paths(mentions, ctx, None, r).map_or_else(|f| f, |p| Filled::Args(json!({ "paths": p }))),
+            }
+        }
+        Recipe::Ids => {
+            paths(mentions, ctx, Some(EntryKind::File), r).map_or_else(|f| f, |p| Filled::Args(json!({ "ids": p })))
+        }
+        Recipe::Bundle => match paths(mentions, ctx, Some(EntryKind::File), r) {
+            Err(f) => f,
+            Ok(p) => Filled::Args(json!({ "ids": p, "budget_tokens": budget(r).unwrap_or(2000) })),
+        },
+        Recipe::Moves => moves(r, mentions, ctx, false),
+        Recipe::Redirects => moves(r, mentions, ctx, true),
+        Recipe::Apply(what) => match ctx.artifacts.get(tool) {
+            Some(h) => Filled::Implied(json!({ "proposal": h })),
+            None => Filled::Missing(Missing::Artifact(what)),
+        },
+        Recipe::Batch => {
+            let named = r.words.iter().find(|w| looks_like_batch(w)).cloned();
+            match (&named, ctx.batches.last()) {
+                (Some(n), _) if ctx.batches.contains(n) => Filled::Args(json!({ "batch": n })),
+                (Some(n), _) => Filled::Missing(Missing::Batch { named: Some(n.clone()) }),
+                (None, Some(newest)) => Filled::Implied(json!({ "batch": newest })),
+                (None, None) => Filled::Missing(Missing::Batch { named: None }),
+            }
+        }
+        Recipe::Search => search(r, mentions, ctx),
+        Recipe::Patch => patch(r, mentions, ctx),
+        Recipe::Record => record(r),
+        Recipe::Nothing => Filled::Implied(json!({})),
+    }
+}
+
+fn abs(ctx: &Context, i: usize) -> String {
+    ctx.vocab.entries.get(i).map(|e| e.abs.clone()).unwrap_or_default()
+}
+
+fn kind_of(ctx: &Context, path: &str) -> Option<EntryKind> {
+    ctx.vocab.entries.iter().find(|e| e.abs == path).map(|e| e.kind)
+}
+
+/// The entry a mention names, preferring `wants`; an error when it is several or nothing.
+fn resolve(m: &Mention, r: &Reading, ctx: &Context, wants: Option<EntryKind>) -> Result<Vec<String>, Filled> {
+    match &m.kind {
+        MentionKind::Back => {
+            let fitting: Vec<String> = ctx
+                .recent
+                .iter()
+                .filter(|p| wants.is_none_or(|k| kind_of(ctx, p).is_none_or(|pk| pk == k)))
+                .cloned()
+                .collect();
+            if fitting.is_empty() {
+                Err(Filled::Missing(Missing::Path { wants, not_found: None }))
+            } else {
+                Ok(fitting)
+            }
+        }
+        MentionKind::New(name) => Err(Filled::Missing(Missing::Path { wants, not_found: Some(name.clone()) })),
+        MentionKind::Existing(cands) => {
+            if let Some(i) = m.sure() {
+                return Ok(vec![abs(ctx, i)]);
+            }
+            // Among equally good readings, the kind the tool wants decides.
+            let top = cands.first().map(|c| c.score).unwrap_or(0.0);
+            let best: Vec<usize> = cands.iter().filter(|c| c.score >= top - 0.04).map(|c| c.entry).collect();
+            let fit: Vec<usize> = best
+                .iter()
+                .copied()
+                .filter(|i| wants.is_none_or(|k| ctx.vocab.entries.get(*i).is_some_and(|e| e.kind == k)))
+                .collect();
+            match fit.as_slice() {
+                [one] => Ok(vec![abs(ctx, *one)]),
+                _ => Err(Filled::Ambiguous {
+                    said: r.words[m.start..m.end].join(" "),
+                    options: (if fit.is_empty() { best } else { fit }).iter().map(|i| abs(ctx, *i)).collect(),
+                }),
+            }
+        }
+    }
+}
+
+fn one_path(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, default_base: bool, r: &Reading) -> Filled {
+    // Names of existing things first; "it" only when nothing is named; a new name is reported.
+    let existing: Vec<&Mention> = mentions.iter().filter(|m| !m.candidates().is_empty()).collect();
+    let chosen = existing
+        .iter()
+        .find(|m| {
+            wants.is_none_or(|k| {
+                m.candidates().iter().any(|c| ctx.vocab.entries.get(c.entry).is_some_and(|e| e.kind == k))
+            })
+        })
+        .or(existing.first())
+        .copied()
+        .or_else(|| mentions.iter().find(|m| m.kind == MentionKind::Back))
+        .or_else(|| mentions.iter().find(|m| matches!(m.kind, MentionKind::New(_))));
+    match chosen {
+        Some(m) => match resolve(m, r, ctx, wants) {
+            // A folder named for a tool that reads a file (or the other way round) is not what
+            // this tool acts on: as if nothing were named, so a tool that fits may be chosen.
+            Ok(p) if wants.is_some_and(|k| kind_of(ctx, &p[0]).is_some_and(|pk| pk != k)) => {
+                Filled::Missing(Missing::Path { wants, not_found: None })
+            }
+            Ok(p) => Filled::Args(json!({ "path": p[0] })),
+            Err(f) => f,
+        },
+        None if default_base => Filled::Defaulted(json!({ "path": ctx.base })),
+        None => Filled::Missing(Missing::Path { wants, not_found: None }),
+    }
+}
+
+/// Every entry named (or pointed back at), in the order said.
+fn paths(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, r: &Reading) -> Result<Vec<String>, Filled> {
+    let existing: Vec<&Mention> = mentions.iter().filter(|m| !matches!(m.kind, MentionKind::New(_))).collect();
+    // Names win over "it": "delete it and budget.xlsx" is rare, "delete budget.xlsx" is not.
+    let pick: Vec<&Mention> = if existing.iter().any(|m| m.kind != MentionKind::Back) {
+        existing.into_iter().filter(|m| m.kind != MentionKind::Back).collect()
+    } else {
+        existing
+    };
+    if pick.is_empty() {
+        let not_found = mentions.iter().find_map(|m| match &m.kind {
+            MentionKind::New(n) => Some(n.clone()),
+            _ => None,
+        });
+        return Err(Filled::Missing(Missing::Path { wants, not_found }));
+    }
+    let mut out: Vec<String> = vec![];
+    for m in pick {
+        for p in resolve(m, r, ctx, wants)? {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn parent_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(p, _)| p)
+}
+
+fn basename(path: &str) -> &str {
+    path.trim_end_matches('/').rsplit('/').next().unwrap_or(path)
+}
+
+fn join(base: &str, rel: &str) -> String {
+    if rel.starts_with('/') { rel.to_string() } else { format!("{}/{}", base.trim_end_matches('/'), rel) }
+}
+
+const DESTINATION_WORDS: &[&str] = &["into", "to", "in", "under", "inside", "onto", "as", "at"];
+
+/// `propose.move` (or, with `redirect`, `propose.redirects`): sources and a destination.
+fn moves(r: &Reading, mentions: &[Mention], ctx: &Context, redirect: bool) -> Filled {
+    let usable: Vec<&Mention> = mentions.iter().collect();
+    if redirect {
+        // Where a document was (it may not exist any more), then where it is now.
+        let (Some(from), Some(to)) = (usable.first(), usable.get(1)) else {
+            return Filled::Missing(Missing::Path { wants: None, not_found: None });
+        };
+        // A redirect is from where a document *was*: a path that still exists is a thing to
+        // move, not an old address.
+        let was = match &from.kind {
+            MentionKind::New(n) => join(&ctx.base, n),
+            _ => return Filled::Missing(Missing::Path { wants: None, not_found: None }),
+        };
+        let now = match resolve(to, r, ctx, None) {
+            Ok(p) => p[0].clone(),
+            Err(f) => return f,
+        };
+        return Filled::Args(json!({ "moves": [{ "from": was, "to": now }] }));
+    }
+    // The destination: the last mention after a word like "into"; a new name only after one.
+    let dest_at = usable.iter().rposition(|m| {
+        m.preposition.as_deref().is_some_and(|p| DESTINATION_WORDS.contains(&p)) && m.kind != MentionKind::Back
+    });
+    let Some(dest_at) = dest_at.filter(|i| *i > 0) else {
+        return Filled::Missing(Missing::Destination);
+    };
+    let dest = usable[dest_at];
+    let mut out = vec![];
+    for m in &usable[..dest_at] {
+        let sources = match resolve(m, r, ctx, None) {
+            Ok(p) => p,
+            Err(f) => return f,
+        };
+        for from in sources {
+            let to = match &dest.kind {
+                MentionKind::New(n) if n.contains('/') => join(&ctx.base, n),
+                // "rename a.txt to b.txt": beside the original.
+                MentionKind::New(n) => join(parent_of(&from), n),
+                _ => match resolve(dest, r, ctx, Some(EntryKind::Dir)) {
+                    Ok(p) if kind_of(ctx, &p[0]) == Some(EntryKind::File) => p[0].clone(),
+                    Ok(p) => format!("{}/{}", p[0], basename(&from)),
+                    Err(f) => return f,
+                },
+            };
+            out.push(json!({ "from": from, "to": to }));
+        }
+    }
+    if out.is_empty() {
+        return Filled::Missing(Missing::Path { wants: None, not_found: None });
+    }
+    Filled::Args(json!({ "moves": out }))
+}
+
+/// Words that introduce what to search for.
+const TOPIC_MARKERS: &[&str] = &[
+    "about",
+    "for",
+    "mentioning",
+    "mention",
+    "mentions",
+    "on",
+    "regarding",
+    "concerning",
+    "containing",
+    "called",
+    "named",
+    "of",
+];
+
+/// Words a search request can open with when it has no "about" or "for".
+const SEARCH_OPENINGS: &[&str] = &["search", "look", "find", "hunt", "query", "grep", "locate"];
+
+/// Words of a search request that are not its topic.
+const SEARCH_WORDS: &[&str] = &[
+    "search",
+    "find",
+    "look",
+    "up",
+    "my",
+    "files",
+    "file",
+    "documents",
+    "document",
+    "docs",
+    "notes",
+    "note",
+    "the",
+    "library",
+    "index",
+    "query",
+    "where",
+    "did",
+    "i",
+    "write",
+    "wrote",
+    "anything",
+    "stuff",
+    "any",
+    "do",
+    "have",
+    "which",
+    "that",
+    "talk",
+    "talks",
+    "hunt",
+    "is",
+    "are",
+    "what",
+    "whats",
+    "what's",
+    "where's",
+    "in",
+    "a",
+    "all",
+    "things",
+    "text",
+];
+
+fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
+    let lower = r.lower();
+    // A folder named as the place to look ("in Invoices") narrows the search and is not topic.
+    let place = mentions.iter().rev().find(|m| {
+        m.preposition.as_deref().is_some_and(|p| matches!(p, "in" | "inside" | "within" | "under"))
+            && m.candidates().iter().any(|c| ctx.vocab.entries.get(c.entry).is_some_and(|e| e.kind == EntryKind::Dir))
+    });
+    let end = place.map_or(lower.len(), |m| m.start.saturating_sub(1));
+    let start = lower[..end].iter().rposition(|w| TOPIC_MARKERS.contains(&w.as_str())).map_or(0, |i| i + 1);
+    let mut topic: Vec<&str> = r.words[start..end].iter().map(String::as_str).collect();
+    if start == 0 {
+        // With no word like "about" or "for", only a sentence that opens with a search ("look
+        // up falconry", "search volcanoes") says what to look for; anything else would turn
+        // every sentence into a query.
+        if !lower.first().is_some_and(|w| SEARCH_OPENINGS.contains(&w.as_str())) {
+            return Filled::Missing(Missing::Words("what to search for"));
+        }
+        topic.retain(|w| !SEARCH_WORDS.contains(&w.to_lowercase().as_str()));
+    }
+    while topic.first().is_some_and(|w| matches!(w.to_lowercase().as_str(), "the" | "a" | "an" | "my" | "some")) {
+        topic.remove(0);
+    }
+    let query = topic.join(" ");
+    // A search for nothing, or for a file's own name, is not a search ("what does notes.txt
+    // say" reads the file).
+    let names_a_file = mentions.iter().any(|m| {
+        m.start >= start
+            && m.end <= end
+            && m.candidates().iter().any(|c| ctx.vocab.entries.get(c.entry).is_some_and(|e| e.kind == EntryKind::File))
+    });
+    if query.trim().is_empty() || names_a_file {
+        return Filled::Missing(Missing::Words("what to search for"));
+    }
+    let mut args = json!({ "query": query });
+    if let Some(m) = place
+        && let Some(i) = m.sure()
+    {
+        args["path_prefix"] = json!(abs(ctx, i));
+    }
+    Filled::Args(args)
+}
+
+/// "replace A with B", "change A to B", "A should be B", … → (A, B).
+fn find_replace(words: &[String]) -> Option<(String, String)> {
+    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let at = |w: &str| lower.iter().position(|x| x == w);
+    let text = |a: usize, b: usize| -> String {
+        let mut ws: Vec<&str> = words[a.min(b)..b].iter().map(String::as_str).collect();
+        while ws
+            .first()
+            .is_some_and(|w| matches!(w.to_lowercase().as_str(), "the" | "word" | "every" | "all" | "that" | "text"))
+        {
+            ws.remove(0);
+        }
+        ws.join(" ").trim_matches(['"', '\'']).to_string()
+    };
+    // Verb, first separator, second separator (alternatives), in order of how specific they are.
+    let pairs: &[(&str, &[&str])] = &[
+        ("replace", &["with", "by"]),
+        ("replacing", &["with", "by"]),
+        ("change", &["to", "into"]),
+        ("swap", &["for", "with"]),
+        ("correct", &["to"]),
+        ("turn", &["into"]),
+    ];
+    for (verb, seps) in pairs {
+        if let Some(v) = at(verb) {
+            for sep in *seps {
+                if let Some(s) = lower[v + 1..].iter().position(|x| x == sep).map(|s| s + v + 1) {
+                    let (a, b) = (text(v + 1, s), text(s + 1, words.len()));
+                    if !a.is_empty() && !b.is_empty() {
+                        return Some((a, b));
+                    }
+                }
+            }
+        }
+    }
+    // "A should be B", "it says A but it should say B", "A becomes B".
+    for (mid, skip_after) in [("should", 2usize), ("becomes", 1)] {
+        if let Some(m) = at(mid) {
+            let a_end =
+                if mid == "should" && m >= 2 && lower[m - 1] == "it" && lower[m - 2] == "but" { m - 2 } else { m };
+            let a_start = lower[..a_end]
+                .iter()
+                .rposition(|w| matches!(w.as_str(), "says" | "say" | "that" | "so" | "typo" | "it"))
+                .map_or(0, |i| i + 1);
+            let b = text(m + skip_after, words.len());
+            let a = text(a_start, a_end);
+            if !a.is_empty() && !b.is_empty() && m + skip_after <= words.len() {
+                return Some((a, b));
+            }
+        }
+    }
+    None
+}
+
+fn patch(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
+    let Some(file) = mentions.iter().find(|m| !m.candidates().is_empty() || m.kind == MentionKind::Back) else {
+        let not_found = mentions.iter().find_map(|m| match &m.kind {
+            MentionKind::New(n) => Some(n.clone()),
+            _ => None,
+        });
+        return Filled::Missing(Missing::Path { wants: Some(EntryKind::File), not_found });
+    };
+    let path = match resolve(file, r, ctx, Some(EntryKind::File)) {
+        Ok(p) => p[0].clone(),
+        Err(f) => return f,
+    };
+    // The file's name and the words that point at it ("in", "the file") are not the edit.
+    let mut start = file.start;
+    while start > 0 && matches!(r.words[start - 1].to_lowercase().as_str(), "in" | "of" | "the" | "file" | "from") {
+        start -= 1;
+    }
+    let words: Vec<String> = r.words[..start].iter().chain(&r.words[file.end..]).cloned().collect();
+    match find_replace(&words) {
+        Some((find, replace)) => Filled::Args(json!({ "path": path, "find": find, "replace": replace })),
+        None => Filled::Missing(Missing::Words("what to replace, and with what")),
+    }
+}
+
+/// Openings of a note; what follows is the statement.
+const NOTE_MARKERS: &[&[&str]] = &[
+    &["keep", "in", "mind", "that"],
+    &["keep", "in", "mind"],
+    &["make", "a", "note", "that"],
+    &["make", "a", "note"],
+    &["save", "a", "note", "saying"],
+    &["save", "a", "note", "that"],
+    &["save", "a", "note"],
+    &["note", "down", "that"],
+    &["note", "down"],
+    &["write", "down", "that"],
+    &["write", "down"],
+    &["store", "a", "record", "that"],
+    &["store", "a", "record"],
+    &["store", "that"],
+    &["record", "that"],
+    &["remember", "that"],
+    &["note", "that"],
+    &["remember"],
+    &["note"],
+    &["store"],
+    &["record"],
+];
+
+fn record(r: &Reading) -> Filled {
+    let lower = r.lower();
+    // What to remember follows the word that asks for it ("remember that …"), or comes before
+    // it ("my locker is 12, remember that"). Without such a word nothing asked to be kept.
+    let marker = NOTE_MARKERS.iter().find_map(|m| {
+        (0..lower.len())
+            .find(|i| i + m.len() <= lower.len() && lower[*i..*i + m.len()].iter().zip(m.iter()).all(|(a, b)| a == b))
+            .map(|i| (i, i + m.len()))
+    });
+    let Some((at, after)) = marker else {
+        return Filled::Missing(Missing::Words("what to remember"));
+    };
+    let range = if after < lower.len() { after..lower.len() } else { 0..at };
+    let statement: Vec<&str> = r.words[range].iter().map(|w| w.trim_end_matches(',')).collect();
+    if statement.is_empty() {
+        return Filled::Missing(Missing::Words("what to remember"));
+    }
+    // The key: what the statement is about ("the wifi password is …" → "wifi password").
+    let copula = statement
+        .iter()
+        .position(|w| matches!(w.to_lowercase().as_str(), "is" | "are" | "was" | "were" | "expires" | "on"));
+    let subject: Vec<&str> = statement[..copula.unwrap_or(statement.len().min(4))]
+        .iter()
+        .copied()
+        .filter(|w| !matches!(w.to_lowercase().as_str(), "the" | "my" | "our" | "a" | "an" | "your"))
+        .collect();
+    let key: String = if subject.is_empty() { statement.join(" ") } else { subject.join(" ") }
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '\'')
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join("_");
+    let key: String = key.chars().take(200).collect();
+    if key.is_empty() {
+        return Filled::Missing(Missing::Words("what to remember"));
+    }
+    Filled::Args(json!({ "collection": "notes", "key": key, "value": statement.join(" ") }))
+}
+
+/// "in 2000 tokens", "at most 500 tokens", "under 1000 tokens".
+fn budget(r: &Reading) -> Option<u64> {
+    let lower = r.lower();
+    let t = lower.iter().position(|w| w == "tokens" || w == "token")?;
+    (t > 0).then(|| lower[t - 1].replace(',', "").parse::<u64>().ok()).flatten().filter(|n| (1..=32_000).contains(n))
+}
+
+fn looks_like_batch(w: &str) -> bool {
+    let (hex, n) = w.split_once('-').unwrap_or((w, "0"));
+    hex.len() == 16 && hex.chars().all(|c| c.is_ascii_hexdigit()) && n.chars().all(|c| c.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::super::mentions;
+    use super::super::reading::read;
+    use super::super::vocab::Entry;
+    use super::*;
+
+    fn ctx() -> Context {
+        let e = |rel: &str, kind| Entry { abs: format!("/r/{rel}"), rel: rel.into(), kind };
+        let vocab = Vocabulary::new(vec![
+            e("Band Practice", EntryKind::Dir),
+            e("Recipes", EntryKind::Dir),
+            e("Recipes/2021", EntryKind::Dir),
+            e("Recipes/2021/soup.md", EntryKind::File),
+            e("Taxes", EntryKind::Dir),
+            e("Taxes/2021", EntryKind::Dir),
+            e("shopping_list.md", EntryKind::File),
+            e("budget.xlsx", EntryKind::File),
+            e("meeting notes.txt", EntryKind::File),
+        ]);
+        let mut artifacts = BTreeMap::new();
+        artifacts.insert("apply.move".to_string(), "ab".repeat(32));
+        Context {
+            vocab,
+            base: "/r".into(),
+            artifacts,
+            newest: None,
+            batches: vec!["0123456789abcdef".into()],
+            recent: vec!["/r/budget.xlsx".into()],
+        }
+    }
+
+    fn f(tool: &str, text: &str) -> Filled {
+        let c = ctx();
+        let r = read(text);
+        let m = mentions::find(&r, &c.vocab);
+        fill(tool, &r, &m, &c)
+    }
+
+    fn args(tool: &str, text: &str) -> Value {
+        match f(tool, text) {
+            Filled::Args(a) => a,
+            other => panic!("{tool} {text:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn paths_come_from_the_tree() {
+        assert_eq!(args("fs.scan", "what's in the band practice folder"), json!({"path": "/r/Band Practice"}));
+        assert_eq!(args("fs.hash", "hash meeting notes dot txt"), json!({"path": "/r/meeting notes.txt"}));
+        assert_eq!(args("fs.scan", "list the files in 2021 in Taxes"), json!({"path": "/r/Taxes/2021"}));
+        assert_eq!(
+            f("cluster.duplicates", "find duplicate files across everything"),
+            Filled::Defaulted(json!({"path": "/r"}))
+        );
+        assert_eq!(args("fs.hash", "hash that file"), json!({"path": "/r/budget.xlsx"}));
+        assert_eq!(
+            args("fs.quarantine", "throw away budget.xlsx and shopping list dot md"),
+            json!({"paths": ["/r/budget.xlsx", "/r/shopping_list.md"]})
+        );
+    }
+
+    #[test]
+    fn what_is_not_there_is_said_not_guessed() {
+        assert_eq!(
+            f("fs.hash", "hash taxes2019.pdf"),
+            Filled::Missing(Missing::Path { wants: Some(EntryKind::File), not_found: Some("taxes2019.pdf".into()) })
+        );
+        assert_eq!(f("fs.hash", "hash it please now"), Filled::Args(json!({"path": "/r/budget.xlsx"})));
+        // A folder is not a file to read.
+        assert_eq!(
+            f("fs.read", "what do I have in Recipes"),
+            Filled::Missing(Missing::Path { wants: Some(EntryKind::File), not_found: None })
+        );
+        assert!(matches!(f("fs.scan", "scan 2021"), Filled::Ambiguous { options, .. } if options.len() == 2));
+        assert_eq!(f("apply.patch", "apply the patch"), Filled::Missing(Missing::Artifact("patch")));
+        assert_eq!(
+            f("fs.compact", "compress something"),
+            Filled::Missing(Missing::Path { wants: Some(EntryKind::Dir), not_found: None })
+        );
+    }
+
+    #[test]
+    fn moves_go_into_folders_or_beside_the_original() {
+        assert_eq!(
+            args("propose.move", "move budget.xlsx into the Recipes folder"),
+            json!({"moves": [{"from": "/r/budget.xlsx", "to": "/r/Recipes/budget.xlsx"}]})
+        );
+        assert_eq!(
+            args("propose.move", "rename soup.md in 2021 to stew.md"),
+            json!({"moves": [{"from": "/r/Recipes/2021/soup.md", "to": "/r/Recipes/2021/stew.md"}]})
+        );
+        assert_eq!(
+            args("propose.move", "file budget.xlsx under 2021 in Taxes"),
+            json!({"moves": [{"from": "/r/budget.xlsx", "to": "/r/Taxes/2021/budget.xlsx"}]})
+        );
+        assert_eq!(f("propose.move", "move budget.xlsx"), Filled::Missing(Missing::Destination));
+        assert_eq!(
+            args("propose.redirects", "record that Taxes/old 2019.pdf moved to budget.xlsx"),
+            json!({"moves": [{"from": "/r/Taxes/old 2019.pdf", "to": "/r/budget.xlsx"}]})
+        );
+    }
+
+    #[test]
+    fn words_come_from_the_sentence() {
+        assert_eq!(
+            args("rag.search", "find my notes about sourdough starters"),
+            json!({"query": "sourdough starters"})
+        );
+        assert_eq!(
+            args("rag.search", "look up kayak in Band Practice"),
+            json!({"query": "kayak", "path_prefix": "/r/Band Practice"})
+        );
+        assert_eq!(args("rag.search", "which files talk about volcano"), json!({"query": "volcano"}));
+        assert!(matches!(f("rag.search", "what does budget.xlsx say"), Filled::Missing(Missing::Words(_))));
+        // From a place that still exists is a move, not a redirect.
+        assert!(matches!(f("propose.redirects", "redirect budget.xlsx to Recipes"), Filled::Missing(_)));
+        assert_eq!(
+            args("propose.patch", "replace tuesday with thursday in shopping_list.md"),
+            json!({"path": "/r/shopping_list.md", "find": "tuesday", "replace": "thursday"})
+        );
+        assert_eq!(
+            args("propose.patch", "fix shopping_list.md it says tuesday but it should say thursday"),
+            json!({"path": "/r/shopping_list.md", "find": "tuesday", "replace": "thursday"})
+        );
+        assert_eq!(
+            args("propose.patch", "edit shopping_list.md so that purple becomes orange"),
+            json!({"path": "/r/shopping_list.md", "find": "purple", "replace": "orange"})
+        );
+        assert_eq!(
+            args("propose.patch", "um replace the word purple in shopping list.md with orange"),
+            json!({"path": "/r/shopping_list.md", "find": "purple", "replace": "orange"})
+        );
+        assert_eq!(
+            args("db.upsert", "my locker number is 12, remember that")["value"],
+            json!("my locker number is 12")
+        );
+        // Nothing asked to be kept, nothing asked to be searched.
+        assert!(matches!(f("db.upsert", "the wifi password is pancake7"), Filled::Missing(_)));
+        assert!(matches!(f("rag.search", "rebuild the search index"), Filled::Missing(_)));
+        assert_eq!(args("rag.search", "look up falconry"), json!({"query": "falconry"}));
+        let rec = args("db.upsert", "remember that the wifi password is pancake7");
+        assert_eq!(
+            rec,
+            json!({"collection": "notes", "key": "wifi_password", "value": "the wifi password is pancake7"})
+        );
+        assert_eq!(
+            args("rag.assemble_context", "assemble a context from budget.xlsx in 2000 tokens")["budget_tokens"],
+            2000
+        );
+        assert_eq!(
+            f("quarantine.purge", "empty the quarantine"),
+            Filled::Implied(json!({"batch": "0123456789abcdef"}))
+        );
+        assert_eq!(f("apply.move", "apply the plan"), Filled::Implied(json!({"proposal": "ab".repeat(32)})));
+    }
+
+    #[test]
+    fn every_recipe_names_a_distinct_tool() {
+        let mut names: Vec<&str> = RECIPES.iter().map(|(t, _)| *t).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), RECIPES.len());
+    }
+}

@@ -1,0 +1,261 @@
+//! From a ranking and the arguments each tool could take, to one answer: a call, a question, or
+//! a plain reply.
+//!
+//! The rules, in order:
+//!
+//! 1. If the model does not think the sentence asks for its best tool — the chance that the
+//!    answer is a call to that tool (the chance of a call at all, times the best tool's share
+//!    among the calls) is under [`Thresholds::best_call`] — there is no call. Both halves
+//!    matter: "what's the status" reads like chat (a call at 0.4) but only one tool fits it
+//!    (1.0); "set a timer" looks like a command (a call at 1.0) but no tool fits (0.18).
+//! 2. If the best two tools are close (their log-probability gap is under
+//!    [`Thresholds::margin`]) and both could be called with what was said, the sentence reads
+//!    two ways: ask which.
+//! 3. Otherwise the best tool, if its arguments are all there.
+//! 4. If the best tool needs something the sentence does not name at all (a file, the words
+//!    to search for), a tool nearly as likely ([`Thresholds::fallback`]) that can be called with
+//!    what was said is the better reading: "what's the context" is not a request to read a file.
+//!    Likewise when the best tool would act on the working folder only because nothing was
+//!    named, or takes no arguments at all: a close tool whose arguments the sentence does give
+//!    is the better reading ("remember that the boiler was serviced in march" is not a search
+//!    for stale documents, nor a request for the status). A name said that exists nowhere is
+//!    the person's to correct — unless a close tool expects exactly such a name (a redirect's
+//!    old path).
+//! 5. Otherwise — a name that is nowhere, a name that is two things, nothing prepared to apply,
+//!    or nothing named — say so, as a question where the person can answer one.
+//!
+//! A question or a reply is never a call: nothing is guessed at L3 or L4.
+
+use super::args::{Filled, Missing};
+use super::rank::{Ranking, USES};
+use super::vocab::EntryKind;
+use serde_json::Value;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Thresholds {
+    /// The least chance, under the model, that the answer is a call to the best tool.
+    pub best_call: f32,
+    /// The least log-probability gap between the best two tools to choose without asking.
+    pub margin: f32,
+    /// How much less likely (log-probability) a tool may be than the best one and still be
+    /// chosen when the best one's arguments are not in the sentence at all.
+    pub fallback: f32,
+}
+
+impl Default for Thresholds {
+    fn default() -> Thresholds {
+        Thresholds { best_call: 0.25, margin: 0.0, fallback: 4f32.ln() }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Understood {
+    Call {
+        tool: String,
+        args: Value,
+    },
+    /// A question the person can answer (which file, which of two things).
+    Ask {
+        question: String,
+    },
+    /// Something to tell the person instead of a call ("there is no move plan yet").
+    Say {
+        reply: String,
+    },
+    /// Not a request for any tool.
+    NoCall,
+}
+
+fn uses(tool: &str) -> &str {
+    USES.iter().find(|(t, _)| *t == tool).map_or(tool, |(_, u)| u)
+}
+
+/// `abs` as the person would say it: relative to the working folder when inside it.
+fn shown(abs: &str, base: &str) -> String {
+    abs.strip_prefix(base).map(|r| r.trim_start_matches('/')).filter(|r| !r.is_empty()).unwrap_or(abs).to_string()
+}
+
+/// What to tell the person when `tool`'s arguments are not all there.
+pub fn explain(filled: &Filled, base: &str) -> Option<Understood> {
+    let ask = |q: String| Some(Understood::Ask { question: q });
+    let say = |r: String| Some(Understood::Say { reply: r });
+    match filled {
+        Filled::Args(_) | Filled::Defaulted(_) | Filled::Implied(_) => None,
+        Filled::Ambiguous { said, options } => {
+            let names: Vec<String> = options.iter().map(|o| shown(o, base)).collect();
+            let list = match names.as_slice() {
+                [a, b] => format!("{a} or {b}"),
+                _ => names.join(", "),
+            };
+            ask(format!("\"{said}\" could be {list} — which one do you mean?"))
+        }
+        Filled::Missing(m) => match m {
+            Missing::Path { wants, not_found } => {
+                let what = match wants {
+                    Some(EntryKind::File) => "file",
+                    Some(EntryKind::Dir) => "folder",
+                    None => "file or folder",
+                };
+                match not_found {
+                    Some(n) => ask(format!("I did not find \"{n}\" in your folders. Which {what} do you mean?")),
+                    None => ask(format!("Which {what} do you mean?")),
+                }
+            }
+            Missing::Destination => ask("Where should it go?".into()),
+            Missing::Artifact(what) => say(format!("There is no {what} to apply yet: ask me to prepare one first.")),
+            Missing::Batch { named: Some(n) } => say(format!("I did not find a quarantine batch called {n}.")),
+            Missing::Batch { named: None } => say("The quarantine is empty: there is nothing to purge.".into()),
+            Missing::Words(w) => ask(format!("Tell me {w}.")),
+        },
+    }
+}
+
+/// The answer for a ranking, where `fill(tool)` gives that tool's arguments for what was said.
+pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, base: &str, t: &Thresholds) -> Understood {
+    let Some((best, best_lp)) = ranking.tools.first().map(|(t, lp)| (t.as_str(), *lp)) else {
+        return Understood::NoCall;
+    };
+    if ranking.p_call * best_lp.exp() < t.best_call {
+        return Understood::NoCall;
+    }
+    let filled = fill(best);
+    if let Some((second, _)) = ranking.tools.get(1)
+        && ranking.margin() < t.margin
+        && matches!(filled, Filled::Args(_) | Filled::Defaulted(_) | Filled::Implied(_))
+        && matches!(fill(second), Filled::Args(_) | Filled::Implied(_))
+    {
+        return Understood::Ask { question: format!("Do you want me to {}, or {}?", uses(best), uses(second)) };
+    }
+    // Rule 4: the best tool cannot be called with what was said (any close tool that can stands
+    // in), or can only because nothing was named or needs naming (only a close tool the
+    // sentence gives arguments to does).
+    let missing = matches!(
+        filled,
+        Filled::Missing(Missing::Path { not_found: None, .. } | Missing::Words(_) | Missing::Destination)
+    );
+    let weak = matches!(
+        filled,
+        Filled::Defaulted(_) | Filled::Implied(_) | Filled::Missing(Missing::Path { not_found: Some(_), .. })
+    );
+    if (missing || weak)
+        && let Some((_, best_lp)) = ranking.tools.first()
+    {
+        for (tool, _) in ranking.tools.iter().skip(1).take_while(|(_, lp)| *lp >= best_lp - t.fallback) {
+            match fill(tool) {
+                Filled::Args(args) => return Understood::Call { tool: tool.clone(), args },
+                Filled::Implied(args) if missing => return Understood::Call { tool: tool.clone(), args },
+                _ => {}
+            }
+        }
+    }
+    match filled {
+        Filled::Args(args) | Filled::Defaulted(args) | Filled::Implied(args) => {
+            Understood::Call { tool: best.to_string(), args }
+        }
+        other => explain(&other, base).unwrap_or(Understood::NoCall),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn ranking(p_call: f32, tools: &[(&str, f32)]) -> Ranking {
+        Ranking { tools: tools.iter().map(|(t, p)| (t.to_string(), p.ln())).collect(), p_call }
+    }
+
+    fn fills(tool: &str) -> Filled {
+        match tool {
+            "fs.scan" | "cluster.duplicates" => Filled::Args(json!({"path": "/r/Recipes"})),
+            "fs.hash" => {
+                Filled::Missing(Missing::Path { wants: Some(EntryKind::File), not_found: Some("x.pdf".into()) })
+            }
+            _ => Filled::Missing(Missing::Artifact("move plan")),
+        }
+    }
+
+    #[test]
+    fn the_rules_apply_in_their_order() {
+        let t = Thresholds { best_call: 0.3, margin: 0.7, fallback: 0.0 };
+        assert_eq!(decide(&ranking(0.3, &[("fs.scan", 0.9)]), &fills, "/r", &t), Understood::NoCall);
+        // Certainly a call, but to no tool in particular.
+        assert_eq!(
+            decide(&ranking(1.0, &[("fs.scan", 0.2), ("cluster.duplicates", 0.18)]), &fills, "/r", &t),
+            Understood::NoCall
+        );
+        assert_eq!(
+            decide(&ranking(0.9, &[("fs.scan", 0.9), ("cluster.duplicates", 0.1)]), &fills, "/r", &t),
+            Understood::Call { tool: "fs.scan".into(), args: json!({"path": "/r/Recipes"}) }
+        );
+        assert!(matches!(
+            decide(&ranking(0.9, &[("fs.scan", 0.55), ("cluster.duplicates", 0.45)]), &fills, "/r", &t),
+            Understood::Ask { question } if question.contains("identical content")
+        ));
+        // Close, but the second cannot be called with what was said: no question about it.
+        assert_eq!(
+            decide(&ranking(0.9, &[("fs.scan", 0.55), ("apply.move", 0.45)]), &fills, "/r", &t),
+            Understood::Call { tool: "fs.scan".into(), args: json!({"path": "/r/Recipes"}) }
+        );
+        assert_eq!(
+            decide(&ranking(0.9, &[("fs.hash", 0.9)]), &fills, "/r", &t),
+            Understood::Ask { question: "I did not find \"x.pdf\" in your folders. Which file do you mean?".into() }
+        );
+        assert!(matches!(
+            decide(&ranking(0.9, &[("apply.move", 0.9)]), &fills, "/r", &t),
+            Understood::Say { reply } if reply.contains("no move plan")
+        ));
+    }
+
+    #[test]
+    fn a_best_tool_with_nothing_to_act_on_gives_way_to_a_close_one_that_has() {
+        let t = Thresholds { best_call: 0.25, margin: 0.0, fallback: 4f32.ln() };
+        let fills = |tool: &str| match tool {
+            "fs.read" => Filled::Missing(Missing::Path { wants: Some(EntryKind::File), not_found: None }),
+            "fs.hash" => {
+                Filled::Missing(Missing::Path { wants: Some(EntryKind::File), not_found: Some("x.pdf".into()) })
+            }
+            "infer.superseded_docs" => Filled::Defaulted(json!({"path": "/r"})),
+            "db.upsert" => Filled::Args(json!({"value": "the boiler was serviced"})),
+            _ => Filled::Implied(json!({})),
+        };
+        // Nothing named for the best tool; a close one that needs nothing stands in.
+        assert_eq!(
+            decide(&ranking(0.9, &[("fs.read", 0.6), ("orbit.get_context", 0.3)]), &fills, "/r", &t),
+            Understood::Call { tool: "orbit.get_context".into(), args: json!({}) }
+        );
+        // Too far behind: ask what to read.
+        assert_eq!(
+            decide(&ranking(0.9, &[("fs.read", 0.9), ("orbit.get_context", 0.05)]), &fills, "/r", &t),
+            Understood::Ask { question: "Which file do you mean?".into() }
+        );
+        // The best would search the working folder only because nothing was named; a close tool
+        // the sentence gives arguments to is the better reading, one that needs none is not.
+        assert_eq!(
+            decide(&ranking(0.9, &[("infer.superseded_docs", 0.7), ("db.upsert", 0.2)]), &fills, "/r", &t),
+            Understood::Call { tool: "db.upsert".into(), args: json!({"value": "the boiler was serviced"}) }
+        );
+        assert_eq!(
+            decide(&ranking(0.9, &[("infer.superseded_docs", 0.7), ("orbit.get_context", 0.3)]), &fills, "/r", &t),
+            Understood::Call { tool: "infer.superseded_docs".into(), args: json!({"path": "/r"}) }
+        );
+        // A name that is nowhere is the person's to correct, whatever else is likely.
+        assert!(matches!(
+            decide(&ranking(0.9, &[("fs.hash", 0.6), ("orbit.get_context", 0.4)]), &fills, "/r", &t),
+            Understood::Ask { .. }
+        ));
+    }
+
+    #[test]
+    fn names_in_questions_are_relative_to_the_working_folder() {
+        let f =
+            Filled::Ambiguous { said: "2021".into(), options: vec!["/r/Recipes/2021".into(), "/r/Taxes/2021".into()] };
+        assert_eq!(
+            explain(&f, "/r"),
+            Some(Understood::Ask {
+                question: "\"2021\" could be Recipes/2021 or Taxes/2021 — which one do you mean?".into()
+            })
+        );
+    }
+}

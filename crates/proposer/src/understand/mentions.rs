@@ -1,0 +1,461 @@
+//! Which words of a reading name files and folders, and which entries each could be.
+//!
+//! Every run of up to six words is looked up in the [`Vocabulary`]; the longest, surest runs win
+//! and never overlap ("band practice" is one folder, not a band and a practice). Then the
+//! sentence's own structure narrows them: "soup.md in 2021" keeps only the soup.md inside a
+//! folder called 2021 (and the folder is then context, not a second mention); "the Recipes
+//! folder" prefers a folder, "the file budget" a file. Words that look like a file name but name
+//! nothing ("rename budget.xlsx to keepsake.txt") are kept as *new* names, for destinations and
+//! for a clear "I did not find …"; "that file", "it" and "there" point back to what the last
+//! call was about.
+
+use super::reading::Reading;
+use super::vocab::{EntryKind, Match, Vocabulary};
+
+/// One candidate entry for a mention.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    pub entry: usize,
+    pub how: Match,
+    pub score: f32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum MentionKind {
+    /// Names existing entries (best first).
+    Existing(Vec<Candidate>),
+    /// Looks like a path or file name but names nothing that exists.
+    New(String),
+    /// "it", "that file", "there": what the last call was about.
+    Back,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mention {
+    /// Word range in the reading.
+    pub start: usize,
+    pub end: usize,
+    pub kind: MentionKind,
+    /// The words before it that say what it is for ("into", "to", "from", "in").
+    pub preposition: Option<String>,
+    /// "the X folder" / "the file X": what kind of entry the words ask for.
+    pub wants: Option<EntryKind>,
+}
+
+impl Mention {
+    pub fn candidates(&self) -> &[Candidate] {
+        match &self.kind {
+            MentionKind::Existing(c) => c,
+            _ => &[],
+        }
+    }
+
+    /// The single best candidate when it is clearly best (alone, or ahead by a match class).
+    pub fn sure(&self) -> Option<usize> {
+        match self.candidates() {
+            [one] => Some(one.entry),
+            [a, b, ..] if a.score > b.score + 0.04 => Some(a.entry),
+            _ => None,
+        }
+    }
+}
+
+const FUNCTION_WORDS: &[&str] = &[
+    "a", "an", "the", "at", "in", "on", "to", "of", "and", "or", "is", "it", "my", "your", "this", "that", "for",
+    "with", "from", "into", "its", "me", "what", "whats", "what's", "all", "i", "do", "does", "are", "be", "as", "by",
+    "under", "inside", "over",
+];
+
+/// Words that say what to do: never a name on their own.
+const COMMAND_WORDS: &[&str] = &[
+    "scan",
+    "list",
+    "read",
+    "hash",
+    "search",
+    "find",
+    "move",
+    "delete",
+    "remove",
+    "compress",
+    "archive",
+    "open",
+    "show",
+    "check",
+    "note",
+    "record",
+    "store",
+    "redirect",
+    "rename",
+    "purge",
+    "zip",
+    "apply",
+    "patch",
+    "edit",
+    "copy",
+    "quarantine",
+    "trash",
+    "bin",
+    "print",
+    "compact",
+    "index",
+    "rebuild",
+    "remember",
+    "fix",
+    "change",
+    "replace",
+    "look",
+    "put",
+    "file",
+    "save",
+    "write",
+    "erase",
+    "validate",
+    "verify",
+    "assemble",
+    "bundle",
+];
+
+const PREPOSITIONS: &[&str] =
+    &["in", "into", "to", "from", "under", "inside", "at", "as", "of", "for", "within", "onto", "over", "across"];
+
+/// Words that end a new name when looking back from its extension ("rename budget.xlsx to final
+/// version.txt" keeps "final version.txt"; "the old path X.pdf" keeps only "X.pdf").
+const NOT_IN_A_NAME: &[&str] = &[
+    "file",
+    "files",
+    "document",
+    "folder",
+    "path",
+    "location",
+    "called",
+    "named",
+    "redirect",
+    "redirects",
+    "map",
+    "record",
+    "write",
+    "move",
+    "moved",
+    "rename",
+    "renamed",
+    "now",
+    "was",
+    "were",
+    "be",
+    "new",
+    "then",
+    "lives",
+    "please",
+    "hash",
+    "read",
+    "delete",
+    "quarantine",
+    "scan",
+    "open",
+    "put",
+    "copy",
+];
+
+const DIR_NOUNS: &[&str] = &["folder", "folders", "directory", "directories", "dir"];
+const FILE_NOUNS: &[&str] = &["file", "files", "document", "doc"];
+
+/// Words that point back at what the last call named.
+const BACK: &[&[&str]] = &[
+    &["that", "file"],
+    &["this", "file"],
+    &["that", "folder"],
+    &["this", "folder"],
+    &["those", "files"],
+    &["these", "files"],
+    &["in", "there"],
+    &["there"],
+    &["it"],
+    &["them"],
+    &["that", "one"],
+];
+
+fn looks_like_file_name(w: &str) -> bool {
+    let w = w.trim_end_matches('/');
+    let name = w.rsplit('/').next().unwrap_or(w);
+    match name.rsplit_once('.') {
+        Some((stem, ext)) => {
+            !stem.is_empty() && (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        }
+        None => w.contains('/') && w.len() > 1,
+    }
+}
+
+/// Finds the mentions in `r`.
+pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
+    let lower = r.lower();
+    let n = lower.len();
+    // Every span that names something, with its best score.
+    let mut spans: Vec<(usize, usize, Vec<Candidate>)> = vec![];
+    for start in 0..n {
+        for len in 1..=6.min(n - start) {
+            let end = start + len;
+            let (first, last) = (lower[start].as_str(), lower[end - 1].as_str());
+            if FUNCTION_WORDS.contains(&first) || FUNCTION_WORDS.contains(&last) {
+                continue;
+            }
+            let words = r.words[start..end].join(" ");
+            let found = v.lookup(&words);
+            if found.is_empty() {
+                continue;
+            }
+            // A command word alone ("scan", "list") is the request, not a name, even when a
+            // folder is called "Scans"; and one or two letters are no evidence of a name.
+            let short = len == 1 && (words.chars().count() < 3 || COMMAND_WORDS.contains(&first));
+            let cands: Vec<Candidate> = found
+                .into_iter()
+                .filter(|_| !short)
+                .map(|(entry, how)| Candidate { entry, how, score: how.weight() + 0.01 * len as f32 })
+                .collect();
+            if !cands.is_empty() {
+                spans.push((start, end, cands));
+            }
+        }
+    }
+    // Longest first, then surest; no overlaps.
+    spans.sort_by(|a, b| (b.1 - b.0).cmp(&(a.1 - a.0)).then(b.2[0].score.total_cmp(&a.2[0].score)).then(a.0.cmp(&b.0)));
+    let mut taken = vec![false; n];
+    let mut mentions: Vec<Mention> = vec![];
+    for (start, end, cands) in spans {
+        if taken[start..end].iter().any(|t| *t) {
+            continue;
+        }
+        taken[start..end].iter_mut().for_each(|t| *t = true);
+        mentions.push(Mention { start, end, kind: MentionKind::Existing(cands), preposition: None, wants: None });
+    }
+    // Names that exist nowhere: kept as new names, with the words before them that are part of
+    // the name ("old 2019.pdf", "Taxes/old 2019.pdf") — up to a word that cannot be. Right to
+    // left, so a name's last word gathers the ones before it.
+    for i in (0..n).rev() {
+        if taken[i] || !looks_like_file_name(&r.words[i]) {
+            continue;
+        }
+        let mut start = i;
+        while start > 0
+            && !taken[start - 1]
+            && !r.words[start - 1].contains('.')
+            && !NOT_IN_A_NAME.contains(&lower[start - 1].as_str())
+            && !FUNCTION_WORDS.contains(&lower[start - 1].as_str())
+            && !PREPOSITIONS.contains(&lower[start - 1].as_str())
+        {
+            start -= 1;
+            if r.words[start].contains('/') {
+                break;
+            }
+        }
+        taken[start..=i].iter_mut().for_each(|t| *t = true);
+        let name = r.words[start..=i].join(" ");
+        mentions.push(Mention { start, end: i + 1, kind: MentionKind::New(name), preposition: None, wants: None });
+    }
+    // Words pointing back.
+    let mut i = 0;
+    while i < n {
+        let hit = BACK.iter().find(|b| {
+            i + b.len() <= n
+                && lower[i..i + b.len()].iter().zip(b.iter()).all(|(x, y)| x == y)
+                && !taken[i..i + b.len()].iter().any(|t| *t)
+        });
+        match hit {
+            Some(b) => {
+                taken[i..i + b.len()].iter_mut().for_each(|t| *t = true);
+                mentions.push(Mention {
+                    start: i,
+                    end: i + b.len(),
+                    kind: MentionKind::Back,
+                    preposition: None,
+                    wants: None,
+                });
+                i += b.len();
+            }
+            None => i += 1,
+        }
+    }
+    mentions.sort_by_key(|m| m.start);
+    for m in &mut mentions {
+        m.preposition = (m.start > 0)
+            .then(|| lower[m.start - 1].as_str())
+            .map(|p| {
+                // "into the Recipes folder": the article sits between.
+                if matches!(p, "the" | "my" | "a" | "our") && m.start > 1 { lower[m.start - 2].as_str() } else { p }
+            })
+            .filter(|p| PREPOSITIONS.contains(p))
+            .map(str::to_string);
+        let after = lower.get(m.end).map(String::as_str);
+        let before = (m.start > 0).then(|| lower[m.start - 1].as_str());
+        if after.is_some_and(|w| DIR_NOUNS.contains(&w)) || before.is_some_and(|w| DIR_NOUNS.contains(&w)) {
+            m.wants = Some(EntryKind::Dir);
+        } else if after.is_some_and(|w| FILE_NOUNS.contains(&w)) || before.is_some_and(|w| FILE_NOUNS.contains(&w)) {
+            m.wants = Some(EntryKind::File);
+        }
+    }
+    narrow_by_place(&mut mentions, &lower, v);
+    for m in &mut mentions {
+        let wants = m.wants;
+        if let MentionKind::Existing(c) = &mut m.kind {
+            for cand in c.iter_mut() {
+                if wants.is_some_and(|k| v.entries.get(cand.entry).is_some_and(|e| e.kind != k)) {
+                    cand.score -= 0.3;
+                }
+            }
+            c.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.entry.cmp(&b.entry)));
+        }
+    }
+    mentions
+}
+
+/// The reading with every surely named entry written as its path ("what does guest list dot md
+/// say" → "what does guest_list.md say", "list the files in 2021 in Taxes" → "list the files in
+/// Taxes/2021"): what a model is shown, so that a name reads as a name and not as words to act on.
+pub fn canonical(r: &Reading, mentions: &[Mention], v: &Vocabulary) -> String {
+    let mut out: Vec<String> = vec![];
+    let mut i = 0;
+    while i < r.words.len() {
+        match mentions.iter().find(|m| m.start == i).and_then(|m| m.sure().map(|e| (m, e))) {
+            Some((m, e)) => {
+                let entry = &v.entries[e];
+                out.push(if entry.rel.is_empty() { entry.abs.clone() } else { entry.rel.clone() });
+                i = m.end.max(i + 1);
+            }
+            None => {
+                out.push(r.words[i].clone());
+                i += 1;
+            }
+        }
+    }
+    out.join(" ")
+}
+
+/// "X in Y" / "X from Y" / "X inside Y" where some of X's candidates lie under Y: X becomes
+/// those, and Y — a place, not a thing to act on — is dropped.
+fn narrow_by_place(mentions: &mut Vec<Mention>, lower: &[String], v: &Vocabulary) {
+    let mut i = 0;
+    while i + 1 < mentions.len() {
+        let (a, b) = (&mentions[i], &mentions[i + 1]);
+        let between: Vec<&str> = lower[a.end..b.start].iter().map(String::as_str).collect();
+        let joined = matches!(
+            between.as_slice(),
+            ["in"]
+                | ["in", "the"]
+                | ["from"]
+                | ["from", "the"]
+                | ["inside"]
+                | ["inside", "the"]
+                | ["within"]
+                | ["of"]
+                | ["under"]
+                | ["in", "my"]
+                | ["from", "my"]
+        );
+        if joined {
+            let places: Vec<usize> = b
+                .candidates()
+                .iter()
+                .filter(|c| v.entries.get(c.entry).is_some_and(|e| e.kind == EntryKind::Dir))
+                .map(|c| c.entry)
+                .collect();
+            let under: Vec<Candidate> =
+                a.candidates().iter().filter(|c| places.iter().any(|p| v.is_under(c.entry, *p))).cloned().collect();
+            if !under.is_empty() {
+                let end = mentions[i + 1].end;
+                let m = &mut mentions[i];
+                m.kind = MentionKind::Existing(under);
+                m.end = end;
+                mentions.remove(i + 1);
+                continue;
+            }
+        }
+        i += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::super::reading::read;
+    use super::super::vocab::{Entry, EntryKind};
+    use super::*;
+
+    fn vocab() -> Vocabulary {
+        let e = |rel: &str, kind| Entry { abs: format!("/r/{rel}"), rel: rel.into(), kind };
+        Vocabulary::new(vec![
+            e("Band Practice", EntryKind::Dir),
+            e("Recipes", EntryKind::Dir),
+            e("Recipes/2021", EntryKind::Dir),
+            e("Recipes/2021/soup.md", EntryKind::File),
+            e("Taxes", EntryKind::Dir),
+            e("Taxes/2021", EntryKind::Dir),
+            e("shopping_list.md", EntryKind::File),
+            e("budget.xlsx", EntryKind::File),
+            e("Recipes/budget.md", EntryKind::File),
+            e("Scans", EntryKind::Dir),
+        ])
+    }
+
+    /// Each mention as the relative path of its best candidate (or the new name / "back").
+    fn said(text: &str) -> Vec<String> {
+        let v = vocab();
+        find(&read(text), &v)
+            .iter()
+            .map(|m| match &m.kind {
+                MentionKind::Existing(c) if m.sure().is_some() => v.entries[c[0].entry].rel.clone(),
+                MentionKind::Existing(c) => {
+                    format!("?{}", c.iter().map(|x| v.entries[x.entry].rel.clone()).collect::<Vec<_>>().join("|"))
+                }
+                MentionKind::New(w) => format!("new:{w}"),
+                MentionKind::Back => "back".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn names_are_found_whole_and_without_overlap() {
+        assert_eq!(said("scan the band practice folder"), ["Band Practice"]);
+        assert_eq!(said("read shopping list dot md"), ["shopping_list.md"]);
+        assert_eq!(said("move budget.xlsx into Recipes"), ["budget.xlsx", "Recipes"]);
+        assert_eq!(said("scan recipes slash 2021"), ["Recipes/2021"]);
+        assert_eq!(said("rename budget.xlsx to keepsake.txt"), ["budget.xlsx", "new:keepsake.txt"]);
+        // The verb is not the folder "Scans".
+        assert_eq!(said("scan taxes slash 2021"), ["Taxes/2021"]);
+        assert_eq!(said("hash that file"), ["back"]);
+        assert!(said("good morning").is_empty());
+    }
+
+    #[test]
+    fn a_place_narrows_a_name_and_is_not_a_second_mention() {
+        assert_eq!(said("list the files in 2021 in Taxes"), ["Taxes/2021"]);
+        assert_eq!(said("read soup.md from 2021"), ["Recipes/2021/soup.md"]);
+        // Two 2021s and nothing to tell them apart: both stay candidates.
+        assert_eq!(said("scan 2021"), ["?Recipes/2021|Taxes/2021"]);
+        // A file at the top moved "in" a folder: the folder is a destination, kept.
+        assert_eq!(said("put shopping_list.md in the Recipes folder"), ["shopping_list.md", "Recipes"]);
+    }
+
+    #[test]
+    fn a_model_is_shown_names_as_they_are_written() {
+        let v = vocab();
+        let shown = |text: &str| {
+            let r = read(text);
+            canonical(&r, &find(&r, &v), &v)
+        };
+        assert_eq!(shown("what does shopping list dot md say"), "what does shopping_list.md say");
+        assert_eq!(shown("list the files in 2021 in Taxes"), "list the files in Taxes/2021");
+        assert_eq!(shown("scan 2021 please"), "scan 2021", "two readings: left as said");
+        assert_eq!(shown("good morning"), "good morning");
+    }
+
+    #[test]
+    fn the_words_around_a_name_say_what_kind_it_is_and_what_it_is_for() {
+        let v = vocab();
+        let m = find(&read("move budget into the Recipes folder"), &v);
+        assert_eq!(m[1].preposition.as_deref(), Some("into"));
+        assert_eq!(m[1].wants, Some(EntryKind::Dir));
+        // "budget" is budget.xlsx or Recipes/budget.md: a stem either way, so not sure.
+        assert_eq!(m[0].sure(), None);
+        assert_eq!(said("hash budget.xlsx"), ["budget.xlsx"]);
+    }
+}

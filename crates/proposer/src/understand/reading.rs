@@ -1,0 +1,258 @@
+//! Reading an utterance: the words a person meant, in the form the rest of understanding works on.
+//!
+//! People type the way they talk ("um scan notes dot t x t please"), and whisper writes what it
+//! hears ("Scan notes dot TXT."). Both reach the same reading: fillers and politeness gone, the
+//! spoken spellings of paths joined back — "dot" before an extension (said as a word or letter by
+//! letter), "slash" between two names, "underscore" and "dash" inside one — and the sentence's
+//! closing punctuation dropped. Case is kept: a model reads "Invoices" better than "invoices",
+//! and names are matched without case anyway.
+//!
+//! It is deliberately conservative: a word joins a path only next to a name-like word, never a
+//! function word, so "connect the dots", "a slash at the end" and "dot your i's" stay as said.
+
+/// An utterance as understanding reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reading {
+    /// The words, space-joined.
+    pub text: String,
+    pub words: Vec<String>,
+}
+
+impl Reading {
+    /// The words in lower case (for matching).
+    pub fn lower(&self) -> Vec<String> {
+        self.words.iter().map(|w| w.to_lowercase()).collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+}
+
+/// Sounds people make while they think: never part of a request.
+const FILLERS: &[&str] = &["um", "umm", "uh", "uhh", "uhm", "er", "erm", "hmm", "hm", "mm", "ah", "eh"];
+
+/// Openings that only address the assistant or soften the request.
+const OPENINGS: &[&[&str]] = &[
+    &["hey", "smart"],
+    &["ok", "smart"],
+    &["okay", "smart"],
+    &["smart"],
+    &["could", "you", "please"],
+    &["can", "you", "please"],
+    &["would", "you", "please"],
+    &["could", "you"],
+    &["can", "you"],
+    &["would", "you"],
+    &["will", "you"],
+    &["i", "want", "you", "to"],
+    &["i'd", "like", "you", "to"],
+    &["please"],
+    &["ok"],
+    &["okay"],
+    &["alright"],
+    &["so"],
+    &["well"],
+    &["now"],
+    &["and"],
+    &["yes"],
+    &["yeah"],
+];
+
+/// Closings that only soften it.
+const CLOSINGS: &[&[&str]] = &[&["please"], &["for", "me"], &["thanks"], &["thank", "you"], &["now", "please"]];
+
+/// Words that are never part of a spoken path ("a slash at the end").
+const FUNCTION_WORDS: &[&str] = &[
+    "a", "an", "the", "at", "in", "on", "to", "of", "and", "or", "is", "it", "my", "your", "this", "that", "for",
+    "with", "from", "into", "its", "his", "her", "their", "our",
+];
+
+/// Extensions people say as a word even after whisper heard a full stop before them ("old. log").
+const KNOWN_EXTENSIONS: &[&str] = &[
+    "txt", "log", "md", "pdf", "png", "jpg", "jpeg", "gif", "doc", "docx", "csv", "json", "zip", "mp3", "mp4", "toml",
+    "xlsx", "xls", "ods", "odt", "pptx", "wav", "gz", "tar", "html", "rs", "py",
+];
+
+/// How a word ends a sentence or a clause, not a name.
+fn trim_punct(w: &str) -> &str {
+    w.trim_matches(|c: char| matches!(c, '.' | ',' | '!' | '?' | ';' | ':' | '"' | '“' | '”' | '‘' | '’' | '`'))
+        .trim_start_matches('\'')
+}
+
+fn is_name(w: &str) -> bool {
+    !w.is_empty()
+        && !FUNCTION_WORDS.contains(&w.to_lowercase().as_str())
+        && w.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '(' | ')' | '\''))
+        && w.chars().last().is_some_and(|c| c.is_alphanumeric() || c == ')')
+}
+
+fn is_extension(w: &str) -> bool {
+    (1..=5).contains(&w.len()) && w.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+/// Reads `utterance` (typed or heard).
+pub fn read(utterance: &str) -> Reading {
+    // Words, each without the punctuation that ends a clause (but keeping a name's own dots).
+    let raw: Vec<String> = utterance
+        .split_whitespace()
+        .flat_map(|w| {
+            // "old. log" and "notes.TXT." are heard forms of a name: keep the inner dot.
+            let t = trim_punct(w);
+            if t.is_empty() { None } else { Some(t.to_string()) }
+        })
+        .collect();
+    let mut words: Vec<String> = raw.into_iter().filter(|w| !FILLERS.contains(&w.to_lowercase().as_str())).collect();
+    strip_edges(&mut words);
+    let words = join_paths(&words);
+    Reading { text: words.join(" "), words }
+}
+
+/// Drops openings and closings, repeatedly ("ok so could you please …").
+fn strip_edges(words: &mut Vec<String>) {
+    loop {
+        let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+        let mut changed = false;
+        for open in OPENINGS {
+            // Only when something follows: "ok" alone is an answer, not an opening.
+            if lower.len() > open.len() && lower.iter().zip(open.iter()).all(|(a, b)| a == b) {
+                words.drain(..open.len());
+                changed = true;
+                break;
+            }
+        }
+        if !changed {
+            let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+            for close in CLOSINGS {
+                let n = close.len();
+                if lower.len() > n && lower[lower.len() - n..].iter().zip(close.iter()).all(|(a, b)| a == b) {
+                    words.truncate(words.len() - n);
+                    changed = true;
+                    break;
+                }
+            }
+        }
+        if !changed {
+            // "please" in the middle is politeness too.
+            let before = words.len();
+            if words.len() > 1 {
+                words.retain(|w| !w.eq_ignore_ascii_case("please"));
+            }
+            if words.len() == before {
+                return;
+            }
+        }
+    }
+}
+
+/// Joins the spoken spellings of paths: "notes dot t x t" → "notes.txt", "taxes slash 2021" →
+/// "taxes/2021", "shopping underscore list" → "shopping_list", "old. log" → "old.log".
+fn join_paths(words: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    let mut i = 0;
+    while i < words.len() {
+        let w = &words[i];
+        let lower = w.to_lowercase();
+        let prev_is_name = out.last().is_some_and(|p| is_name(p));
+        // "old." "log": whisper heard the pause before the extension as a full stop. The
+        // punctuation is gone by now, so only a known extension right after counts, and only
+        // when the original had the dot (the word itself ends the name).
+        if prev_is_name && matches!(lower.as_str(), "dot" | "point") && i + 1 < words.len() {
+            // The extension: one word, or letters said one by one ("t x t").
+            let mut j = i + 1;
+            let mut ext = String::new();
+            while j < words.len()
+                && words[j].chars().count() == 1
+                && words[j].chars().all(|c| c.is_ascii_alphanumeric())
+            {
+                ext.push_str(&words[j].to_lowercase());
+                j += 1;
+            }
+            if ext.len() < 2 {
+                ext.clear();
+                j = i + 1;
+                if is_extension(&words[j]) && !FUNCTION_WORDS.contains(&words[j].to_lowercase().as_str()) {
+                    ext = words[j].to_lowercase();
+                    j += 1;
+                }
+            }
+            if lower == "point" && !KNOWN_EXTENSIONS.contains(&ext.as_str()) {
+                ext.clear();
+            }
+            if !ext.is_empty() {
+                let prev = out.pop().unwrap_or_default();
+                out.push(format!("{prev}.{ext}"));
+                i = j;
+                continue;
+            }
+        }
+        if prev_is_name
+            && let Some(next) = words.get(i + 1)
+            && is_name(next)
+        {
+            let joiner = match lower.as_str() {
+                "slash" | "/" => Some("/"),
+                "underscore" => Some("_"),
+                "dash" | "hyphen" => Some("-"),
+                _ => None,
+            };
+            if let Some(j) = joiner {
+                let prev = out.pop().unwrap_or_default();
+                out.push(format!("{prev}{j}{next}"));
+                i += 2;
+                continue;
+            }
+        }
+        out.push(w.clone());
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(s: &str) -> String {
+        read(s).text
+    }
+
+    #[test]
+    fn spoken_paths_are_written_back() {
+        for (said, want) in [
+            ("hash notes dot t x t", "hash notes.txt"),
+            ("hash notes dot txt", "hash notes.txt"),
+            ("Quarantine old dot log.", "Quarantine old.log"),
+            ("scan taxes slash 2021", "scan taxes/2021"),
+            ("quarantine docs slash old dot log", "quarantine docs/old.log"),
+            ("read shopping underscore list dot m d", "read shopping_list.md"),
+            ("hash Downloads/a.pdf.", "hash Downloads/a.pdf"),
+            ("move report dot PDF, please", "move report.pdf"),
+            ("read invoice dash 0412 dot pdf", "read invoice-0412.pdf"),
+            ("pack it into a tar dot gz", "pack it into a tar.gz"),
+        ] {
+            assert_eq!(r(said), want, "{said}");
+        }
+    }
+
+    #[test]
+    fn ordinary_uses_of_dot_and_slash_are_left_alone() {
+        for said in ["connect the dots", "dot your i's", "a slash at the end", "the dot is here"] {
+            assert_eq!(r(said), said);
+        }
+        assert_eq!(r("dot"), "dot");
+        assert_eq!(r(""), "");
+    }
+
+    #[test]
+    fn fillers_and_politeness_go_but_a_lone_word_stays() {
+        assert_eq!(r("um what's in my invoices folder"), "what's in my invoices folder");
+        assert_eq!(r("hey smart, could you please scan Recipes for me"), "scan Recipes");
+        assert_eq!(r("ok so uh apply the fix"), "apply the fix");
+        assert_eq!(r("yes, apply those moves"), "apply those moves");
+        assert_eq!(r("hmm let me think"), "let me think");
+        assert_eq!(r("ok"), "ok");
+        assert_eq!(r("thank you"), "thank you");
+        assert_eq!(r("checksum budget please"), "checksum budget");
+    }
+}
