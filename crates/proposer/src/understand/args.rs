@@ -611,12 +611,11 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::super::mentions;
     use super::super::reading::read;
-    use super::super::vocab::Entry;
     use super::*;
 
     fn ctx() -> Context {
-        let e = |rel: &str, kind| Entry { abs: format!("/r/{rel}"), rel: rel.into(), kind };
-        let vocab = Vocabulary::new(vec![
+        let e = |rel, kind| (rel, kind);
+        let vocab = super::super::vocab::under_r(&[
             e("Band Practice", EntryKind::Dir),
             e("Recipes", EntryKind::Dir),
             e("Recipes/2021", EntryKind::Dir),

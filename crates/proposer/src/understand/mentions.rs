@@ -377,12 +377,12 @@ fn narrow_by_place(mentions: &mut Vec<Mention>, lower: &[String], v: &Vocabulary
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::super::reading::read;
-    use super::super::vocab::{Entry, EntryKind};
+    use super::super::vocab::EntryKind;
     use super::*;
 
     fn vocab() -> Vocabulary {
-        let e = |rel: &str, kind| Entry { abs: format!("/r/{rel}"), rel: rel.into(), kind };
-        Vocabulary::new(vec![
+        let e = |rel, kind| (rel, kind);
+        super::super::vocab::under_r(&[
             e("Band Practice", EntryKind::Dir),
             e("Recipes", EntryKind::Dir),
             e("Recipes/2021", EntryKind::Dir),

@@ -163,14 +163,22 @@ impl Vocabulary {
     }
 }
 
+/// A vocabulary of `(relative path, kind)` under the root `/r`, for the understanding tests.
+#[cfg(test)]
+pub(crate) fn under_r(entries: &[(&str, EntryKind)]) -> Vocabulary {
+    Vocabulary::new(
+        entries.iter().map(|(rel, kind)| Entry { abs: format!("/r/{rel}"), rel: (*rel).into(), kind: *kind }).collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
     pub fn vocab() -> Vocabulary {
-        let e = |rel: &str, kind| Entry { abs: format!("/r/{rel}"), rel: rel.into(), kind };
-        Vocabulary::new(vec![
+        let e = |rel, kind| (rel, kind);
+        under_r(&[
             e("Band Practice", EntryKind::Dir),
             e("Recipes", EntryKind::Dir),
             e("Recipes/2021", EntryKind::Dir),
