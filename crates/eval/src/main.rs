@@ -59,7 +59,7 @@ struct Opts {
 const USAGE: &str =
     "smart-eval [--split dev|test|dev,test] [--seed N] [--trees N] [--modes templates,model,pipeline] [--models a,b]
            [--every K] [--limit N] [--spoken] [--variants N] [--whisper NAME] [--json OUT] [--verbose]
-           [--style S] [--best-call P] [--margin M] [--fallback F] [--require-schema-valid]
+           [--style S] [--best-call P] [--margin M] [--fallback F] [--open-hearing] [--require-schema-valid]
 Scores the phrase templates, the proposer models and the whole pipeline on a folder tree made
 from the seed (a new one each run unless --seed is given).
   --split           which eval set(s): dev (tune on it) or test (report only); default dev
@@ -75,6 +75,7 @@ from the seed (a new one each run unless --seed is given).
   --margin M        the least log-probability gap between the best two tools not to ask
   --fallback F      how far behind (log-probability) a tool may be and still stand in for a
                     best tool whose arguments the sentence does not name
+  --open-hearing    take transcripts as whisper wrote them (no names put right against the tree)
   --require-schema-valid   exit 1 if any proposal fails its tool's schema, or any case errors";
 
 fn parse_args() -> Result<Opts> {
@@ -122,6 +123,7 @@ fn parse_args() -> Result<Opts> {
             "--best-call" => o.understand.thresholds.best_call = val()?.parse().context("--best-call")?,
             "--fallback" => o.understand.thresholds.fallback = val()?.parse().context("--fallback")?,
             "--margin" => o.understand.thresholds.margin = val()?.parse().context("--margin")?,
+            "--open-hearing" => o.understand.open_hearing = true,
             "--help" | "-h" => {
                 println!("{USAGE}");
                 std::process::exit(0);

@@ -428,8 +428,21 @@ impl Assistant {
         }
         self.fire(&corr, Trigger::TranscriptReady);
         let names = self.working_folder(opts).map(|b| crate::model_choice::folder_vocabulary(&b)).unwrap_or_default();
-        let request = smart_voice::spoken::as_request(text, &names);
+        let request = smart_voice::spoken::as_request(&self.names_heard(text), &names);
         self.guarded_turn(&corr, &request, opts, false).await.map(Heard::Turn)
+    }
+
+    /// The transcript with the names whisper misheard put right against the names that exist
+    /// anywhere under the roots (nearest first, see `smart_voice::heard_names`).
+    fn names_heard(&self, text: &str) -> String {
+        if self.understand_opts.open_hearing {
+            return text.to_string();
+        }
+        let limits =
+            crate::understanding::WalkLimits { entries: smart_voice::heard_names::MAX_NAMES, ..Default::default() };
+        let walked = crate::understanding::vocabulary(self.engine.roots(), limits);
+        let names: Vec<&str> = walked.entries.iter().map(|e| e.name()).collect();
+        smart_voice::heard_names::correct(text, &smart_voice::heard_names::Lexicon::of_names(&names))
     }
 
     /// Where relative names point: the person's folder when it is inside a root, else the

@@ -26,6 +26,9 @@ use std::path::Path;
 pub struct UnderstandOptions {
     pub style: Style,
     pub thresholds: Thresholds,
+    /// Take a transcript as whisper wrote it, without putting misheard names right against the
+    /// names that exist (`smart_voice::heard_names`): the eval's "before" for that lever.
+    pub open_hearing: bool,
 }
 
 /// Limits of the walk that finds the names a person may say: deep enough for

@@ -10,11 +10,15 @@
 //! - [`endpoint`]: speech start/end from per-frame VAD probabilities (a transition table).
 //! - [`preroll`]: the ring buffer that keeps the audio from just before speech or the key press.
 //! - [`emergency`]: "stop", "abort", "wrong", "reset" said on their own go to the emergency gate.
+//! - [`phonetic`]: how a phrase sounds, to compare what was heard with what exists.
+//! - [`heard_names`]: misheard file and folder names put right, against the names that exist.
 //! - [`spoken`]: file names said aloud ("old dot log") written back for the proposers.
 //! - [`wer`]: word error rate, for the tests and the benchmark.
 
 pub mod emergency;
 pub mod endpoint;
+pub mod heard_names;
+pub mod phonetic;
 pub mod preroll;
 pub mod protocol;
 pub mod spoken;

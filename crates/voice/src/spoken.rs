@@ -21,9 +21,26 @@ pub fn as_request(transcript: &str, names: &[String]) -> String {
         .split(' ')
         .map(|w| w.trim_end_matches([',', ';']))
         .filter(|w| !w.is_empty())
-        .map(|w| snap(w, names))
+        .map(once_extension)
+        .map(|w| snap(&w, names))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// A small whisper sometimes repeats the extension it just wrote, as it repeats any short
+/// pattern ("roadmap.md.md.", "a.png.md.md.md"): the repeats are one.
+fn once_extension(word: &str) -> String {
+    let core = word.trim_end_matches(['.', '!', '?']);
+    let end = &word[core.len()..];
+    let mut parts: Vec<&str> = core.split('.').collect();
+    let extension = |p: &str| (1..=5).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphabetic());
+    while parts.len() > 2
+        && extension(parts[parts.len() - 1])
+        && parts[parts.len() - 1].eq_ignore_ascii_case(parts[parts.len() - 2])
+    {
+        parts.pop();
+    }
+    format!("{}{end}", parts.join("."))
 }
 
 /// whisper drops capitals and plurals ("the download folder" for `Downloads`). A heard word
@@ -142,6 +159,8 @@ mod tests {
             ("What's in my Pictures folder?", "What's in my Pictures folder"),
             ("move report dot PDF, please", "move report.pdf please"),
             ("Hash, notes.txt,", "Hash notes.txt"),
+            ("Read the file roadmap.md.md.", "Read the file roadmap.md"),
+            ("open a.png.md.md.md", "open a.png.md"),
         ] {
             assert_eq!(as_request(heard, &[]), want, "{heard}");
         }
@@ -149,7 +168,15 @@ mod tests {
 
     #[test]
     fn ordinary_uses_of_dot_and_slash_are_left_alone() {
-        for heard in ["connect the dots", "dot your i's", "a slash at the end", "the dot is here"] {
+        for heard in [
+            "connect the dots",
+            "dot your i's",
+            "a slash at the end",
+            "the dot is here",
+            "see 1.1.1 and more",
+            "it is v2.2",
+            "a.b.c",
+        ] {
             assert_eq!(as_request(heard, &[]), heard);
         }
         assert_eq!(as_request("dot", &[]), "dot");

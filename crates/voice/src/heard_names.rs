@@ -1,0 +1,333 @@
+//! Hearing the names that exist: a transcript's misheard file and folder names put right.
+//!
+//! whisper is an open-vocabulary recogniser, and a person's file names are the words it knows
+//! least: "notes dot t x t" comes back as "note start DXD", "band practice" as "ban practise".
+//! Its prompt names the folder's entries, which helps, but cannot make it write a name it did
+//! not hear. Yet the names that *can* be meant are known — the entries under the allowed
+//! folders — which turns an open problem into a closed one (Home Assistant's Speech-to-Phrase
+//! makes the same move by decoding against its own phrases). Here it is done after
+//! transcription, as a rescoring: every run of up to six heard words is compared, by sound
+//! ([`crate::phonetic`]), with every name and the way it is said; a run that sounds like exactly
+//! one name, closely enough for its length, is replaced by that name as it is written.
+//! Everything else is left as heard — open transcription is the fallback — so a sentence
+//! with no names in it comes through unchanged.
+//!
+//! What keeps it from inventing names:
+//! - short codes (under five sounds: "read", "log") must match exactly *in spelling*, since
+//!   many everyday words sound like them;
+//! - a run may not begin or end on a function word ("in", "the") or be one of the command
+//!   words (a file called `rebuilt.log` must not swallow "rebuild");
+//! - two different names equally near the same words is a tie, and a tie is not corrected;
+//! - the longest, nearest runs win and never overlap.
+
+use crate::phonetic::{code, distance};
+
+/// The names that can be heard, each with the sound code of the way it is said.
+#[derive(Clone, Debug, Default)]
+pub struct Lexicon {
+    phrases: Vec<Phrase>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Phrase {
+    written: String,
+    code: String,
+}
+
+/// At most this many names are compared (the walk lists the nearest first).
+pub const MAX_NAMES: usize = 5_000;
+
+const MAX_RUN: usize = 6;
+
+/// Words a run may not start or end on.
+const FUNCTION_WORDS: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "at",
+    "in",
+    "on",
+    "to",
+    "of",
+    "and",
+    "or",
+    "is",
+    "it",
+    "my",
+    "your",
+    "this",
+    "that",
+    "for",
+    "with",
+    "from",
+    "into",
+    "its",
+    "me",
+    "what",
+    "whats",
+    "all",
+    "i",
+    "do",
+    "please",
+    "folder",
+    "file",
+    "directory",
+    "called",
+    "named",
+    "dot",
+    "slash",
+    "can",
+    "you",
+    "could",
+    "would",
+    "every",
+    "everything",
+    "there",
+    "here",
+    "so",
+    "now",
+];
+
+/// The command language's own words: never replaced by a name that sounds like them.
+const COMMAND_WORDS: &[&str] = &[
+    "scan",
+    "list",
+    "read",
+    "open",
+    "show",
+    "hash",
+    "search",
+    "find",
+    "look",
+    "move",
+    "put",
+    "delete",
+    "remove",
+    "quarantine",
+    "purge",
+    "restore",
+    "undo",
+    "approve",
+    "deny",
+    "apply",
+    "plan",
+    "patch",
+    "replace",
+    "change",
+    "rebuild",
+    "index",
+    "duplicates",
+    "duplicate",
+    "compress",
+    "zip",
+    "copy",
+    "rename",
+    "checksum",
+    "fingerprint",
+    "remember",
+    "forget",
+    "context",
+    "tools",
+    "stop",
+    "what",
+    "which",
+    "where",
+    "batch",
+    "last",
+    "latest",
+];
+
+impl Lexicon {
+    /// The lexicon of `names` (file and folder names, not paths); the first [`MAX_NAMES`] count.
+    pub fn of_names<S: AsRef<str>>(names: &[S]) -> Lexicon {
+        let mut phrases: Vec<Phrase> = vec![];
+        let mut add = |written: &str| {
+            let p = Phrase { written: written.to_string(), code: code(written) };
+            if !p.code.is_empty() && !phrases.contains(&p) {
+                phrases.push(p);
+            }
+        };
+        for n in names.iter().take(MAX_NAMES) {
+            let n = n.as_ref().trim();
+            if n.is_empty() {
+                continue;
+            }
+            add(n);
+            // "hash budget" for budget.xlsx: the stem is said on its own, and written so.
+            if let Some((stem, ext)) = n.rsplit_once('.')
+                && !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && code(stem).len() >= 5
+            {
+                add(stem);
+            }
+        }
+        Lexicon { phrases }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.phrases.is_empty()
+    }
+}
+
+/// How many sound edits a phrase of `len` sounds may differ by and still be heard as it.
+fn allowed(len: usize) -> usize {
+    len / 5
+}
+
+fn bare(w: &str) -> String {
+    w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()
+}
+
+/// The transcript with every run of words that sounds like exactly one name written as it.
+pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
+    let words: Vec<&str> = transcript.split_whitespace().collect();
+    if lexicon.is_empty() || words.is_empty() {
+        return transcript.to_string();
+    }
+    // (start, end, distance, code length, written)
+    let mut found: Vec<(usize, usize, usize, usize, String)> = vec![];
+    for start in 0..words.len() {
+        for end in start + 1..=(start + MAX_RUN).min(words.len()) {
+            let run = &words[start..end];
+            let (first, last) = (bare(run[0]), bare(run[run.len() - 1]));
+            if FUNCTION_WORDS.contains(&first.as_str()) || FUNCTION_WORDS.contains(&last.as_str()) {
+                continue;
+            }
+            if run.len() == 1 && COMMAND_WORDS.contains(&first.as_str()) {
+                continue;
+            }
+            let text = run.join(" ");
+            let heard = code(&text);
+            if heard.is_empty() {
+                continue;
+            }
+            let spelled = bare(&text);
+            let mut best: Option<(usize, usize, &str)> = None;
+            let mut tie = false;
+            for p in &lexicon.phrases {
+                let bound = allowed(p.code.len());
+                // Short names: the spelling itself, up to case and punctuation.
+                if p.code.len() < 5 {
+                    if bare(&p.written) != spelled && bare(&p.written.replace('.', " dot ")) != spelled {
+                        continue;
+                    }
+                } else if heard.len().abs_diff(p.code.len()) > bound {
+                    continue;
+                }
+                let Some(d) = distance(&heard, &p.code, bound) else { continue };
+                match best {
+                    Some((bd, _, bw)) if d == bd && !bw.eq_ignore_ascii_case(&p.written) => tie = true,
+                    Some((bd, _, _)) if d >= bd => {}
+                    _ => {
+                        best = Some((d, p.code.len(), &p.written));
+                        tie = false;
+                    }
+                }
+            }
+            if let (Some((d, len, written)), false) = (best, tie) {
+                found.push((start, end, d, len, written.to_string()));
+            }
+        }
+    }
+    // The run that explains the most sounds wins: each sound of the name counts, each edit
+    // costs three ("note start DXD" as notes.txt beats "start" as a folder called start).
+    let worth = |f: &(usize, usize, usize, usize, String)| f.3 as i64 - 3 * f.2 as i64;
+    found.sort_by(|a, b| worth(b).cmp(&worth(a)).then(a.2.cmp(&b.2)).then(a.0.cmp(&b.0)));
+    let mut taken = vec![false; words.len()];
+    let mut chosen: Vec<(usize, usize, String)> = vec![];
+    for (start, end, _, _, written) in found {
+        if taken[start..end].iter().any(|t| *t) {
+            continue;
+        }
+        taken[start..end].iter_mut().for_each(|t| *t = true);
+        chosen.push((start, end, written));
+    }
+    chosen.sort_by_key(|c| c.0);
+    let mut out: Vec<String> = vec![];
+    let mut i = 0;
+    for (start, end, written) in chosen {
+        out.extend(words[i..start].iter().map(|w| w.to_string()));
+        // A name said as a whole sentence keeps the sentence's end off it: "notes.txt." is not a name.
+        let keep: String = words[end - 1].chars().rev().take_while(|c| matches!(c, ',' | '?' | '!')).collect();
+        out.push(format!("{written}{}", keep.chars().rev().collect::<String>()));
+        i = end;
+    }
+    out.extend(words[i..].iter().map(|w| w.to_string()));
+    out.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lex(names: &[&str]) -> Lexicon {
+        Lexicon::of_names(names)
+    }
+
+    #[test]
+    fn misheard_names_are_written_as_the_names_that_exist() {
+        let l = lex(&[
+            "notes.txt",
+            "band practice",
+            "Downloads",
+            "soup.md",
+            "receipts",
+            "budget.xlsx",
+            "minutes.xlsx",
+            "roadmap.md",
+        ]);
+        for (heard, want) in [
+            ("hash note start DXD", "hash notes.txt"),
+            ("what's in ban practise", "what's in band practice"),
+            ("scan the down loads folder", "scan the Downloads folder"),
+            ("read soup dot m d", "read soup.md"),
+            ("open soup dot MD.", "open soup.md"),
+            ("fingerprint budgit", "fingerprint budget"),
+            ("a proposal for minute, start xlsx, without moving", "a proposal for minutes.xlsx, without moving"),
+            ("Read the file roadmap.md.", "Read the file roadmap.md"),
+        ] {
+            assert_eq!(correct(heard, &l), want, "{heard}");
+        }
+    }
+
+    #[test]
+    fn a_sentence_without_names_comes_through_as_heard() {
+        let l = lex(&["notes.txt", "band practice", "Downloads", "rebuilt.log", "Read.me"]);
+        for heard in [
+            "rebuild the search index",
+            "read the file",
+            "good morning",
+            "what time is it in tokyo",
+            "hmm let me think",
+            "",
+        ] {
+            assert_eq!(correct(heard, &l), heard, "{heard}");
+        }
+    }
+
+    #[test]
+    fn two_names_equally_near_are_a_tie_and_left_alone() {
+        let l = lex(&["holiday photos", "holiday fotos"]);
+        assert_eq!(correct("scan holiday photoes", &l), "scan holiday photoes");
+    }
+
+    #[test]
+    fn short_names_need_their_own_spelling() {
+        let l = lex(&["log", "Reed"]);
+        assert_eq!(correct("read the log", &l), "read the log");
+        assert_eq!(correct("scan reed", &l), "scan Reed");
+        assert_eq!(correct("scan read", &l), "scan read");
+    }
+
+    #[test]
+    fn the_nearest_longest_run_wins_and_runs_never_overlap() {
+        let l = lex(&["notes", "notes.txt", "start"]);
+        assert_eq!(correct("hash note start DXD please", &l), "hash notes.txt please");
+    }
+
+    #[test]
+    fn an_empty_lexicon_changes_nothing() {
+        assert_eq!(correct("note start DXD", &Lexicon::default()), "note start DXD");
+    }
+}
