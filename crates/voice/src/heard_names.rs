@@ -170,9 +170,10 @@ impl Lexicon {
     }
 }
 
-/// How many sound edits a phrase of `len` sounds may differ by and still be heard as it.
+/// How many sound edits a phrase of `len` sounds may differ by and still be heard as it: none
+/// under six sounds ("files" is not "Photos", nor "voices"), one up to eleven, then two.
 fn allowed(len: usize) -> usize {
-    len / 5
+    len / 6
 }
 
 fn bare(w: &str) -> String {
@@ -191,7 +192,10 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
         for end in start + 1..=(start + MAX_RUN).min(words.len()) {
             let run = &words[start..end];
             let (first, last) = (bare(run[0]), bare(run[run.len() - 1]));
-            if FUNCTION_WORDS.contains(&first.as_str()) || FUNCTION_WORDS.contains(&last.as_str()) {
+            // A function word at an end is only part of a name that sounds exactly like the
+            // run ("in voices" is Invoices; "in Photos" is not "Invoices").
+            let exact_only = FUNCTION_WORDS.contains(&first.as_str()) || FUNCTION_WORDS.contains(&last.as_str());
+            if exact_only && run.len() < 2 {
                 continue;
             }
             if run.len() == 1 && COMMAND_WORDS.contains(&first.as_str()) {
@@ -215,7 +219,7 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
                 } else if heard.len().abs_diff(p.code.len()) > bound {
                     continue;
                 }
-                let Some(d) = distance(&heard, &p.code, bound) else { continue };
+                let Some(d) = distance(&heard, &p.code, if exact_only { 0 } else { bound }) else { continue };
                 match best {
                     Some((bd, _, bw)) if d == bd && !bw.eq_ignore_ascii_case(&p.written) => tie = true,
                     Some((bd, _, _)) if d >= bd => {}
@@ -276,6 +280,9 @@ mod tests {
             "budget.xlsx",
             "minutes.xlsx",
             "roadmap.md",
+            "Invoices",
+            "Payslips",
+            "scratch 2019.pdf",
         ]);
         for (heard, want) in [
             ("hash note start DXD", "hash notes.txt"),
@@ -286,6 +293,11 @@ mod tests {
             ("fingerprint budgit", "fingerprint budget"),
             ("a proposal for minute, start xlsx, without moving", "a proposal for minutes.xlsx, without moving"),
             ("Read the file roadmap.md.", "Read the file roadmap.md"),
+            ("compact the folder in voices", "compact the folder Invoices"),
+            (
+                "set up a redirect for pay slip slash crash, 2019.pdf",
+                "set up a redirect for Payslips slash scratch 2019.pdf",
+            ),
         ] {
             assert_eq!(correct(heard, &l), want, "{heard}");
         }
@@ -293,9 +305,22 @@ mod tests {
 
     #[test]
     fn a_sentence_without_names_comes_through_as_heard() {
-        let l = lex(&["notes.txt", "band practice", "Downloads", "rebuilt.log", "Read.me"]);
+        let l = lex(&[
+            "notes.txt",
+            "band practice",
+            "Downloads",
+            "rebuilt.log",
+            "Read.me",
+            "Photos",
+            "summary.json",
+            "summer",
+        ]);
         for heard in [
             "rebuild the search index",
+            "are there duplicate files in Invoices",
+            "compact the folder in voices",
+            "save a note call the plumber tomorrow",
+            "find my notes somehow",
             "read the file",
             "good morning",
             "what time is it in tokyo",

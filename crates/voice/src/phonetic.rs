@@ -136,6 +136,8 @@ fn word_code(word: &str) -> String {
                 i += 1;
             }
             'b' | 'p' => push(&mut out, 'P'),
+            // "-tch" is the ch alone ("scratch", "match").
+            't' if next == 'c' && at(i + 2) == 'h' => {}
             't' if next == 'h' => {
                 push(&mut out, 'T');
                 i += 1;
@@ -193,7 +195,7 @@ fn substitution(a: char, b: char) -> usize {
 
 /// The edit distance between two codes if it is at most `bound`; `None` when it is more.
 /// Inserting or dropping a sound costs one, swapping one for another one, a vowel for a
-/// consonant two (see [`substitution`]).
+/// consonant two (see [`substitution`]), and swapping the very first sound one more.
 pub fn distance(a: &str, b: &str, bound: usize) -> Option<usize> {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
@@ -206,7 +208,10 @@ pub fn distance(a: &str, b: &str, bound: usize) -> Option<usize> {
         cur[0] = i + 1;
         let mut best = cur[0];
         for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + substitution(*ca, *cb);
+            // A different first sound is another word ("tomorrow", "summary"); a missing one
+            // is a slip ("crash" for "scratch").
+            let first = usize::from(i == 0 && j == 0 && ca != cb);
+            let sub = prev[j] + substitution(*ca, *cb) + first;
             cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
             best = best.min(cur[j + 1]);
         }
@@ -252,13 +257,18 @@ mod tests {
         assert!(d("report", "import") >= 2);
         assert!(d("receipts", "recipes") >= 2);
         assert!(d("scan", "hash") >= 3);
+        assert!(d("tomorrow", "summary") >= 2);
+        assert!(d("crash", "scratch") <= 1);
     }
 
     #[test]
     fn distance_is_bounded_and_exact_within_the_bound() {
         assert_eq!(distance("KAT", "KAT", 0), Some(0));
-        assert_eq!(distance("KAT", "PAT", 1), Some(1));
-        assert_eq!(distance("KAT", "PAT", 0), None);
+        assert_eq!(distance("KAT", "KAP", 1), Some(1));
+        assert_eq!(distance("KAT", "KAP", 0), None);
+        // The first sound swapped costs one more.
+        assert_eq!(distance("KAT", "PAT", 1), None);
+        assert_eq!(distance("KAT", "PAT", 2), Some(2));
         assert_eq!(distance("ABCDEF", "A", 2), None);
         assert_eq!(distance("", "AB", 2), Some(2));
         assert_eq!(distance("SATARTA", "STRT", 3), Some(3));
