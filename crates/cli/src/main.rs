@@ -36,7 +36,14 @@ fn main() {
             if json {
                 output::print_json(&serde_json::json!({ "ok": false, "error": format!("{e:#}") }));
             }
-            1
+            // A ledger the engine refused to open failed verification, whatever the command.
+            let broken = e.chain().any(|c| {
+                matches!(
+                    c.downcast_ref::<smart_runtime::RuntimeError>(),
+                    Some(smart_runtime::RuntimeError::BrokenLedger { .. })
+                )
+            });
+            if broken { 6 } else { 1 }
         }
     };
     std::process::exit(code);

@@ -275,9 +275,15 @@ fn a_ledger_recorded_before_the_slow_loop_replays_to_the_same_hashes() {
         let text = String::from_utf8_lossy(&out.stdout).to_string();
         (out.status.code().unwrap_or(-1), serde_json::from_str::<Value>(text.trim()).unwrap_or(Value::Null), text)
     };
+    // A ledger from before anchoring gets its anchor from its own signed head when first opened…
+    assert!(!data.join("ledger.anchor").exists());
     let (c, v, t) = run(&["ledger", "replay"]);
     assert_eq!(c, 0, "{t}");
     assert_eq!(v["events"], 42);
+    let anchor: Value = serde_json::from_slice(&std::fs::read(data.join("ledger.anchor")).unwrap()).unwrap();
+    assert_eq!(anchor["seq"], 42, "{anchor}");
+    // …and from then on, going back behind it is refused like any ledger's.
+    let old_copy = std::fs::read(data.join("ledger.db")).unwrap();
     assert_eq!(v["state_hash"], "56a27023a0cb03cc3895f31b6e29bf7437d9253efff5460d7a00b5d3554f89c3", "{t}");
     let (c, _, t) = run(&["ledger", "verify"]);
     assert_eq!(c, 0, "{t}");
@@ -300,6 +306,12 @@ fn a_ledger_recorded_before_the_slow_loop_replays_to_the_same_hashes() {
     assert!(v["events"].as_u64().unwrap() > 42);
     let (c, _, t) = run(&["ledger", "verify"]);
     assert_eq!(c, 0, "{t}");
+    for f in ["ledger.db-wal", "ledger.db-shm"] {
+        let _ = std::fs::remove_file(data.join(f));
+    }
+    std::fs::write(data.join("ledger.db"), old_copy).unwrap();
+    let (c, _, t) = run(&["status"]);
+    assert_eq!(c, 6, "{t}");
 }
 
 /// A stand-in proposer worker that ranks every candidate the same, so no tool stands out and

@@ -7,6 +7,10 @@
 //! end — and the "re-chained" kind, where the attacker also recomputes every hash after the edit
 //! so the chain itself looks intact (caught by the per-event seal, or without the device key,
 //! by the signed head).
+//!
+//! Then what the attack run of issue 16 did next: after a tamper, run an ordinary command. A
+//! ledger that was cut short, put back or edited in the middle must stop every command (exit 6,
+//! nothing appended), and stay refused — the next command must not re-sign a head over it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -47,7 +51,7 @@ fn build() -> Smart {
 fn copy_data(s: &Smart, tag: &str) -> PathBuf {
     let dst = s.tmp.path().join(format!("copy-{tag}"));
     std::fs::create_dir_all(&dst).unwrap();
-    for f in ["ledger.db", "keystore.json", "device.key"] {
+    for f in ["ledger.db", "ledger.anchor", "keystore.json", "device.key"] {
         std::fs::copy(s.data.join(f), dst.join(f)).unwrap();
     }
     dst
@@ -275,4 +279,169 @@ fn an_untouched_copy_verifies() {
     let s = build();
     let d = copy_data(&s, "clean");
     assert_eq!(verify(&s, &d)["ok"], true);
+}
+
+/// Runs `args` against the data dir `data` with `--json`; the exit code and the output.
+fn run_in(s: &Smart, data: &Path, args: &[&str]) -> (i32, String) {
+    let out = s.cmd().env("SMART_DATA_DIR", data).arg("--json").args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),
+    )
+}
+
+/// Every file of a data dir's ledger, as bytes: what "nothing appended" compares.
+fn ledger_bytes(data: &Path) -> Vec<(String, Vec<u8>)> {
+    ["ledger.db", "ledger.db-wal", "ledger.anchor"]
+        .iter()
+        .filter_map(|f| std::fs::read(data.join(f)).ok().map(|b| (f.to_string(), b)))
+        .collect()
+}
+
+/// The data dir's ledger must fail verification, stop every command with exit 6 naming why,
+/// change nothing, and still fail verification afterwards.
+fn assert_refused_for_good(s: &Smart, data: &Path, what: &str, says: &str) {
+    let first = verify(s, data);
+    assert_eq!(first["ok"], false, "{what}: verify did not notice: {first}");
+    assert!(first["reason"].as_str().unwrap().contains(says), "{what}: {first}");
+    let before = ledger_bytes(data);
+    for args in [
+        &["status"][..],
+        &["call", "fs.scan", "--args", r#"{"path": "docs"}"#],
+        &["lease", "draft", "--frame", "x", "--horizon", "short", "--expires-in", "1h"],
+    ] {
+        let (code, out) = run_in(s, data, args);
+        assert_eq!(code, 6, "{what}: `{}` was not stopped: {out}", args.join(" "));
+        assert!(out.contains(says), "{what}: `{}` does not say why: {out}", args.join(" "));
+    }
+    assert_eq!(ledger_bytes(data), before, "{what}: a refused command changed the ledger");
+    let again = verify(s, data);
+    assert_eq!(again, first, "{what}: verify's finding changed after the commands");
+}
+
+#[test]
+fn cutting_the_tail_is_remembered_after_the_next_command() {
+    let s = build();
+    let n = rows(&s.ledger()).len() as u64;
+
+    // The last events deleted, with the head row re-signed to match as the next command used to.
+    let d = copy_data(&s, "cut");
+    let c = open_for_attack(&d);
+    c.execute("DELETE FROM events WHERE seq > ?1", [(n - 4) as i64]).unwrap();
+    drop(c);
+    assert_refused_for_good(&s, &d, "tail cut", "removed from the end");
+
+    // Only the head row deleted (its trigger dropped first).
+    let d = copy_data(&s, "head");
+    let c = open_for_attack(&d);
+    c.execute_batch("DROP TRIGGER head_kept; DELETE FROM head;").unwrap();
+    drop(c);
+    assert_refused_for_good(&s, &d, "head row deleted", "head record is missing");
+
+    // Both: the tail and the head cut together, so the file agrees with itself — only the anchor
+    // outside it knows.
+    let d = copy_data(&s, "cut-and-head");
+    let c = open_for_attack(&d);
+    let (seq, hash): (i64, String) = c
+        .query_row("SELECT seq, hash FROM events WHERE seq = ?1", [(n - 4) as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
+    c.execute("DELETE FROM events WHERE seq > ?1", [seq]).unwrap();
+    c.execute_batch("DROP TRIGGER head_kept; DELETE FROM head;").unwrap();
+    drop(c);
+    // Even a head re-signed by the device over the shortened chain does not help.
+    let key = smart_signals::load_device_key(&d).unwrap();
+    let sig = key.sign_hex(&smart_ledger::record::head_message(seq as u64, &hash));
+    Connection::open(d.join("ledger.db"))
+        .unwrap()
+        .execute("INSERT INTO head (id, seq, hash, signature) VALUES (1, ?1, ?2, ?3)", params![seq, hash, sig])
+        .unwrap();
+    assert_refused_for_good(
+        &s,
+        &d,
+        "tail and head cut, head re-signed",
+        &format!("events {}..={n} are missing", n - 3),
+    );
+
+    // The anchor itself removed.
+    let d = copy_data(&s, "no-anchor");
+    std::fs::remove_file(d.join("ledger.anchor")).unwrap();
+    assert_refused_for_good(&s, &d, "anchor removed", "anchor (ledger.anchor, beside it) is missing");
+}
+
+#[test]
+fn putting_back_an_older_copy_of_the_ledger_is_refused() {
+    let mut s = build();
+    // The copy an attacker keeps: the ledger as it was before the last quarantine.
+    let old = s.tmp.path().join("old-ledger.db");
+    std::fs::copy(s.ledger(), &old).unwrap();
+    s.advance(10);
+    s.write("docs/d.txt", "later");
+    let (c, v) = s.call("fs.quarantine", r#"{"paths": ["docs/d.txt"]}"#);
+    assert_eq!(c, 4, "{v}");
+    assert_eq!(s.json(&["approve", v["pending_id"].as_str().unwrap()]).0, 0);
+    assert!(!s.root.join("docs/d.txt").exists(), "the approved quarantine ran");
+    let n = rows(&s.ledger()).len();
+
+    for f in ["ledger.db-wal", "ledger.db-shm"] {
+        let _ = std::fs::remove_file(s.data.join(f));
+    }
+    std::fs::copy(&old, s.ledger()).unwrap();
+    let data = s.data.clone();
+    assert_refused_for_good(&s, &data, "older copy put back", &format!("vouches for {n}"));
+}
+
+#[test]
+fn cutting_a_live_wal_is_refused() {
+    let s = build();
+    // A process holds the ledger open (the app does), so the write-ahead log is not folded into
+    // the file when each command exits.
+    let holder = Connection::open(s.ledger()).unwrap();
+    holder.query_row("SELECT count(*) FROM events", [], |r| r.get::<_, i64>(0)).unwrap();
+    for i in 0..3 {
+        s.write(&format!("docs/e{i}.txt"), "new");
+        let (c, v) = s.call("fs.hash", &format!(r#"{{"path": "docs/e{i}.txt"}}"#));
+        assert_eq!(c, 0, "{v}");
+    }
+    let n = rows(&s.ledger()).len();
+    // The attacker copies the file without its log (or truncates the log) while it is live.
+    let d = s.tmp.path().join("wal-cut");
+    std::fs::create_dir_all(&d).unwrap();
+    for f in ["ledger.db", "ledger.anchor", "keystore.json", "device.key"] {
+        std::fs::copy(s.data.join(f), d.join(f)).unwrap();
+    }
+    drop(holder);
+    assert!(rows(&d.join("ledger.db")).len() < n, "the test needs the last events to live only in the WAL");
+    assert_refused_for_good(&s, &d, "WAL cut", &format!("vouches for {n}"));
+}
+
+#[test]
+fn a_middle_edit_stops_every_command() {
+    let s = build();
+    let n = rows(&s.ledger()).len() as u64;
+    let k = n / 2;
+
+    let d = copy_data(&s, "mid-delete");
+    let c = open_for_attack(&d);
+    c.execute("DELETE FROM events WHERE seq = ?1", [k as i64]).unwrap();
+    drop(c);
+    assert_refused_for_good(&s, &d, "middle row deleted", &format!("event {k} is missing"));
+
+    let d = copy_data(&s, "mid-swap");
+    let c = open_for_attack(&d);
+    c.execute_batch(&format!(
+        "CREATE TEMP TABLE t AS SELECT * FROM events WHERE seq IN ({k}, {k1});
+         UPDATE events SET (corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal) =
+           (SELECT corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal FROM t WHERE t.seq = CASE events.seq WHEN {k} THEN {k1} ELSE {k} END)
+         WHERE seq IN ({k}, {k1});",
+        k1 = k + 1
+    ))
+    .unwrap();
+    drop(c);
+    assert_refused_for_good(&s, &d, "two middle rows swapped", "event");
+
+    let d = copy_data(&s, "mid-zero");
+    let c = open_for_attack(&d);
+    c.execute("UPDATE events SET state_after = ?1 WHERE seq = ?2", params!["0".repeat(64), k as i64]).unwrap();
+    drop(c);
+    assert_refused_for_good(&s, &d, "one state_after zeroed", "hash mismatch");
 }

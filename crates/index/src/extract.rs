@@ -73,7 +73,13 @@ pub(crate) fn extract(parent: &Dir, name: &str, listed: &Metadata, limits: &Limi
     if hint == kind::NameHint::Binary {
         return Ok(by_metadata(Kind::Binary));
     }
-    let file = parent.open(name).map_err(|e| format!("cannot be opened: {e}"))?;
+    // Never waiting at `open`: if a named pipe took the listed file's place since the listing, a
+    // plain open would block until a writer came (the check below then names the swap).
+    let mut opts = cap_std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    cap_std::fs::OpenOptionsExt::custom_flags(&mut opts, rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    let file = parent.open_with(name, &opts).map_err(|e| format!("cannot be opened: {e}"))?;
     let opened = file.metadata().map_err(|e| format!("cannot be inspected: {e}"))?;
     if !opened.is_file() || !same_object(listed, &opened) {
         return Err("changed while being read (it is no longer the file that was listed)".into());

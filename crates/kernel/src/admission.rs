@@ -11,7 +11,7 @@
 //! | 5 | plus-one: the frontier is at least layer − 1 | `layer_not_reached` |
 //! | 6 | the time gate has elapsed | `time_gate` |
 //! | 7 | the budget covers the cost | `budget_exhausted` |
-//! | 8 | monotone: repeats and steps within bounds | `monotone_bound` |
+//! | 8 | monotone: repeats and steps within bounds, and the same call not running now | `monotone_bound` |
 //! | 9 | the scope permits mutation | `mutation_not_permitted` |
 //! | 10 | the snapshot is fresh | `artifact_unknown`, `snapshot_stale` |
 //!
@@ -272,6 +272,15 @@ pub(crate) fn check(
                 "this exact call was already admitted {repeats} times in this lease (bound {})",
                 mono.max_identical
             ),
+        ));
+    }
+    // Two processes (the app and a `smart` command) may propose the same call at once. The state
+    // tracks a call in flight by its hash, so a second identical admission before the first's
+    // receipt would leave one of the two receipts with nothing to settle: it waits its turn.
+    if state.inflight.contains_key(&call.hash) {
+        return Err(Refusal::new(
+            C::MonotoneBound,
+            format!("this exact call ({}) is running now; propose it again after its receipt", call.tool),
         ));
     }
     if state.steps >= mono.max_steps {

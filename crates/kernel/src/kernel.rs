@@ -131,6 +131,16 @@ impl Kernel {
     ) -> Result<Decision, KernelError> {
         let mut b = Builder::new(state, now);
         let now = b.at;
+        // Out of bounds: kept with its arguments elided, so the ledger stays readable (see
+        // `input_bounds`), and refused before any other check.
+        if let Some(why) = crate::input_bounds::check(&call) {
+            let kept = crate::input_bounds::elided(&call, &why);
+            let tool = kept.tool.clone();
+            b.push(KernelEvent::Proposed { call: kept })?;
+            let r = Refusal::new(C::SchemaInvalid, format!("the proposal is out of bounds: {why}"));
+            b.push(KernelEvent::Refused { tool, call_hash: None, code: r.code, reason: r.reason.clone() })?;
+            return Ok(b.finish(Outcome::Refused(r)));
+        }
         let tool = call.tool.clone();
         b.push(KernelEvent::Proposed { call: call.clone() })?;
         let checked = match admission::check(self, &b.state, &call, now, world, Mode::Propose) {
@@ -198,6 +208,10 @@ impl Kernel {
             b.push(KernelEvent::SignalRefused { signal, code: r.code, reason: r.reason.clone() })?;
             Ok(b.finish(Outcome::Refused(r)))
         };
+        if let Some(why) = crate::input_bounds::check_signal(&signal) {
+            let kept = crate::input_bounds::elided_signal(&signal);
+            return refuse(b, kept, Refusal::new(C::SchemaInvalid, format!("the signal is out of bounds: {why}")));
+        }
         if signal.decision == SignalDecision::Emergency {
             return refuse(
                 b,
@@ -296,10 +310,16 @@ impl Kernel {
     ) -> Result<Decision, KernelError> {
         let mut b = Builder::new(state, now);
         let now = b.at;
-        let verified = if signal.decision != SignalDecision::Emergency {
-            Err(Refusal::new(C::ApprovalMismatch, "only an emergency signal can stop the agent"))
+        let reason = crate::input_bounds::reason(reason);
+        let reason = reason.as_str();
+        let (signal, verified) = if let Some(why) = crate::input_bounds::check_signal(&signal) {
+            let kept = crate::input_bounds::elided_signal(&signal);
+            (kept, Err(Refusal::new(C::SchemaInvalid, format!("the signal is out of bounds: {why}"))))
+        } else if signal.decision != SignalDecision::Emergency {
+            (signal, Err(Refusal::new(C::ApprovalMismatch, "only an emergency signal can stop the agent")))
         } else {
-            self.verify_signal(&b.state, &signal, now)
+            let verified = self.verify_signal(&b.state, &signal, now);
+            (signal, verified)
         };
         if let Err(r) = verified {
             b.push(KernelEvent::SignalRefused { signal, code: r.code, reason: r.reason.clone() })?;

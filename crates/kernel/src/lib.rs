@@ -26,6 +26,7 @@ pub mod error;
 pub mod event;
 pub mod gate_controller;
 pub mod gate_proposal;
+pub mod input_bounds;
 pub mod kernel;
 pub mod layer;
 pub mod lease;

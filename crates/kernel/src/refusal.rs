@@ -42,7 +42,7 @@ codes! {
     LayerNotReached = "layer_not_reached": "Plus-one rule: a call at layer k needs the frontier at k-1 or above.",
     TimeGate = "time_gate": "The maturation delay after the layer below last committed has not elapsed.",
     BudgetExhausted = "budget_exhausted": "The call's cost exceeds what is left of the lease's budget.",
-    MonotoneBound = "monotone_bound": "The same call was repeated past its bound, or the lease's step limit is reached.",
+    MonotoneBound = "monotone_bound": "The same call was repeated past its bound or while it is still running, or the lease's step limit is reached.",
     MutationNotPermitted = "mutation_not_permitted": "The scope token does not permit mutation.",
     SnapshotStale = "snapshot_stale": "A file changed since the call or its proposal was computed against it.",
     ArtifactUnknown = "artifact_unknown": "The proposal artifact named is unknown, already applied, or its content does not match its hash.",

@@ -9,9 +9,11 @@
 //! 1. SQL triggers refuse UPDATE and DELETE on the event table (honest mistakes, other tools).
 //! 2. Each event's hash covers its content and the previous hash (edits, deletions, reordering).
 //! 3. A head record signed with the device key vouches for the last sequence (truncation).
-//! 4. User signals carry Ed25519 signatures checked against the genesis key, and the genesis key
+//! 4. An anchor outside the file repeats the signed head (a file taken back in time: `anchor`).
+//! 5. User signals carry Ed25519 signatures checked against the genesis key, and the genesis key
 //!    is compared with the device's own key where it is available (a rewritten history).
 
+pub mod anchor;
 pub mod inspect;
 pub mod query;
 pub mod record;
@@ -21,9 +23,10 @@ pub mod verify;
 
 mod migrations;
 
+pub use anchor::Anchor;
 pub use inspect::{EventCheck, inspect};
 pub use query::{ActivityBucket, EventFilter, SessionSummary, tool_of};
 pub use record::{NewEvent, StoredEvent};
 pub use replay::{ReplayReport, replay};
-pub use store::{HeadSigner, Ledger, LedgerError};
+pub use store::{HeadSigner, Ledger, LedgerError, ReadSnapshot};
 pub use verify::{VerifyReport, verify};

@@ -5,9 +5,14 @@
 
 use rusqlite_migration::{M, Migrations};
 
+/// The first schema version whose ledgers are kept with an anchor beside them (see
+/// `crate::anchor`). Opening an older one writes its anchor from its signed head first.
+pub const ANCHORED_SINCE: usize = 2;
+
 pub fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(
-        r#"
+    Migrations::new(vec![
+        M::up(
+            r#"
         CREATE TABLE events (
             seq          INTEGER PRIMARY KEY,
             corr         TEXT    NOT NULL,
@@ -45,5 +50,14 @@ pub fn migrations() -> Migrations<'static> {
             state TEXT    NOT NULL
         );
         "#,
-    )])
+        ),
+        // Version 2: ledgers are anchored from here on. Deleting the signed head was one way to
+        // make the next command re-sign a shortened chain; refuse it like an event deletion.
+        M::up(
+            r#"
+        CREATE TRIGGER head_kept BEFORE DELETE ON head
+            BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: its signed head cannot be deleted'); END;
+        "#,
+        ),
+    ])
 }

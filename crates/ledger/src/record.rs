@@ -7,6 +7,41 @@
 use serde::Serialize;
 use smart_kernel::{Hash, KernelEvent, Millis, canonical_bytes};
 
+/// The deepest an event's JSON may nest to be written. The reader (serde_json) refuses more
+/// than 128 levels, so an event past this could be written and never read again — one such row
+/// once made `verify`, `replay` and a snapshot-less open fail for good. Checked on every append.
+pub const MAX_EVENT_DEPTH: usize = 96;
+/// The most one event may weigh, as JSON text. The largest real ones are receipts of plans over
+/// thousands of files (a few megabytes); anything heavier is refused before it is written, so no
+/// single call can grow the ledger without bound.
+pub const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+
+/// How deeply the JSON text `text` nests, counted without parsing (and so without recursing).
+pub fn json_depth(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// An event on its way in.
 pub struct NewEvent<'a> {
     pub corr: &'a str,
@@ -51,6 +86,7 @@ impl StoredEvent {
         ))
     }
 
+    /// The kernel event in the payload. Reads what [`MAX_EVENT_DEPTH`] lets the writer write.
     pub fn event(&self) -> Result<KernelEvent, String> {
         serde_json::from_str(&self.payload).map_err(|e| format!("payload is not a kernel event: {e}"))
     }
@@ -84,4 +120,27 @@ pub(crate) fn chain_hash(
 pub fn head_message(seq: u64, hash: &str) -> Vec<u8> {
     canonical_bytes(&serde_json::json!({"domain": "smart.ledger_head.v1", "seq": seq, "hash": hash}))
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_depth_counts_brackets_outside_strings_only() {
+        assert_eq!(json_depth("1"), 0);
+        assert_eq!(json_depth(r#"{"a":[1,{"b":[]}]}"#), 4);
+        assert_eq!(json_depth(r#"{"a":"[[[[{{{"}"#), 1);
+        assert_eq!(json_depth(r#"{"a":"\"[[["}"#), 1);
+        assert_eq!(json_depth(r#"{"a":"\\","b":[[]]}"#), 3);
+        let deep = format!("{}{}", "[".repeat(500), "]".repeat(500));
+        assert_eq!(json_depth(&deep), 500);
+    }
+
+    #[test]
+    fn the_reader_reads_every_depth_the_writer_allows() {
+        let at_limit = format!("{}1{}", "[".repeat(MAX_EVENT_DEPTH), "]".repeat(MAX_EVENT_DEPTH));
+        assert!(serde_json::from_str::<serde_json::Value>(&at_limit).is_ok());
+    }
 }

@@ -4,8 +4,9 @@
 //! reached the disk and survives a power cut or a SIGKILL. A batch of events (one kernel
 //! decision) is one transaction: it lands whole or not at all, together with the signed head.
 
-use crate::migrations::migrations;
-use crate::record::{NewEvent, StoredEvent, chain_hash, head_message};
+use crate::anchor::{self, Anchor};
+use crate::migrations::{ANCHORED_SINCE, migrations};
+use crate::record::{MAX_EVENT_BYTES, MAX_EVENT_DEPTH, NewEvent, StoredEvent, chain_hash, head_message, json_depth};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use smart_kernel::{Hash, canonical_bytes};
 use std::path::{Path, PathBuf};
@@ -26,6 +27,8 @@ pub enum LedgerError {
     Migration(String),
     #[error("event cannot be encoded: {0}")]
     Encoding(String),
+    #[error("the ledger's anchor {path} cannot be used: {reason}")]
+    Anchor { path: PathBuf, reason: String },
     #[error("ledger database error: {0}")]
     Sql(#[from] rusqlite::Error),
 }
@@ -37,6 +40,11 @@ pub trait HeadSigner {
     fn sign_hex(&self, msg: &[u8]) -> String;
     /// Hex keyed MAC of an event hash (the per-event seal).
     fn seal_hex(&self, hash: &Hash) -> String;
+}
+
+/// See [`Ledger::read_snapshot`]. Ends the read when dropped; it never writes.
+pub struct ReadSnapshot<'a> {
+    _read: rusqlite::Transaction<'a>,
 }
 
 pub struct Ledger {
@@ -94,7 +102,26 @@ impl Ledger {
             });
         }
         conn.pragma_update(None, "synchronous", "FULL").map_err(corrupt)?;
-        migrations().to_latest(&mut conn).map_err(|e| match e {
+        let migrations = migrations();
+        let before = match migrations.current_version(&conn) {
+            Ok(rusqlite_migration::SchemaVersion::Inside(v)) => v.get(),
+            Ok(_) => 0,
+            Err(e) => return Err(LedgerError::Migration(e.to_string())),
+        };
+        // A ledger from before anchoring: its signed head becomes its anchor before the schema
+        // moves on, so that from here on a missing anchor means one was removed.
+        if before > 0 && before < ANCHORED_SINCE && !anchor::path_for(path).exists() {
+            let head = conn
+                .query_row("SELECT seq, hash, signature FROM head WHERE id = 1", [], |r| {
+                    Ok(Anchor { seq: r.get::<_, i64>(0)? as u64, hash: r.get(1)?, signature: r.get(2)? })
+                })
+                .optional()
+                .map_err(corrupt)?;
+            if let Some(head) = head {
+                anchor::advance(path, &head)?;
+            }
+        }
+        migrations.to_latest(&mut conn).map_err(|e| match e {
             rusqlite_migration::Error::RusqliteError { err, .. } => corrupt(err),
             other => LedgerError::Migration(other.to_string()),
         })?;
@@ -103,6 +130,18 @@ impl Ledger {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Holds one read snapshot of the ledger until the guard is dropped: every read through this
+    /// ledger meanwhile sees the same events and head, whatever other processes append. (WAL
+    /// gives each read transaction a fixed view, taken at its first read.)
+    pub fn read_snapshot(&self) -> Result<ReadSnapshot<'_>, LedgerError> {
+        Ok(ReadSnapshot { _read: self.conn.unchecked_transaction()? })
+    }
+
+    /// The anchor kept beside this ledger, if there is one.
+    pub fn anchor(&self) -> Result<Option<Anchor>, LedgerError> {
+        anchor::read(&self.path)
     }
 
     /// The last sequence and its hash; `(0, ZERO)` for an empty ledger.
@@ -136,6 +175,22 @@ impl Ledger {
                 seq += 1;
                 let payload = canonical_bytes(e.event).map_err(|x| LedgerError::Encoding(x.to_string()))?;
                 let payload = String::from_utf8(payload).map_err(|x| LedgerError::Encoding(x.to_string()))?;
+                // Nothing that cannot be read back, and nothing without bound: checked before the
+                // transaction holds anything, so a refused batch writes nothing.
+                if payload.len() > MAX_EVENT_BYTES {
+                    return Err(LedgerError::Encoding(format!(
+                        "a {} event of {} bytes is larger than the ledger takes ({MAX_EVENT_BYTES})",
+                        e.event.kind(),
+                        payload.len()
+                    )));
+                }
+                let depth = json_depth(&payload);
+                if depth > MAX_EVENT_DEPTH {
+                    return Err(LedgerError::Encoding(format!(
+                        "a {} event nests {depth} levels deep, more than the ledger can read back ({MAX_EVENT_DEPTH})",
+                        e.event.kind()
+                    )));
+                }
                 let before = e.state_before.to_hex();
                 let after = e.state_after.to_hex();
                 let hash = chain_hash(&prev, seq, e.corr, e.event.kind(), &payload, e.at.0, e.wall_ms, &before, &after);
@@ -164,6 +219,12 @@ impl Ledger {
             params![seq as i64, head, signature],
         )?;
         tx.commit()?;
+        // The events are durable now; an anchor that could not be written only lags (weaker, not
+        // wrong), and the next append moves it on. Failing the append here would tell the caller
+        // its events were not recorded when they were.
+        if let Err(e) = anchor::advance(&self.path, &Anchor { seq, hash: head, signature }) {
+            tracing::warn!(error = %e, "could not move the ledger's anchor forward");
+        }
         Ok(seqs)
     }
 

@@ -4,7 +4,9 @@
 //! row), `prev_hash` is the previous row's hash (reordering), the row's hash matches its content
 //! (any edit), the payload is a kernel event whose kind matches the column, logical time does
 //! not run backwards, and user signals verify against the genesis device key. At the end the
-//! signed head must name the last event (truncation). The first failure is the answer.
+//! signed head must name the last event (truncation), and the anchor kept outside the file must
+//! name an event the ledger still holds, signed by the device (a file taken back in time; see
+//! [`crate::anchor`]). The first failure is the answer.
 
 use crate::record::head_message;
 use crate::store::{HeadSigner, Ledger, LedgerError};
@@ -33,6 +35,11 @@ pub fn verify(
     device_key: Option<&str>,
     sealer: Option<&dyn HeadSigner>,
 ) -> Result<VerifyReport, LedgerError> {
+    // The anchor first, then one snapshot for everything else: an anchor only moves after a
+    // commit is durable, so one read before the snapshot never vouches for more than the
+    // snapshot holds — while other processes go on appending, nothing here is a false alarm.
+    let anchor = ledger.anchor();
+    let snapshot = ledger.read_snapshot()?;
     let mut expected_seq = 1u64;
     let mut prev = Hash::ZERO;
     let mut last_at = 0u64;
@@ -107,6 +114,10 @@ pub fn verify(
     if bad.is_none() {
         bad = check_head(ledger, events, &prev, genesis_key.as_deref())?;
     }
+    if bad.is_none() {
+        bad = check_anchor(ledger, anchor, events, genesis_key.as_deref())?;
+    }
+    drop(snapshot);
     Ok(match bad {
         None => VerifyReport {
             ok: true,
@@ -119,6 +130,45 @@ pub fn verify(
             VerifyReport { ok: false, events, head: None, first_bad_seq: Some(seq), reason: Some(reason) }
         }
     })
+}
+
+/// The anchor against the chain that verified up to `last_seq`.
+fn check_anchor(
+    ledger: &Ledger,
+    anchor: Result<Option<crate::anchor::Anchor>, LedgerError>,
+    last_seq: u64,
+    key: Option<&str>,
+) -> Result<Option<(u64, String)>, LedgerError> {
+    let anchor = match anchor {
+        Ok(a) => a,
+        Err(e) => return Ok(Some((last_seq + 1, e.to_string()))),
+    };
+    let Some(anchor) = anchor else {
+        return Ok((last_seq > 0).then(|| {
+            (
+                last_seq + 1,
+                "the ledger's anchor (ledger.anchor, beside it) is missing: nothing outside the file vouches that no events were removed from its end".to_string(),
+            )
+        }));
+    };
+    if let Some(key) = key
+        && !signed_by(key, anchor.seq, &anchor.hash, &anchor.signature)
+    {
+        return Ok(Some((anchor.seq.min(last_seq + 1), "the anchor's signature is not the device's".into())));
+    }
+    let at = if anchor.seq == 0 || anchor.seq > last_seq { None } else { ledger.get(anchor.seq)?.map(|r| r.hash) };
+    Ok(crate::anchor::disagreement(&anchor, last_seq, at.as_deref()))
+}
+
+/// Whether `sig` is the device key's signature over the head message for (`seq`, `hash`).
+fn signed_by(key: &str, seq: u64, hash: &str, sig: &str) -> bool {
+    (|| {
+        let key: [u8; 32] = hex::decode(key).ok()?.try_into().ok()?;
+        let key = VerifyingKey::from_bytes(&key).ok()?;
+        let sig: [u8; 64] = hex::decode(sig).ok()?.try_into().ok()?;
+        key.verify(&head_message(seq, hash), &Signature::from_bytes(&sig)).ok()
+    })()
+    .is_some()
 }
 
 fn check_head(
@@ -136,14 +186,7 @@ fn check_head(
             "the signed head record is missing: the ledger's end cannot be vouched for".into(),
         )));
     };
-    let valid = (|| {
-        let key: [u8; 32] = hex::decode(key).ok()?.try_into().ok()?;
-        let key = VerifyingKey::from_bytes(&key).ok()?;
-        let sig: [u8; 64] = hex::decode(&sig).ok()?.try_into().ok()?;
-        key.verify(&head_message(seq, &hash), &Signature::from_bytes(&sig)).ok()
-    })()
-    .is_some();
-    if !valid {
+    if !signed_by(key, seq, &hash, &sig) {
         return Ok(Some((seq.min(last_seq + 1), "the head record's signature is not the device's".into())));
     }
     if seq > last_seq {

@@ -161,3 +161,38 @@ fn opening_a_missing_or_non_database_file_is_a_clear_error_and_changes_nothing()
     assert_eq!(std::fs::read(&junk).unwrap(), vec![0x42u8; 8192]);
     assert!(matches!(Ledger::create(&junk), Err(LedgerError::Exists(_))));
 }
+
+/// A refused call whose `proposed` event nested 126 arrays deep was stored, and from then on no
+/// reader could parse that row. The writer now refuses what the reader could not take back, and
+/// the refused batch leaves nothing behind.
+#[test]
+fn an_event_too_deep_to_read_back_is_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut l, mut st) = genesis(&dir.path().join("ledger.db"));
+    let (ok_event, b1, a1) = expiry(&mut st, 2);
+    let mut args = serde_json::json!("docs");
+    for _ in 0..126 {
+        args = serde_json::json!([args]);
+    }
+    let deep = KernelEvent::Proposed {
+        call: smart_kernel::ProposedCall {
+            tool: "fs.scan".into(),
+            args,
+            scope_id: String::new(),
+            source: Default::default(),
+            risk_hint: None,
+            snapshot: None,
+            work_order: None,
+        },
+    };
+    let batch = [
+        NewEvent { corr: "c", event: &ok_event, at: Millis(2), wall_ms: 2, state_before: b1, state_after: a1 },
+        NewEvent { corr: "c", event: &deep, at: Millis(2), wall_ms: 2, state_before: a1, state_after: a1 },
+    ];
+    let err = l.append(1, &batch, &key()).unwrap_err().to_string();
+    assert!(err.contains("proposed event nests") && err.contains("read back"), "{err}");
+    assert_eq!(l.tail().unwrap().0, 1, "the batch landed in part");
+    assert_eq!(smart_ledger::anchor::read(l.path()).unwrap().unwrap().seq, 1);
+    let v = smart_ledger::verify(&l, None, None).unwrap();
+    assert!(v.ok, "{v:?}");
+}

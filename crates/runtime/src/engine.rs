@@ -2,6 +2,7 @@
 
 use crate::clock::Clock;
 use crate::error::RuntimeError;
+use crate::in_flight;
 use crate::paths::DataDir;
 use crate::world::LedgerWorld;
 use serde::Serialize;
@@ -15,7 +16,11 @@ use smart_kernel::{
 };
 use smart_ledger::{HeadSigner, Ledger, NewEvent, StoredEvent};
 use smart_signals::{DeviceKey, KeyStoreKind};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// How often an operation is retried on the newest state after another process appended first.
+const MAX_CONFLICT_RETRIES: u32 = 64;
 
 /// How long a signature made for a click stays valid: long enough to reach the kernel, short
 /// enough that a captured one is useless later.
@@ -234,7 +239,10 @@ impl Engine {
         }
     }
 
-    /// Opens an initialised data dir. Refuses a ledger that does not replay.
+    /// Opens an initialised data dir. Refuses a ledger that does not verify — every event's
+    /// hash, link and seal, the signed head and the anchor outside the file — with `smart ledger
+    /// verify`'s reason, and one that does not replay. An engine must never decide on a history
+    /// that was edited, cut short or put back: what it records next would be signed over it.
     pub fn open(data_dir: &Path, clock: Box<dyn Clock + Send>) -> Result<Engine, RuntimeError> {
         let dir = DataDir::new(data_dir);
         if !dir.ledger().is_file() {
@@ -242,6 +250,20 @@ impl Engine {
         }
         let ledger = Ledger::open(&dir.ledger())?;
         let broken = |reason: String| RuntimeError::BrokenLedger { path: dir.ledger(), reason };
+        let key = smart_signals::load_device_key(data_dir).map_err(|e| e.to_string());
+        let public = match &key {
+            Ok(k) => Some(k.public_hex()),
+            Err(_) => smart_signals::store_info(data_dir).map(|(_, k)| k),
+        };
+        let sealer = key.as_ref().ok().map(KeySigner);
+        let report = smart_ledger::verify(&ledger, public.as_deref(), sealer.as_ref().map(|s| s as &dyn HeadSigner))?;
+        if !report.ok {
+            return Err(broken(format!(
+                "event {}: {}",
+                report.first_bad_seq.unwrap_or(0),
+                report.reason.as_deref().unwrap_or("it does not verify")
+            )));
+        }
         let genesis = ledger.get(1)?.ok_or_else(|| broken("it has no genesis event".into()))?;
         let policy = match genesis.event() {
             Ok(KernelEvent::Genesis { policy, .. }) => policy,
@@ -249,32 +271,84 @@ impl Engine {
             Err(e) => return Err(broken(e)),
         };
         let kernel = Kernel::new(policy, registry()?);
-        let key = smart_signals::load_device_key(data_dir).map_err(|e| e.to_string());
-        let sealer = key.as_ref().ok().map(KeySigner);
         let state = load_state(&ledger, sealer.as_ref().map(|s| s as &dyn HeadSigner)).map_err(broken)?;
         let mut engine = Engine { dir, ledger, kernel, state, key, clock };
         engine.recover_in_flight()?;
         Ok(engine)
     }
 
-    /// Calls admitted before a crash have no receipt: record them as interrupted.
+    /// Calls admitted before a crash have no receipt: record them as interrupted. A call that
+    /// another live process is running is left alone (see [`crate::in_flight`]): its receipt is
+    /// on the way. What dead processes left in `in-flight/` goes too — a step log outlives its
+    /// call when the process died between the receipt and the tidying up.
     fn recover_in_flight(&mut self) -> Result<(), RuntimeError> {
-        if self.state.inflight.is_empty() || self.key.is_err() {
+        if self.key.is_err() {
             return Ok(());
         }
-        let events: Vec<KernelEvent> = self
-            .state
-            .inflight
-            .iter()
-            .map(|(hash, f)| KernelEvent::Failed {
-                call_hash: *hash,
-                tool: f.tool.clone(),
-                error: "interrupted: SMART stopped before this call finished; check the files it names".into(),
-            })
-            .collect();
-        let now = self.now();
-        self.commit(&corr(), events, now)?;
-        Ok(())
+        self.retrying(|e| {
+            // Holds first, then the ledger: a call admitted after the holds were taken is some
+            // live process's (it took its lock before its `admitted` was written), and no call
+            // held here can be admitted meanwhile.
+            let mut holds: BTreeMap<Hash, in_flight::Running> = in_flight::left_behind(&e.dir)
+                .into_iter()
+                .filter_map(|hash| in_flight::Running::try_take(&e.dir, &hash).map(|h| (hash, h)))
+                .collect();
+            e.refresh()?;
+            let dead: Vec<(Hash, String)> = e
+                .state
+                .inflight
+                .iter()
+                .filter(|(hash, _)| holds.contains_key(hash) || !in_flight::is_running(&e.dir, hash))
+                .map(|(hash, f)| (*hash, f.tool.clone()))
+                .collect();
+            // Files first, then the ledger: a crash in between rolls back again (finding nothing
+            // left to do) and records it then.
+            let executor = smart_tools::Executor::new(e.places());
+            let events: Vec<KernelEvent> = dead
+                .iter()
+                .map(|(hash, tool)| KernelEvent::Failed {
+                    call_hash: *hash,
+                    tool: tool.clone(),
+                    error: interrupted(executor.roll_back(hash)),
+                })
+                .collect();
+            if !events.is_empty() {
+                let now = e.now();
+                e.commit(&corr(), events, now)?;
+            }
+            // Every call held here now has its receipt (just recorded, or written before its
+            // process died) or was never admitted: nothing in `in-flight/` is still needed.
+            for (hash, _) in &dead {
+                executor.forget_steps(hash);
+                in_flight::forget(&e.dir, hash);
+            }
+            for (hash, hold) in std::mem::take(&mut holds) {
+                executor.forget_steps(&hash);
+                drop(hold);
+            }
+            Ok(())
+        })
+    }
+
+    /// Runs `op` again, on the ledger's newest state, when another process appended between its
+    /// reading and its writing (`Conflict`: nothing of `op`'s was written). Many processes share
+    /// one ledger — the app, `smart` commands, scripts — and a collision is theirs to sort out,
+    /// not the person's to retry. Only for operations that write one decision: a conflict at a
+    /// later step of a multi-step one would repeat the steps before it.
+    fn retrying<T>(&mut self, mut op: impl FnMut(&mut Engine) -> Result<T, RuntimeError>) -> Result<T, RuntimeError> {
+        let mut attempt = 0u32;
+        loop {
+            match op(self) {
+                Err(RuntimeError::Ledger(smart_ledger::LedgerError::Conflict { .. }))
+                    if attempt < MAX_CONFLICT_RETRIES =>
+                {
+                    attempt += 1;
+                    // A little apart, so that writers that collided do not collide again in step.
+                    std::thread::sleep(std::time::Duration::from_millis(u64::from(attempt % 8) * 3));
+                }
+                other => return other,
+            }
+        }
     }
 
     pub fn data_dir(&self) -> &Path {
@@ -345,6 +419,12 @@ impl Engine {
 
     /// Records a decision and reports its outcome; runs an admitted call and records the receipt.
     pub(crate) fn settle(&mut self, corr: &str, d: Decision, now: Millis) -> Result<CallReport, RuntimeError> {
+        // The hold on an admitted call is taken before its `admitted` event is durable, so no
+        // other process ever sees it in flight without a live holder.
+        let running = match &d.outcome {
+            Outcome::Admitted(a) => Some(in_flight::Running::take(&self.dir, &a.hash())?),
+            _ => None,
+        };
         let seqs = self.commit(corr, d.events, now)?;
         let last = seqs.last().copied();
         Ok(match d.outcome {
@@ -365,15 +445,36 @@ impl Engine {
                 }
             }
             Outcome::Done => CallReport { seq: last, ..CallReport::bare("recorded") },
-            Outcome::Admitted(admitted) => self.execute(corr, &admitted)?,
+            Outcome::Admitted(admitted) => self.execute(corr, &admitted, running)?,
         })
     }
 
-    fn execute(&mut self, corr: &str, admitted: &AdmittedCall) -> Result<CallReport, RuntimeError> {
+    /// Runs an admitted call and appends its receipt at whatever the ledger's head is by then:
+    /// other processes may have appended while the call ran (the chain still links the receipt
+    /// to them), and a receipt must never be lost to that. The hold on the call is released
+    /// only once the receipt is durable.
+    fn execute(
+        &mut self,
+        corr: &str,
+        admitted: &AdmittedCall,
+        running: Option<in_flight::Running>,
+    ) -> Result<CallReport, RuntimeError> {
         let result: Result<ToolOutput, String> = self.executor(admitted.tool()).execute(admitted);
         let receipt = self.kernel.receipt(admitted, result);
-        let now = self.now();
-        let seqs = self.commit(corr, vec![receipt.clone()], now)?;
+        let seqs = self
+            .retrying(|e| {
+                e.refresh()?;
+                let now = e.now();
+                e.commit(corr, vec![receipt.clone()], now)
+            })
+            // Past this point the call has run: no caller may retry the whole operation. Its step
+            // log stays, so the next open rolls it back and records that.
+            .map_err(|e| RuntimeError::ReceiptNotRecorded {
+                tool: admitted.tool().to_string(),
+                reason: e.to_string(),
+            })?;
+        self.executor(admitted.tool()).forget_steps(&admitted.hash());
+        drop(running);
         let tier = Some(u8::from(admitted.tier()));
         Ok(match receipt {
             KernelEvent::Committed { output, artifact, notify, .. } => CallReport {
@@ -421,6 +522,15 @@ impl Engine {
     /// engine last looked, so every decision is made on the ledger's latest state.
     pub fn refresh(&mut self) -> Result<(), RuntimeError> {
         let (tail, _) = self.ledger.tail()?;
+        if tail < self.state.seq {
+            return Err(RuntimeError::BrokenLedger {
+                path: self.dir.ledger(),
+                reason: format!(
+                    "it went back from {} events to {tail} while this process had it open: events were removed from its end",
+                    self.state.seq
+                ),
+            });
+        }
         if tail != self.state.seq {
             let sealer = self.key.as_ref().ok().map(KeySigner);
             self.state = load_state(&self.ledger, sealer.as_ref().map(|s| s as &dyn HeadSigner))
@@ -448,6 +558,16 @@ impl Engine {
 
     /// Proposes a call, for a scoped work order when one is named.
     pub fn call_as(
+        &mut self,
+        tool: &str,
+        args: Value,
+        source: CallSource,
+        work_order: Option<String>,
+    ) -> Result<CallReport, RuntimeError> {
+        self.retrying(|e| e.call_once(tool, args.clone(), source, work_order.clone()))
+    }
+
+    fn call_once(
         &mut self,
         tool: &str,
         args: Value,
@@ -487,6 +607,10 @@ impl Engine {
     /// Submits a user signal as given (already signed, or not). Used by `decide` and by the
     /// app's dialog, which signs in the backend; tests use it to submit forgeries.
     pub fn submit_signal(&mut self, signal: UserSignal) -> Result<CallReport, RuntimeError> {
+        self.retrying(|e| e.submit_signal_once(signal.clone()))
+    }
+
+    fn submit_signal_once(&mut self, signal: UserSignal) -> Result<CallReport, RuntimeError> {
         self.tick()?;
         let now = self.now();
         let denied = signal.decision == smart_kernel::Decision::Deny;
@@ -512,10 +636,12 @@ impl Engine {
 
     /// Submits an emergency signal as given; the kernel verifies it like any other.
     pub fn submit_emergency(&mut self, signal: UserSignal, reason: &str) -> Result<CallReport, RuntimeError> {
-        self.refresh()?;
-        let now = self.now();
-        let d = self.kernel.emergency(&self.state, signal, reason, now)?;
-        self.settle(&corr(), d, now)
+        self.retrying(|e| {
+            e.refresh()?;
+            let now = e.now();
+            let d = e.kernel.emergency(&e.state, signal.clone(), reason, now)?;
+            e.settle(&corr(), d, now)
+        })
     }
 
     pub fn draft_lease(&mut self, draft: LeaseDraft) -> Result<CallReport, RuntimeError> {
@@ -570,6 +696,10 @@ impl Engine {
 
     /// Undoes the committed reversible call at `seq`, through the kernel.
     pub fn undo(&mut self, seq: u64) -> Result<CallReport, RuntimeError> {
+        self.retrying(|e| e.undo_once(seq))
+    }
+
+    fn undo_once(&mut self, seq: u64) -> Result<CallReport, RuntimeError> {
         self.tick()?;
         let now = self.now();
         let committed = match self.ledger.get(seq)?.map(|r| r.event()) {
@@ -673,13 +803,32 @@ impl Engine {
 
     /// The status view (see `smart_kernel::status`).
     pub fn status(&mut self) -> Result<Value, RuntimeError> {
-        self.tick()?;
+        self.retrying(Engine::tick)?;
         let now = self.now();
         let mut v = smart_kernel::status::status(&self.state, self.kernel.policy(), now);
         if let Some(obj) = v.as_object_mut() {
             obj.insert("data_dir".into(), json!(self.dir.path()));
         }
         Ok(v)
+    }
+}
+
+/// What an interrupted call's receipt says: whether what it had done was rolled back.
+fn interrupted(rolled_back: Option<Result<smart_tools::exec::steps::RolledBack, String>>) -> String {
+    let head = "interrupted: SMART stopped before this call finished";
+    match rolled_back {
+        None => format!("{head}; check the files it names"),
+        Some(Ok(r)) if r.problems.is_empty() => match r.undone {
+            0 => format!("{head}; it had changed nothing yet"),
+            1 => format!("{head}; the 1 step it had taken was rolled back, so nothing changed"),
+            n => format!("{head}; the {n} steps it had taken were rolled back, so nothing changed"),
+        },
+        Some(Ok(r)) => format!(
+            "{head}; rolling it back undid {} steps but not all: {}; check the files it names",
+            r.undone,
+            r.problems.join("; ")
+        ),
+        Some(Err(why)) => format!("{head}; it could not be rolled back ({why}); check the files it names"),
     }
 }
 

@@ -22,4 +22,8 @@ pub enum RuntimeError {
     Kernel(#[from] smart_kernel::KernelError),
     #[error("{path}: {reason}")]
     Io { path: PathBuf, reason: String },
+    #[error(
+        "{tool} ran, but its receipt could not be recorded ({reason}); the next start of SMART records it as interrupted — check the files it names"
+    )]
+    ReceiptNotRecorded { tool: String, reason: String },
 }

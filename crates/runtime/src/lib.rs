@@ -23,6 +23,7 @@ pub mod bus;
 pub mod clock;
 pub mod engine;
 pub mod error;
+pub mod in_flight;
 pub mod interaction;
 pub mod library;
 pub mod model_choice;

@@ -19,6 +19,12 @@ impl DataDir {
         self.root.join("quarantine")
     }
 
+    /// What running calls leave while they run: a lock per call held by the process running it,
+    /// and the step log of a batch (see `crate::in_flight`, `smart_tools::exec::steps`).
+    pub fn in_flight(&self) -> PathBuf {
+        self.root.join("in-flight")
+    }
+
     /// The record store `db.upsert` writes.
     pub fn records(&self) -> PathBuf {
         self.root.join("records.db")
@@ -31,7 +37,13 @@ impl DataDir {
 
     /// Where executors work: the allowed roots and SMART's own places in this data dir.
     pub fn places(&self, roots: Vec<PathBuf>) -> smart_tools::Places {
-        smart_tools::Places { roots, quarantine: self.quarantine(), index: self.index(), records: self.records() }
+        smart_tools::Places {
+            roots,
+            quarantine: self.quarantine(),
+            index: self.index(),
+            records: self.records(),
+            steps: Some(self.in_flight()),
+        }
     }
 
     /// A readable copy of the policy in force (the authoritative one is in the genesis event).

@@ -96,6 +96,49 @@ pub trait ReadFs {
     fn read_link(&self, path: &Path) -> io::Result<PathBuf>;
 }
 
+/// Opening for reading never waits: a named pipe (FIFO) where a file was expected would block
+/// `open` until some writer came — forever, for a tool that was only asked to read a document.
+#[cfg(unix)]
+const NONBLOCK: i32 = rustix::fs::OFlags::NONBLOCK.bits() as i32;
+
+/// `file`, if it is a regular file; otherwise an error naming what it is. Everything SMART reads
+/// goes through here: a named pipe, a socket or a device is never read (it could block or never
+/// end), and the file is blocking again for the reads that follow.
+fn only_regular(file: fs::File, path: &Path) -> io::Result<fs::File> {
+    let t = file.metadata()?.file_type();
+    if !t.is_file() {
+        let what = special_kind(&t);
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is {what}, not a regular file; SMART reads only regular files", path.display()),
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+        let flags = fcntl_getfl(&file)?;
+        fcntl_setfl(&file, flags - OFlags::NONBLOCK)?;
+    }
+    Ok(file)
+}
+
+fn special_kind(t: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a named pipe";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    if t.is_dir() { "a folder" } else { "not a file" }
+}
+
 /// Whether an error means "nothing is there".
 pub fn is_missing(e: &io::Error) -> bool {
     matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory)
@@ -134,7 +177,11 @@ impl ReadFs for Ambient {
     }
 
     fn open(&self, path: &Path) -> io::Result<fs::File> {
-        fs::File::open(path)
+        let mut opts = fs::OpenOptions::new();
+        opts.read(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, NONBLOCK);
+        only_regular(opts.open(path)?, path)
     }
 
     fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
@@ -154,6 +201,8 @@ struct Area {
 /// The folders executors may work in, each held open.
 pub struct Confined {
     areas: Vec<Area>,
+    /// Where the steps of a mutation are written before they are taken (see `exec::steps`).
+    steps: Option<std::sync::Mutex<crate::exec::steps::StepLog>>,
 }
 
 impl std::fmt::Debug for Confined {
@@ -189,7 +238,13 @@ impl Confined {
         }
         // Longest first, so a nested area wins over the one around it.
         out.sort_by_key(|a| std::cmp::Reverse(a.root.components().count()));
-        Ok(Confined { areas: out })
+        Ok(Confined { areas: out, steps: None })
+    }
+
+    /// The same, with every journal step written to `log` before it is taken.
+    pub fn with_step_log(mut self, log: crate::exec::steps::StepLog) -> Confined {
+        self.steps = Some(std::sync::Mutex::new(log));
+        self
     }
 
     pub fn reader(&self) -> Reader<'_> {
@@ -265,7 +320,11 @@ impl ReadFs for Reader<'_> {
 
     fn open(&self, path: &Path) -> io::Result<fs::File> {
         let (dir, rel) = self.0.locate(path)?;
-        Ok(dir.open(&rel)?.into_std())
+        let mut opts = OpenOptions::new();
+        opts.read(true);
+        #[cfg(unix)]
+        cap_std::fs::OpenOptionsExt::custom_flags(&mut opts, NONBLOCK);
+        only_regular(dir.open_with(&rel, &opts)?.into_std(), path)
     }
 
     fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
@@ -302,6 +361,14 @@ impl<'a> std::ops::Deref for Writer<'a> {
 }
 
 impl Writer<'_> {
+    /// Records a step durably before the journal takes it; nothing to do without a step log.
+    pub(crate) fn intend(&self, step: &crate::exec::steps::Step) -> io::Result<()> {
+        match &((self.0).0).steps {
+            None => Ok(()),
+            Some(log) => log.lock().map_err(|_| io::Error::other("the step log's lock was poisoned"))?.intend(step),
+        }
+    }
+
     fn locate(&self, path: &Path) -> io::Result<(&Dir, PathBuf)> {
         let (dir, rel) = (self.0).0.locate(path)?;
         if rel == Path::new(".") {

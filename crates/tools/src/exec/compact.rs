@@ -109,6 +109,8 @@ fn write_archive(
     archive: &Path,
     entries: &[crate::exec::walk::Entry],
 ) -> Result<BTreeMap<String, String>, String> {
+    // Logged first: an archive cut off by a crash would otherwise block every retry.
+    w.intend(&crate::exec::steps::Step::Write { path: archive.to_path_buf() }).map_err(|e| e.to_string())?;
     let file = w.create_new(archive).map_err(|e| e.to_string())?;
     let mut tar = tar::Builder::new(GzEncoder::new(file, Compression::default()));
     tar.mode(tar::HeaderMode::Deterministic);

@@ -25,6 +25,9 @@ pub(crate) fn run(call: &AdmittedCall, r: Reader<'_>) -> Result<ToolOutput, Stri
     if kind == Kind::Dir {
         return Err(format!("{} is a folder; fs.hash takes a file (use fs.scan to list a folder)", path.display()));
     }
+    if kind == Kind::Other {
+        return Err(format!("{}; fs.hash takes a file", super::read::not_a_file(&r, path)));
+    }
     if kind != Kind::File {
         return Err(format!("{} is not a regular file; fs.hash takes a file", path.display()));
     }

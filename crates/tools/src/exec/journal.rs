@@ -4,9 +4,11 @@
 //! fail as one: if the 23rd move hits a full disk, the first 22 are put back, the folders made
 //! for them removed, and the person is told what failed and that nothing changed. The journal
 //! records every step as it is taken so it can be walked backwards, and only ever removes what it
-//! created itself.
+//! created itself. Each step is also written to the call's step log *before* it is taken
+//! (`steps.rs`), so that a process killed mid-batch can be rolled back by the next one.
 
 use crate::confine::{Kind, ReadFs, Writer, is_missing};
+use crate::exec::steps::Step;
 use crate::exec::transfer::move_path;
 use std::path::{Path, PathBuf};
 
@@ -54,6 +56,7 @@ impl<'a> Journal<'a> {
             }
         }
         for d in missing.into_iter().rev() {
+            self.intend(Step::Mkdir { path: d.clone() })?;
             self.w.create_dir(&d).map_err(|e| format!("cannot create the folder {}: {e}", d.display()))?;
             self.created_dirs.push(d);
         }
@@ -62,6 +65,7 @@ impl<'a> Journal<'a> {
 
     /// Moves `from` to `to` (renaming, or copying across disks).
     pub(crate) fn transfer(&mut self, from: &Path, to: &Path) -> Result<(), String> {
+        self.intend(Step::Move { from: from.to_path_buf(), to: to.to_path_buf() })?;
         move_path(self.w, from, to)?;
         self.moved.push((from.to_path_buf(), to.to_path_buf()));
         Ok(())
@@ -69,9 +73,14 @@ impl<'a> Journal<'a> {
 
     /// Writes a new file; fails if anything exists at `path`.
     pub(crate) fn write_new(&mut self, path: &Path, bytes: &[u8]) -> Result<(), String> {
+        self.intend(Step::Write { path: path.to_path_buf() })?;
         self.w.write_new(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         self.created_files.push(path.to_path_buf());
         Ok(())
+    }
+
+    fn intend(&self, step: Step) -> Result<(), String> {
+        self.w.intend(&step).map_err(|e| format!("cannot record the next step before taking it: {e}"))
     }
 
     pub(crate) fn moves(&self) -> usize {

@@ -26,6 +26,7 @@ mod rag;
 mod read;
 mod rebuild_index;
 mod scan;
+pub mod steps;
 mod superseded;
 mod transfer;
 mod undo;
@@ -68,6 +69,9 @@ pub struct Places {
     pub index: PathBuf,
     /// The record store `db.upsert` writes.
     pub records: PathBuf,
+    /// Where a running mutation's step log is kept (`<call hash>.steps`), so that one cut off by
+    /// a crash can be rolled back; `None`: no log (a crash mid-batch is then not recoverable).
+    pub steps: Option<PathBuf>,
 }
 
 /// Runs admitted calls.
@@ -106,9 +110,27 @@ impl Executor {
         &self.places.quarantine
     }
 
-    /// Opens the roots and the quarantine folder as capabilities; nothing else is reachable.
-    /// Returns the quarantine folder's canonical path with them.
-    fn confine(&self) -> Result<(Confined, PathBuf), String> {
+    /// The step log of the call `call_hash`, where one is kept.
+    pub fn step_log(&self, call_hash: &smart_kernel::Hash) -> Option<PathBuf> {
+        self.places.steps.as_ref().map(|d| d.join(format!("{}.steps", call_hash.to_hex())))
+    }
+
+    /// Rolls back a call that was cut off, from its step log; `None` when it left no log (it
+    /// changed nothing, or it is a tool that keeps none). The log stays until [`Self::forget_steps`].
+    pub fn roll_back(&self, call_hash: &smart_kernel::Hash) -> Option<Result<steps::RolledBack, String>> {
+        let log = self.step_log(call_hash).filter(|p| p.exists())?;
+        Some(self.areas().and_then(|(areas, _)| steps::roll_back(&areas, &log)))
+    }
+
+    /// Deletes the call's step log: its receipt is durable, or it was rolled back.
+    pub fn forget_steps(&self, call_hash: &smart_kernel::Hash) {
+        if let Some(p) = self.step_log(call_hash) {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
+    /// The roots and the canonical quarantine folder (made when missing).
+    fn areas(&self) -> Result<(Vec<PathBuf>, PathBuf), String> {
         if !self.places.quarantine.exists() {
             std::fs::create_dir_all(&self.places.quarantine).map_err(|e| {
                 format!("cannot create the quarantine folder {}: {e}", self.places.quarantine.display())
@@ -118,14 +140,27 @@ impl Executor {
             .map_err(|e| format!("cannot open the quarantine folder {}: {e}", self.places.quarantine.display()))?;
         let mut areas = self.places.roots.clone();
         areas.push(q.clone());
-        Ok((Confined::open(&areas)?, q))
+        Ok((areas, q))
+    }
+
+    /// Opens the roots and the quarantine folder as capabilities; nothing else is reachable.
+    /// Returns the quarantine folder's canonical path with them. A tool that moves the person's
+    /// files in batches writes its steps to the call's step log first.
+    fn confine(&self, call: &AdmittedCall) -> Result<(Confined, PathBuf), String> {
+        let (areas, q) = self.areas()?;
+        let confined = Confined::open(&areas)?;
+        let batches = matches!(call.tool(), "apply.move" | "fs.quarantine" | "fs.compact" | "undo");
+        match self.step_log(&call.hash()).filter(|_| batches) {
+            Some(log) => Ok((confined.with_step_log(steps::StepLog::create(&log)?), q)),
+            None => Ok((confined, q)),
+        }
     }
 
     /// Runs an admitted call and reports its output, artifact and rollback data. Read-only tools
     /// get a read-only view of the files; only the apply/transform tools and undo can write.
     pub fn execute(&self, call: &AdmittedCall) -> Result<ToolOutput, String> {
         let started = Instant::now();
-        let (c, q) = self.confine()?;
+        let (c, q) = self.confine(call)?;
         let q = q.as_path();
         let (r, w) = (c.reader(), c.writer());
         let p = &self.places;

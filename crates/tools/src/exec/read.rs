@@ -34,7 +34,9 @@ pub(crate) fn run(call: &AdmittedCall, r: Reader<'_>) -> Result<ToolOutput, Stri
         Kind::Dir => {
             return Err(format!("{} is a folder; fs.read reads a file (use fs.scan to list a folder)", path.display()));
         }
-        _ => return Err(format!("{} is not a regular file", path.display())),
+        // Opening says what it is (a named pipe, a device…) without waiting on it.
+        Kind::Other => return Err(not_a_file(&r, path)),
+        Kind::Symlink => return Err(format!("{} is a symbolic link, not a regular file", path.display())),
     }
     let file = r.open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     let mut bytes = Vec::new();
@@ -57,6 +59,14 @@ pub(crate) fn run(call: &AdmittedCall, r: Reader<'_>) -> Result<ToolOutput, Stri
 
 /// Decodes file bytes; `None` for binary content. A cut may split a UTF-8 character at the
 /// end, which is not a reason to call the file latin-1.
+/// Why the special file at `path` is not read, in the words of the (non-blocking) open.
+pub(crate) fn not_a_file(r: &Reader<'_>, path: &Path) -> String {
+    match r.open(path) {
+        Err(e) => e.to_string(),
+        Ok(_) => format!("{} is not a regular file", path.display()),
+    }
+}
+
 pub(crate) fn decode(bytes: &[u8], truncated: bool) -> Option<(&'static str, String)> {
     if let Some(rest) = bytes.strip_prefix(&[0xFF, 0xFE]) {
         return Some(("utf-16le", utf16(rest, u16::from_le_bytes)));

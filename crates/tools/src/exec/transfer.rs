@@ -3,9 +3,11 @@
 //! A rename is the ideal move: atomic, instant, and it cannot leave half a file behind. But a
 //! rename cannot cross filesystems (the quarantine folder may live on another disk than the
 //! person's documents), and there the only way is copy then delete. That path is where data gets
-//! lost, so it is careful: the copy never overwrites anything, it is verified against the
-//! original's content hash before the original is removed, and if the original cannot be
-//! removed the copy is taken back out, so a failed move leaves exactly what was there before.
+//! lost, so it is careful: the copy never overwrites anything, it is made under a temporary name
+//! beside the destination and renamed into place only once it is verified against the
+//! original's content hash — a process killed mid-copy leaves `.<name>.smart-partial`, never a
+//! truncated file under the real name — and if the original cannot be removed the copy is taken
+//! back out, so a failed move leaves exactly what was there before.
 
 use crate::confine::{Kind, ReadFs, Writer, is_missing};
 use crate::fs_world::content_hash_in;
@@ -31,7 +33,16 @@ fn is_cross_device(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::CrossesDevices || e.raw_os_error() == Some(CROSS_DEVICE)
 }
 
-/// The cross-device move: copy, verify, remove the original. On failure nothing changed.
+/// Where a cross-device copy of `to` is made before it is renamed into place.
+pub(crate) fn partial_name(to: &Path) -> std::path::PathBuf {
+    let mut name = std::ffi::OsString::from(".");
+    name.push(to.file_name().unwrap_or_default());
+    name.push(".smart-partial");
+    to.with_file_name(name)
+}
+
+/// The cross-device move: copy under a temporary name, verify, rename into place, remove the
+/// original. On failure nothing changed.
 pub(crate) fn copy_then_remove(w: Writer<'_>, from: &Path, to: &Path) -> Result<(), String> {
     let hash_err = |e: smart_kernel::WorldError| e.0;
     let Some(before) = content_hash_in(&*w, from).map_err(hash_err)? else {
@@ -40,20 +51,29 @@ pub(crate) fn copy_then_remove(w: Writer<'_>, from: &Path, to: &Path) -> Result<
     if w.exists(to).unwrap_or(true) {
         return Err(format!("cannot move {} to {}: something already exists there", from.display(), to.display()));
     }
-    if let Err(why) = copy_entry(w, from, to, false) {
-        let _ = w.remove_any(to);
+    let partial = partial_name(to);
+    // A partial copy left by a move that was cut off before is only ever our own leftover.
+    if w.exists(&partial).unwrap_or(false) {
+        w.remove_any(&partial).map_err(|e| format!("cannot clear the old partial copy {}: {e}", partial.display()))?;
+    }
+    if let Err(why) = copy_entry(w, from, &partial, false) {
+        let _ = w.remove_any(&partial);
         return Err(format!("cannot copy {} to {}: {why}", from.display(), to.display()));
     }
-    match content_hash_in(&*w, to) {
+    match content_hash_in(&*w, &partial) {
         Ok(Some(after)) if after == before => {}
         _ => {
-            let _ = w.remove_any(to);
+            let _ = w.remove_any(&partial);
             return Err(format!(
                 "the copy of {} at {} does not match the original; the copy was removed and the original left in place",
                 from.display(),
                 to.display()
             ));
         }
+    }
+    if let Err(e) = w.rename_new(&partial, to) {
+        let _ = w.remove_any(&partial);
+        return Err(format!("cannot put the copy of {} in place at {}: {e}", from.display(), to.display()));
     }
     if let Err(e) = w.remove_any(from) {
         // A folder may be half removed: put back whatever is missing from the verified copy.
@@ -76,7 +96,7 @@ pub(crate) fn copy_then_remove(w: Writer<'_>, from: &Path, to: &Path) -> Result<
 }
 
 /// Copies what is missing at `to` from `from` and checks the two match afterwards.
-fn restore_missing(w: Writer<'_>, from: &Path, to: &Path) -> Result<(), String> {
+pub(crate) fn restore_missing(w: Writer<'_>, from: &Path, to: &Path) -> Result<(), String> {
     copy_entry(w, from, to, true)?;
     match (content_hash_in(&*w, from), content_hash_in(&*w, to)) {
         (Ok(Some(a)), Ok(Some(b))) if a == b => Ok(()),

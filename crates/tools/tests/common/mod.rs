@@ -46,6 +46,7 @@ pub fn places(root: &Path, qdir: &Path, data: &Path) -> Places {
         quarantine: qdir.to_path_buf(),
         index: data.join("index.db"),
         records: data.join("records.db"),
+        steps: Some(data.join("in-flight")),
     }
 }
 
