@@ -362,12 +362,23 @@ pub enum HorizonArg {
 }
 
 fn clock() -> Result<Box<dyn Clock + Send>> {
-    // SMART_NOW_MS pins the clock: recorded scenarios and tests run deterministically.
-    match std::env::var("SMART_NOW_MS") {
-        Ok(v) => Ok(Box::new(FixedClock(
+    clock_from(std::env::var("SMART_NOW_MS").ok().as_deref(), cfg!(debug_assertions))
+}
+
+/// SMART_NOW_MS pins the clock, so recorded scenarios and tests walk through gate times without
+/// sleeping — in test (debug) builds only. In a release build a pinned clock would skip every
+/// time gate, and one set years ahead once would hold the ledger's clock there for good (time
+/// never goes back), so it is refused rather than quietly ignored.
+fn clock_from(pinned: Option<&str>, test_build: bool) -> Result<Box<dyn Clock + Send>> {
+    match pinned {
+        None => Ok(Box::new(SystemClock)),
+        Some(_) if !test_build => bail!(
+            "SMART_NOW_MS pins the clock in test builds only; this build keeps real time (a pinned clock \
+             would skip the time gates). Unset SMART_NOW_MS"
+        ),
+        Some(v) => Ok(Box::new(FixedClock(
             v.trim().parse().with_context(|| format!("SMART_NOW_MS={v:?} is not a number of milliseconds"))?,
         ))),
-        Err(_) => Ok(Box::new(SystemClock)),
     }
 }
 
@@ -862,4 +873,19 @@ fn doctor(args: &Args) -> Result<i32> {
         say!("{}", if problems == 0 { "all good".to_string() } else { format!("{problems} problem(s)") });
     }
     Ok(if problems == 0 { 0 } else { 1 })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod clock_tests {
+    use super::clock_from;
+
+    #[test]
+    fn a_pinned_clock_is_for_test_builds_only() {
+        assert_eq!(clock_from(Some("1234"), true).unwrap().now_ms(), 1234);
+        let e = clock_from(Some("1234"), false).err().unwrap().to_string();
+        assert!(e.contains("test builds only"), "{e}");
+        assert!(clock_from(Some("soon"), true).is_err(), "not a number");
+        assert!(clock_from(None, false).unwrap().now_ms() > 1_700_000_000_000, "real time");
+    }
 }

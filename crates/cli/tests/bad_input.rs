@@ -130,6 +130,14 @@ fn init_refuses_bad_roots_and_leaves_nothing_behind() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("inside root"));
     assert!(!s.root.join("smart-data").exists());
+    // And a root inside the data dir would let them change the ledger and the key.
+    let inbox = s.data.join("inbox");
+    std::fs::create_dir_all(&inbox).unwrap();
+    let out = s.run(&["init", "--root", inbox.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("inside the data dir"), "{out:?}");
+    assert!(!s.ledger().exists(), "nothing was set up");
+    std::fs::remove_dir_all(&s.data).unwrap();
     // A bad policy file.
     let p = s.tmp.path().join("p.toml");
     std::fs::write(&p, "[gates]\nafter_l1 = 5\n").unwrap();

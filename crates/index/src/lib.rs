@@ -59,6 +59,7 @@
 //! Paths in and out are absolute and spelled under each root's canonical path (as the kernel's
 //! policy spells roots). An `Index` is one connection: `Send`, not `Sync`; open one per thread.
 
+mod canonical_dir;
 mod error;
 mod extract;
 mod index;
@@ -76,6 +77,7 @@ mod store;
 mod sync;
 mod walk;
 
+pub use canonical_dir::open_canonical_dir;
 pub use error::IndexError;
 pub use index::Index;
 pub use kind::Kind;

@@ -217,7 +217,7 @@ impl State<'_> {
     /// Re-checks one path (`rel` in `root`; empty for the whole root).
     fn update_one(&mut self, root: &Root, rel: &str) -> Result<(), IndexError> {
         let path = root.path_of(rel);
-        let dir = match Dir::open_ambient_dir(&root.canonical, cap_std::ambient_authority()) {
+        let dir = match crate::open_canonical_dir(&root.canonical) {
             Ok(d) => d,
             Err(e) => {
                 self.report.skip(root.prefix.clone(), format!("the root cannot be opened: {e}"));
@@ -331,7 +331,7 @@ pub(crate) fn sync_roots(
         error: None,
     };
     for root in &roots {
-        match Dir::open_ambient_dir(&root.canonical, cap_std::ambient_authority()) {
+        match crate::open_canonical_dir(&root.canonical) {
             Ok(dir) => {
                 if state.walk(root, dir, "")? == Flow::Stop {
                     break;

@@ -9,6 +9,7 @@
 //! | 3 | the scope token is valid and covers tool, capability, paths | `scope_invalid` |
 //! | 4 | the lease and stance allow the layer | `no_lease`, `stance_ceiling` |
 //! | 5 | plus-one: the frontier is at least layer − 1 | `layer_not_reached` |
+//! | – | the tier is weighed (before the gate, which it can turn into a wait): a mutation of a folder holding a sensitive name is Tier 3 | `path_invalid` when the folder cannot be looked through |
 //! | 6 | the time gate has elapsed | `time_gate` |
 //! | 7 | the budget covers the cost | `budget_exhausted` |
 //! | 8 | monotone: repeats and steps within bounds, and the same call not running now | `monotone_bound` |
@@ -53,6 +54,8 @@ pub(crate) struct Checked {
     pub artifact: Option<Artifact>,
     pub inputs: BTreeMap<String, Option<Hash>>,
     pub admissible_at: Millis,
+    /// Something sensitive inside a folder the call changes (it raised the tier to 3).
+    pub sensitive_inside: Option<String>,
 }
 
 pub(crate) fn check(
@@ -232,7 +235,24 @@ pub(crate) fn check(
 
     // The tier decides whether a shut time gate refuses the call or only delays it.
     let hint = proposed.risk_hint.and_then(|h| Tier::try_from(h.min(3)).ok());
-    let tier = classify(call.layer, call.reversibility, &call.paths, &k.policy().risk, hint);
+    let mut tier = classify(call.layer, call.reversibility, &call.paths, &k.policy().risk, hint);
+    // A folder is as sensitive as what it holds: moving a folder with `.ssh/` in it moves the
+    // keys as surely as moving `id_rsa` does.
+    let mut sensitive_inside = None;
+    if call.reversibility.mutates() && tier != Tier::Three {
+        let risk = &k.policy().risk;
+        let sensitive = |name: &str| crate::tier::is_sensitive(name, risk);
+        for p in &call.paths {
+            let found = world.sensitive_within(Path::new(p), &sensitive).map_err(|e| {
+                Refusal::new(C::PathInvalid, format!("cannot look inside {p} to weigh the call: {}", e.0))
+            })?;
+            if let Some(inside) = found {
+                sensitive_inside = Some(inside.to_string_lossy().into_owned());
+                tier = Tier::Three;
+                break;
+            }
+        }
+    }
 
     // 6. Time gate.
     let admissible_at = time_gate::admissible_at(call.layer, &state.last_commit, &k.policy().gates);
@@ -325,7 +345,15 @@ pub(crate) fn check(
         }
     }
 
-    Ok(Checked { work_order: proposed.work_order.clone(), call, tier, artifact, inputs, admissible_at })
+    Ok(Checked {
+        work_order: proposed.work_order.clone(),
+        call,
+        tier,
+        artifact,
+        inputs,
+        admissible_at,
+        sensitive_inside,
+    })
 }
 
 /// The highest layer a stance allows (design.md §4).

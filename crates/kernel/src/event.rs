@@ -118,6 +118,11 @@ pub enum KernelEvent {
         signal: UserSignal,
         code: RefusalCode,
         reason: String,
+        /// The signal was genuinely this device's and its nonce unused: refusing it spends the
+        /// nonce, so the same signed approval cannot be handed in again later and commit then
+        /// (the person approves afresh). Absent — false — in events from before this was kept.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        spent: bool,
     },
     PendingExpired {
         pending_id: String,

@@ -154,7 +154,7 @@ impl Kernel {
             let id = hash_of(&(checked.call.hash, now, b.state.seq))?.short();
             let pending = PendingCall {
                 id: id.clone(),
-                why: self.why_tier_three(&checked.call),
+                why: self.why_tier_three(&checked.call, checked.sensitive_inside.as_deref()),
                 proposed: call,
                 tier: checked.tier,
                 created_at: now,
@@ -170,13 +170,15 @@ impl Kernel {
         admit(b, checked, None)
     }
 
-    fn why_tier_three(&self, call: &ResolvedCall) -> String {
+    fn why_tier_three(&self, call: &ResolvedCall, sensitive_inside: Option<&str>) -> String {
         if call.layer == Layer::L4 {
             format!("{} is an L4 (transform) call; every L4 call waits for you", call.tool)
         } else if call.reversibility == Reversibility::Irreversible {
             format!("{} cannot be undone", call.tool)
         } else if let Some(p) = call.paths.iter().find(|p| is_sensitive(p, &self.policy.risk)) {
             format!("{} touches a sensitive path: {p}", call.tool)
+        } else if let Some(p) = sensitive_inside {
+            format!("{} changes a folder that holds something sensitive: {p}", call.tool)
         } else if call.reversibility.mutates() && call.paths.len() > self.policy.risk.bulk_paths {
             format!("{} touches {} paths", call.tool, call.paths.len())
         } else {
@@ -205,7 +207,8 @@ impl Kernel {
         let mut b = Builder::new(state, now);
         let now = b.at;
         let refuse = |mut b: Builder, signal: UserSignal, r: Refusal| -> Result<Decision, KernelError> {
-            b.push(KernelEvent::SignalRefused { signal, code: r.code, reason: r.reason.clone() })?;
+            let spent = spends(&b.state, &signal);
+            b.push(KernelEvent::SignalRefused { signal, code: r.code, reason: r.reason.clone(), spent })?;
             Ok(b.finish(Outcome::Refused(r)))
         };
         if let Some(why) = crate::input_bounds::check_signal(&signal) {
@@ -322,7 +325,8 @@ impl Kernel {
             (signal, verified)
         };
         if let Err(r) = verified {
-            b.push(KernelEvent::SignalRefused { signal, code: r.code, reason: r.reason.clone() })?;
+            let spent = spends(&b.state, &signal);
+            b.push(KernelEvent::SignalRefused { signal, code: r.code, reason: r.reason.clone(), spent })?;
             return Ok(b.finish(Outcome::Refused(r)));
         }
         let cooldown = self.policy.lease.emergency_cooldown_turns;
@@ -1056,4 +1060,12 @@ fn forbidden_reason(from: Stance, act: GateAct) -> String {
         (_, GateAct::Evaluate) => format!("the evaluation gate assesses Execution; the stance is {from}"),
         _ => format!("the {act} gate does not lead anywhere from {from}"),
     }
+}
+
+/// Whether refusing `signal` spends its nonce: only a signal this device really signed, whose
+/// nonce is still unused. A forgery spends nothing (else anyone could burn nonces, or fill the
+/// state with them); a genuine approval refused for any reason — the gate not open yet, the
+/// files changed — cannot be handed in again later and commit without the person.
+fn spends(state: &KernelState, signal: &UserSignal) -> bool {
+    !state.nonces.contains_key(&signal.nonce) && signal.verify_signature(&state.device_key).is_ok()
 }

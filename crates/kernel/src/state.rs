@@ -209,6 +209,9 @@ impl KernelState {
                 _ => return Err(fail(format!("scope {} is not the current token", id.short()))),
             },
             KernelEvent::Proposed { .. } => self.turn += 1,
+            KernelEvent::SignalRefused { signal, spent: true, .. } => {
+                self.nonces.insert(signal.nonce.clone(), signal.expires_at);
+            }
             KernelEvent::Refused { .. } | KernelEvent::GateRefused { .. } | KernelEvent::SignalRefused { .. } => {}
             KernelEvent::Pending { pending } => {
                 self.pending.insert(pending.id.clone(), pending.clone());

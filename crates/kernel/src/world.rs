@@ -38,6 +38,15 @@ pub trait World {
     /// The artifact with this hash, if the host has it.
     fn artifact(&self, hash: &Hash) -> Result<Option<Artifact>, WorldError>;
 
+    /// The first entry beneath the folder `path` whose name `sensitive` picks out (a `.ssh`
+    /// inside a folder being moved), not following links; `None` when there is none or `path`
+    /// is not a folder. A folder too big to look through whole is answered with itself: a
+    /// mutation of it is raised as if something sensitive were inside.
+    fn sensitive_within(&self, path: &Path, sensitive: &dyn Fn(&str) -> bool) -> Result<Option<PathBuf>, WorldError> {
+        let _ = (path, sensitive);
+        Ok(None)
+    }
+
     /// The hash of a record's current value in the host's record store (`collection/key`), or
     /// `None` when there is none. Undo of a record write checks it, as it checks file hashes.
     fn record_hash(&self, id: &str) -> Result<Option<Hash>, WorldError> {

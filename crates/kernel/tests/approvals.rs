@@ -53,8 +53,11 @@ fn unsigned_signals_are_refused() {
     let mut h = Harness::new();
     let id = pending_l4(&mut h);
     let mut s = h.signal(&id, Some(h.pending_hash(&id)), APPROVE);
+    let genuine = s.clone();
     s.signature = None;
     assert_refused_and_still_pending(&mut h, &id, s, RefusalCode::SignatureInvalid);
+    // A forgery spends no nonce: else anyone could burn the person's next approval.
+    assert!(matches!(decide(&mut h, genuine), Outcome::Admitted(_)));
 }
 
 #[test]
@@ -146,8 +149,12 @@ fn an_approval_before_the_gate_opens_is_refused_and_the_call_stays_pending() {
         other => panic!("{other:?}"),
     };
     let s = h.signal(&id, Some(h.pending_hash(&id)), APPROVE);
-    assert_refused_and_still_pending(&mut h, &id, s, RefusalCode::TimeGate);
+    assert_refused_and_still_pending(&mut h, &id, s.clone(), RefusalCode::TimeGate);
     h.advance(15_000);
+    // The refused approval was spent: handed in again once the gate is open, it is a replay
+    // (the attack run committed a call this way, long after the person's click was refused).
+    assert!(s.expires_at > h.now, "still inside its window, so only the nonce can stop it");
+    assert_refused_and_still_pending(&mut h, &id, s, RefusalCode::ApprovalReplayed);
     let s = h.signal(&id, Some(h.pending_hash(&id)), APPROVE);
     assert!(matches!(decide(&mut h, s), Outcome::Admitted(_)));
 }

@@ -176,6 +176,15 @@ impl Engine {
                     canon.display()
                 )));
             }
+            if canon.starts_with(&data_canon) {
+                cleanup(created_dir);
+                return Err(RuntimeError::BadInput(format!(
+                    "root {} is inside the data dir {}: the tools could then change the ledger, the key \
+                     and what is in quarantine",
+                    canon.display(),
+                    data_canon.display()
+                )));
+            }
             let s = canon
                 .to_str()
                 .map(str::to_string)

@@ -20,6 +20,10 @@ impl World for LedgerWorld<'_> {
         smart_tools::fs_world::content_hash(path)
     }
 
+    fn sensitive_within(&self, path: &Path, sensitive: &dyn Fn(&str) -> bool) -> Result<Option<PathBuf>, WorldError> {
+        smart_tools::fs_world::sensitive_within(path, sensitive)
+    }
+
     /// Artifacts live in the `committed` event of the L2 call that made them. The kernel
     /// re-hashes what we return, so a tampered row cannot pass for the artifact.
     fn artifact(&self, hash: &Hash) -> Result<Option<Artifact>, WorldError> {

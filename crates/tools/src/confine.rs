@@ -227,7 +227,7 @@ impl Confined {
             if !root.is_absolute() {
                 return Err(format!("{} is not an absolute folder", root.display()));
             }
-            let dir = match Dir::open_ambient_dir(root, cap_std::ambient_authority()) {
+            let dir = match smart_index::open_canonical_dir(root) {
                 Ok(d) => d,
                 // A root that is gone holds nothing to confine: paths under it simply do not
                 // resolve, and the other roots keep working.

@@ -113,6 +113,41 @@ pub fn content_hash_in(fs: &dyn ReadFs, path: &Path) -> Result<Option<Hash>, Wor
     hash_entry(fs, path, meta.kind).map(Some)
 }
 
+/// The most entries looked through for something sensitive inside a folder a call changes;
+/// past it the folder counts as holding something.
+pub const MAX_LOOK_INSIDE: usize = 100_000;
+
+/// The first entry beneath the folder `path` whose name `sensitive` picks out, walking without
+/// following links (see [`smart_kernel::World::sensitive_within`]).
+pub fn sensitive_within(path: &Path, sensitive: &dyn Fn(&str) -> bool) -> Result<Option<PathBuf>, WorldError> {
+    let cannot = |p: &Path, e: io::Error| WorldError(format!("cannot look inside {}: {e}", p.display()));
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Ok(None),
+        Err(e) if is_missing(&e) => return Ok(None),
+        Err(e) => return Err(cannot(path, e)),
+    }
+    let mut stack = vec![path.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).map_err(|e| cannot(&dir, e))? {
+            let entry = entry.map_err(|e| cannot(&dir, e))?;
+            seen += 1;
+            if seen > MAX_LOOK_INSIDE {
+                return Ok(Some(path.to_path_buf()));
+            }
+            if sensitive(&entry.file_name().to_string_lossy()) {
+                return Ok(Some(entry.path()));
+            }
+            // `file_type` does not follow links: a link to a folder is not walked into.
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(entry.path());
+            }
+        }
+    }
+    Ok(None)
+}
+
 /// The blake3 of a regular file's bytes, read in a stream.
 pub fn file_hash(path: &Path) -> Result<Hash, WorldError> {
     file_hash_in(&Ambient, path)

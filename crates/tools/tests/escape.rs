@@ -172,6 +172,32 @@ impl Fx {
         symlink(target, &at).unwrap();
     }
 
+    /// Replaces the root itself by a symlink to `target` (the attack run exchanged them in a
+    /// loop); the original is kept beside it, and that is the new normal for the checks.
+    fn swap_root(&mut self, target: &Path) {
+        let mut kept = self.h.root.clone().into_os_string();
+        kept.push(".orig");
+        fs::rename(&self.h.root, &kept).unwrap();
+        symlink(target, &self.h.root).unwrap();
+        self.rebaseline();
+    }
+
+    /// Puts the real root back (after the executor ran), so the checks walk it and not the link.
+    fn unswap_root(&self) {
+        let mut kept = self.h.root.clone().into_os_string();
+        kept.push(".orig");
+        fs::remove_file(&self.h.root).unwrap();
+        fs::rename(&kept, &self.h.root).unwrap();
+    }
+
+    /// A twin of the root's `docs` folder outside, as `outside/twin-root/docs`.
+    fn twin_root(&mut self) -> PathBuf {
+        let to = self.out.join("twin-root");
+        copy_tree(&self.h.root.join("docs"), &to.join("docs"));
+        self.rebaseline();
+        to
+    }
+
     /// Every way something could have escaped, checked now. Returns what is wrong.
     fn escapes(&self) -> Vec<String> {
         let mut wrong = Vec::new();
@@ -988,6 +1014,30 @@ fn race_undo_patch_folder() {
     must_fail(&fx, "undo of apply.patch, the file's folder swapped for its twin", r);
 }
 
+fn race_read_root_swapped() {
+    let mut fx = Fx::new().climb();
+    let args = json!({ "path": fx.h.p("docs/a.txt") });
+    let a = admit(&mut fx.h, "fs.read", args);
+    let twin = fx.twin_root();
+    fs::write(twin.join("docs/a.txt"), SECRET).unwrap();
+    fx.rebaseline();
+    fx.swap_root(&twin);
+    let r = execute(&mut fx.h, &a);
+    fx.unswap_root();
+    must_fail(&fx, "fs.read, the root itself swapped for a link to a twin holding the secret", r);
+}
+
+fn race_patch_root_swapped() {
+    let mut fx = Fx::new().climb();
+    let patch = propose_patch(&mut fx);
+    let twin = fx.twin_root();
+    let a = admit(&mut fx.h, "apply.patch", json!({ "proposal": patch }));
+    fx.swap_root(&twin);
+    let r = execute(&mut fx.h, &a);
+    fx.unswap_root();
+    must_fail(&fx, "apply.patch, the root itself swapped for a link to its twin", r);
+}
+
 fn race_undo_compact_folder() {
     let mut fx = Fx::new().climb();
     let done = fx.h.run("fs.compact", json!({ "path": fx.h.p("work/proj") })).unwrap();
@@ -1135,6 +1185,8 @@ const RACES: &[(&str, fn())] = &[
     ("undo of fs.quarantine: the restore folder → link out", race_undo_quarantine_restore_parent),
     ("undo of apply.patch: the file's folder → link to a twin", race_undo_patch_folder),
     ("undo of fs.compact: the archive's folder → link to a twin", race_undo_compact_folder),
+    ("fs.read: the root itself → link to a twin holding the secret", race_read_root_swapped),
+    ("apply.patch: the root itself → link to its twin", race_patch_root_swapped),
     ("fs.read: the file → link to the secret", race_read_file_swapped),
     ("fs.read: the file's folder → link out", race_read_folder_swapped),
     ("fs.hash: the file → link to the secret", race_hash_file_swapped),

@@ -30,6 +30,9 @@ impl World for FsWorld {
     fn file_hash(&self, path: &Path) -> Result<Option<Hash>, WorldError> {
         content_hash(path)
     }
+    fn sensitive_within(&self, path: &Path, sensitive: &dyn Fn(&str) -> bool) -> Result<Option<PathBuf>, WorldError> {
+        smart_tools::fs_world::sensitive_within(path, sensitive)
+    }
     fn artifact(&self, hash: &Hash) -> Result<Option<Artifact>, WorldError> {
         Ok(self.artifacts.get(hash).cloned())
     }
