@@ -135,3 +135,50 @@ fn status_during_a_long_call_does_not_mark_it_interrupted() {
     assert_eq!(failures, Vec::<String>::new());
     assert_eq!(s.json(&["ledger", "verify"]).0, 0);
 }
+
+/// The attack run's case exactly: an approved `apply.move` of many files, `smart status` run
+/// again and again while it moves them. The move must commit (not "interrupted") and then be
+/// undone, every file back where it was.
+#[test]
+fn an_approved_move_during_status_commits_and_can_be_undone() {
+    let mut s = Smart::init(Some(POLICY));
+    s.climb_to_l3();
+    const FILES: usize = 1500;
+    let moves: Vec<String> = (0..FILES)
+        .map(|i| {
+            s.write(&format!("inbox/f{i:04}.txt"), &format!("file {i}"));
+            // Relative (to the root, the commands' folder): one argument holds them all.
+            format!(r#"{{"from": "inbox/f{i:04}.txt", "to": "sorted/f{i:04}.txt"}}"#)
+        })
+        .collect();
+    assert_eq!(s.call("fs.scan", r#"{"path": "inbox"}"#).0, 0);
+    s.advance(10);
+    let (c, v) = s.call("propose.move", &format!(r#"{{"moves": [{}]}}"#, moves.join(",")));
+    assert_eq!(c, 0, "{v}");
+    s.advance(10);
+    let (c, v) = s.call("apply.move", &format!(r#"{{"proposal": "{}"}}"#, v["artifact"].as_str().unwrap()));
+    assert_eq!(c, 4, "{FILES} files wait for approval: {v}");
+    let id = v["pending_id"].as_str().unwrap().to_string();
+    // Its report lists every file: into a file, not a pipe nobody reads until it exits.
+    let report = s.tmp.path().join("approve.json");
+    let mut approve =
+        s.cmd().args(["--json", "approve", &id]).stdout(std::fs::File::create(&report).unwrap()).spawn().unwrap();
+    let mut looked = 0;
+    while approve.try_wait().unwrap().is_none() {
+        let (c, v) = s.json(&["status"]);
+        assert_eq!(c, 0, "{v}");
+        looked += 1;
+    }
+    let v: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(v["outcome"], "committed", "the move, with {looked} status runs beside it: {v}");
+    assert!(looked >= 1, "status never ran beside the move");
+    let (_, failures) = receipts(&s);
+    assert_eq!(failures, Vec::<String>::new(), "nothing marked interrupted");
+    assert_eq!(std::fs::read_dir(s.root.join("sorted")).unwrap().count(), FILES);
+    s.advance(10);
+    let (c, v) = s.json(&["undo", &v["seq"].as_u64().unwrap().to_string()]);
+    assert_eq!(c, 0, "the move can be undone: {v}");
+    assert_eq!(std::fs::read_dir(s.root.join("inbox")).unwrap().count(), FILES, "every file is back");
+    assert_eq!(s.json(&["ledger", "verify"]).0, 0);
+    eprintln!("{FILES} files moved with {looked} status runs beside the move, then undone");
+}

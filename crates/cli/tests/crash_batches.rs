@@ -22,7 +22,7 @@ const POLICY: &str = "[gates]\nafter_l1_ms = 0\nafter_l2_ms = 0\nafter_l3_ms = 0
 
 /// Trials per kind of batch (quarantine, move, compact, cross-disk move; each move that is done is
 /// then undone and that killed too): about 200 kills in all.
-const TRIALS: u64 = 40;
+const TRIALS: u64 = 48;
 const FILES: usize = 120;
 
 struct Rng(u64);
