@@ -280,8 +280,8 @@ fn a_ledger_recorded_before_the_slow_loop_replays_to_the_same_hashes() {
     let (c, v, t) = run(&["ledger", "replay"]);
     assert_eq!(c, 0, "{t}");
     assert_eq!(v["events"], 42);
-    let anchor: Value = serde_json::from_slice(&std::fs::read(data.join("ledger.anchor")).unwrap()).unwrap();
-    assert_eq!(anchor["seq"], 42, "{anchor}");
+    let anchor = smart_ledger::anchor::read(&data.join("ledger.db")).unwrap().unwrap();
+    assert_eq!(anchor.seq, 42, "{anchor:?}");
     // …and from then on, going back behind it is refused like any ledger's.
     let old_copy = std::fs::read(data.join("ledger.db")).unwrap();
     assert_eq!(v["state_hash"], "56a27023a0cb03cc3895f31b6e29bf7437d9253efff5460d7a00b5d3554f89c3", "{t}");
@@ -312,6 +312,42 @@ fn a_ledger_recorded_before_the_slow_loop_replays_to_the_same_hashes() {
     std::fs::write(data.join("ledger.db"), old_copy).unwrap();
     let (c, _, t) = run(&["status"]);
     assert_eq!(c, 6, "{t}");
+}
+
+/// Recorded by the binary of the day before the state was hashed by change (and before the
+/// anchor was kept in slots): every event replays to the state hash it recorded, it verifies, and
+/// today's code carries on from it.
+#[test]
+fn a_ledger_recorded_before_hashing_by_change_replays_to_its_hashes() {
+    let (_tmp, data) = fixture("ledger-before-hash-by-change");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(bin())
+            .env("SMART_DATA_DIR", &data)
+            .env("SMART_KEY_STORE", "file")
+            .env("SMART_NOW_MS", "1800005000000")
+            .arg("--json")
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        (out.status.code().unwrap_or(-1), serde_json::from_str::<Value>(text.trim()).unwrap_or(Value::Null), text)
+    };
+    let (c, v, t) = run(&["ledger", "replay"]);
+    assert_eq!(c, 0, "{t}");
+    assert_eq!(v["events"], 60);
+    assert_eq!(v["state_hash"], "5966fd6d354b32c59323fe9d836c4728d549564a60677589b4fa32b1f8fc0a13", "{t}");
+    let (c, v, t) = run(&["ledger", "verify"]);
+    assert_eq!((c, v["ok"].as_bool()), (0, Some(true)), "{t}");
+    // The old anchor is read, and moved on by the next command.
+    let (c, _, t) = run(&["lease", "draft", "--frame", "the downloads", "--horizon", "short", "--expires-in", "1h"]);
+    assert_eq!(c, 0, "{t}");
+    let anchor = smart_ledger::anchor::read(&data.join("ledger.db")).unwrap().unwrap();
+    assert!(anchor.seq > 60, "{anchor:?}");
+    let (c, v, t) = run(&["ledger", "replay"]);
+    assert_eq!(c, 0, "{t}");
+    assert_eq!(v["events"].as_u64(), Some(anchor.seq), "{t}");
+    let (c, _, t) = run(&["ledger", "verify"]);
+    assert_eq!(c, 0, "{t}");
 }
 
 /// A stand-in proposer worker that ranks every candidate the same, so no tool stands out and

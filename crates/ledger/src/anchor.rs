@@ -6,7 +6,8 @@
 //! chain. The chain and the head then agree with each other, and nothing says events are missing.
 //!
 //! So every append also writes the newest (sequence, hash, signature) to `ledger.anchor` beside
-//! the file (next to the device key's record), atomically and never backwards. A ledger that ends
+//! the file (next to the device key's record), never backwards, in two checksummed slots so that
+//! a crash while writing one leaves the other (see [`advance`]). A ledger that ends
 //! before its anchor, or holds a different event at the anchor's sequence, lost history; `verify`
 //! says which events, and the engine refuses to open it.
 //!
@@ -40,8 +41,19 @@ pub fn path_for(ledger: &Path) -> PathBuf {
     ledger.with_extension("anchor")
 }
 
+/// One slot of the anchor file: a fixed-size, sector-aligned record.
+const SLOT: usize = 512;
+/// What opens a slot, then the blake3 of the anchor's JSON in hex, a space, the JSON, a newline;
+/// the rest of the slot is zeros.
+const MAGIC: &[u8] = b"smart-anchor-v2 ";
+
 /// The anchor of the ledger at `ledger`; `None` when there is none. A file that is there but
 /// cannot be read as an anchor is an error naming why (an anchor is never silently ignored).
+///
+/// The file holds two slots, written in place by turns (see [`advance`]), so the other slot
+/// always holds an earlier, durable anchor. A slot torn by a power cut fails its checksum and is
+/// skipped; the newest whole slot is the anchor. A file of the first
+/// format (one JSON object, rewritten by rename) is still read.
 pub fn read(ledger: &Path) -> Result<Option<Anchor>, LedgerError> {
     let path = path_for(ledger);
     let text = match std::fs::read(&path) {
@@ -49,34 +61,122 @@ pub fn read(ledger: &Path) -> Result<Option<Anchor>, LedgerError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(LedgerError::Anchor { path, reason: e.to_string() }),
     };
-    // An anchor is a few hundred bytes; a large file is not one.
-    if text.len() > 4096 {
+    // An anchor is two slots; a larger file is not one.
+    if text.len() > 2 * SLOT {
         return Err(LedgerError::Anchor { path, reason: format!("{} bytes is too large for an anchor", text.len()) });
     }
-    serde_json::from_slice(&text)
-        .map(Some)
-        .map_err(|e| LedgerError::Anchor { path, reason: format!("not an anchor: {e}") })
+    if !text.starts_with(MAGIC) && text.first() == Some(&b'{') {
+        return serde_json::from_slice(&text)
+            .map(Some)
+            .map_err(|e| LedgerError::Anchor { path, reason: format!("not an anchor: {e}") });
+    }
+    let slots: Vec<Result<Anchor, String>> = text.chunks(SLOT).map(parse_slot).collect();
+    match slots.iter().filter_map(|s| s.as_ref().ok()).max_by_key(|a| a.seq) {
+        Some(newest) => Ok(Some(newest.clone())),
+        None => {
+            let why: Vec<String> = slots.into_iter().filter_map(Result::err).collect();
+            let why = if why.is_empty() { "the file is empty".to_string() } else { why.join("; ") };
+            Err(LedgerError::Anchor { path, reason: format!("not an anchor: {why}") })
+        }
+    }
 }
 
+/// The anchor in one slot, or why there is none.
+fn parse_slot(slot: &[u8]) -> Result<Anchor, String> {
+    let body = slot.strip_prefix(MAGIC).ok_or("a slot does not start as an anchor slot does")?;
+    let end = body.iter().position(|b| *b == b'\n').ok_or("a slot is cut short")?;
+    let (sum, json) = body[..end].split_at_checked(64).ok_or("a slot is cut short")?;
+    let json = json.strip_prefix(b" ").ok_or("a slot is garbled")?;
+    if blake3::hash(json).to_hex().as_bytes() != sum {
+        return Err("a slot's checksum does not match (torn by a crash, or edited)".into());
+    }
+    serde_json::from_slice(json).map_err(|e| format!("a slot holds no anchor: {e}"))
+}
+
+/// One slot holding `anchor`.
+fn slot_bytes(anchor: &Anchor) -> Result<Vec<u8>, LedgerError> {
+    let json = serde_json::to_vec(anchor).map_err(|e| LedgerError::Encoding(e.to_string()))?;
+    let mut slot = Vec::with_capacity(SLOT);
+    slot.extend_from_slice(MAGIC);
+    slot.extend_from_slice(blake3::hash(&json).to_hex().as_bytes());
+    slot.push(b' ');
+    slot.extend_from_slice(&json);
+    slot.push(b'\n');
+    if slot.len() > SLOT {
+        return Err(LedgerError::Encoding(format!("an anchor of {} bytes does not fit its slot", slot.len())));
+    }
+    slot.resize(SLOT, 0);
+    Ok(slot)
+}
+
+/// Appends that share one slot of the anchor file, and so one sync of it.
+pub const SYNC_EVERY: u64 = 64;
+
 /// Moves the anchor forward to `anchor`; an anchor already at or past its sequence stays (two
-/// processes appending race to write it, and the later sequence must win). Written to a
-/// temporary name, synced and renamed, so a crash leaves the old anchor or the new, never half.
+/// processes appending race to write it, and the later sequence must win).
+///
+/// Sequences come in generations of [`SYNC_EVERY`]; a generation's anchors overwrite one slot in
+/// place (the slots alternate by generation), and the file is synced once per generation, just
+/// before its first write — which makes the previous generation's last anchor, in the other
+/// slot, durable before this slot is touched. So a power cut can tear or lose only the slot being
+/// written, the other one always holds a durable anchor, and the anchor on disk is at most one
+/// generation behind the ledger: weaker for those events, never wrong. A process that dies
+/// leaves its write in the page cache, where the next reader finds it. Syncing on every append
+/// (as the first format did, with a rename and a folder sync besides) cost more than the
+/// insert itself. The file is made whole (both slots) by rename the first time, and when it is
+/// of the first format.
 pub fn advance(ledger: &Path, anchor: &Anchor) -> Result<(), LedgerError> {
     let path = path_for(ledger);
     let fail = |e: std::io::Error| LedgerError::Anchor { path: path.clone(), reason: e.to_string() };
+    let current = std::fs::read(&path).ok().filter(|t| t.len() == 2 * SLOT && t.starts_with(MAGIC));
     if let Ok(Some(old)) = read(ledger)
         && old.seq >= anchor.seq
     {
         return Ok(());
     }
-    let text = serde_json::to_vec(anchor).map_err(|e| LedgerError::Encoding(e.to_string()))?;
+    let slot = slot_bytes(anchor)?;
+    let Some(current) = current else {
+        // Both slots hold the new anchor: there is no older one worth keeping in this format.
+        let mut whole = slot.clone();
+        whole.extend_from_slice(&slot);
+        return replace(&path, &whole).map_err(fail);
+    };
+    let generation = anchor.seq / SYNC_EVERY;
+    let at = (generation % 2) as usize * SLOT;
+    let holds = current.get(at..at + SLOT).map(parse_slot).and_then(Result::ok);
+    let first_of_generation = holds.is_none_or(|a| a.seq / SYNC_EVERY < generation);
+    let written = (|| {
+        let f = std::fs::OpenOptions::new().write(true).open(&path)?;
+        if first_of_generation {
+            f.sync_data()?;
+        }
+        write_at(&f, &slot, at as u64)
+    })();
+    written.map_err(fail)
+}
+
+#[cfg(unix)]
+fn write_at(f: &std::fs::File, bytes: &[u8], at: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(f, bytes, at)
+}
+
+#[cfg(not(unix))]
+fn write_at(f: &std::fs::File, bytes: &[u8], at: u64) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = f;
+    f.seek(SeekFrom::Start(at))?;
+    f.write_all(bytes)
+}
+
+/// Writes `bytes` as the whole file at `path`: to a temporary name, synced, renamed, and the
+/// folder synced, so a crash leaves the old file or the new, never half.
+fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("anchor.{}.tmp", std::process::id()));
     let written = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&text)?;
+        f.write_all(bytes)?;
         f.sync_all()?;
-        std::fs::rename(&tmp, &path)?;
-        // The rename itself must survive a power cut: sync the folder that holds it.
+        std::fs::rename(&tmp, path)?;
         if let Some(dir) = path.parent()
             && let Ok(d) = std::fs::File::open(dir)
         {
@@ -87,7 +187,7 @@ pub fn advance(ledger: &Path, anchor: &Anchor) -> Result<(), LedgerError> {
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    written.map_err(fail)
+    written
 }
 
 /// What is wrong with a ledger of `events` events, whose event at the anchor's sequence has
@@ -153,6 +253,52 @@ mod tests {
         assert!(e.contains("ledger.anchor") && e.contains("not an anchor"), "{e}");
         std::fs::write(path_for(&ledger), vec![b' '; 5000]).unwrap();
         assert!(read(&ledger).unwrap_err().to_string().contains("too large"));
+        std::fs::write(path_for(&ledger), vec![0u8; 1024]).unwrap();
+        let e = read(&ledger).unwrap_err().to_string();
+        assert!(e.contains("not an anchor"), "{e}");
+    }
+
+    #[test]
+    fn a_slot_torn_by_a_crash_leaves_the_anchor_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = dir.path().join("ledger.db");
+        let g = SYNC_EVERY;
+        // Generation 0 in slot 0, generation 1 in slot 1.
+        advance(&ledger, &a(g - 1)).unwrap();
+        advance(&ledger, &a(g + 3)).unwrap();
+        advance(&ledger, &a(g + 4)).unwrap();
+        assert_eq!(read(&ledger).unwrap(), Some(a(g + 4)));
+        let bytes = std::fs::read(path_for(&ledger)).unwrap();
+        assert_eq!(parse_slot(&bytes[..SLOT]).unwrap(), a(g - 1), "slot 0 keeps generation 0's last");
+        // Generation 2 goes to slot 0 again; a write cut off after its first 100 bytes.
+        let mut bytes = std::fs::read(path_for(&ledger)).unwrap();
+        let new = slot_bytes(&a(2 * g)).unwrap();
+        bytes[..100].copy_from_slice(&new[..100]);
+        std::fs::write(path_for(&ledger), &bytes).unwrap();
+        assert_eq!(read(&ledger).unwrap(), Some(a(g + 4)), "the torn slot is skipped");
+        // One changed byte inside a slot's JSON fails its checksum the same way.
+        let mut bytes = std::fs::read(path_for(&ledger)).unwrap();
+        let at = SLOT + MAGIC.len() + 64 + 10;
+        bytes[at] ^= 1;
+        std::fs::write(path_for(&ledger), &bytes).unwrap();
+        let e = read(&ledger).unwrap_err().to_string();
+        assert!(e.contains("checksum"), "{e}");
+        // A torn slot is written over by the next anchor of its generation.
+        advance(&ledger, &a(2 * g + 1)).unwrap();
+        assert_eq!(read(&ledger).unwrap(), Some(a(2 * g + 1)));
+    }
+
+    #[test]
+    fn an_anchor_of_the_first_format_is_read_and_moved_on_in_slots() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = dir.path().join("ledger.db");
+        std::fs::write(path_for(&ledger), serde_json::to_vec(&a(4)).unwrap()).unwrap();
+        assert_eq!(read(&ledger).unwrap(), Some(a(4)));
+        advance(&ledger, &a(3)).unwrap();
+        assert_eq!(read(&ledger).unwrap(), Some(a(4)), "never backwards, whatever the format");
+        advance(&ledger, &a(5)).unwrap();
+        assert_eq!(std::fs::read(path_for(&ledger)).unwrap().len(), 2 * SLOT);
+        assert_eq!(read(&ledger).unwrap(), Some(a(5)));
     }
 
     #[test]

@@ -29,4 +29,4 @@ pub use query::{ActivityBucket, EventFilter, SessionSummary, tool_of};
 pub use record::{NewEvent, StoredEvent};
 pub use replay::{ReplayReport, replay};
 pub use store::{HeadSigner, Ledger, LedgerError, ReadSnapshot};
-pub use verify::{VerifyReport, verify};
+pub use verify::{Depth, VerifyReport, verify, verify_to};

@@ -35,6 +35,34 @@ pub fn verify(
     device_key: Option<&str>,
     sealer: Option<&dyn HeadSigner>,
 ) -> Result<VerifyReport, LedgerError> {
+    verify_to(ledger, device_key, sealer, Depth::Full)
+}
+
+/// How much of each event [`verify_to`] re-checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    /// Everything `smart ledger verify` checks, the payload read as a kernel event included.
+    Full,
+    /// That every event is the one this device wrote: sequence, link, hash, seal and time, the
+    /// signed head and the anchor — everything but reading each payload back as an event. The
+    /// genesis event is still read (it names the device key).
+    ///
+    /// This is as strong against an edit as [`Depth::Full`]: the chain pins every byte of every
+    /// row to the head the device signed (and each seal to the device's key), so a ledger that
+    /// passes is byte for byte the one the device wrote, and what the device wrote was a kernel
+    /// event whose user signals the kernel had verified. What it skips would only find a bug in
+    /// the writer. Opening an engine uses it: reading every payload back is most of what a full
+    /// verify costs, and an open has to stay well under a second at a year of use.
+    Authentic,
+}
+
+/// [`verify`] at the given depth.
+pub fn verify_to(
+    ledger: &Ledger,
+    device_key: Option<&str>,
+    sealer: Option<&dyn HeadSigner>,
+    depth: Depth,
+) -> Result<VerifyReport, LedgerError> {
     // The anchor first, then one snapshot for everything else: an anchor only moves after a
     // commit is durable, so one read before the snapshot never vouches for more than the
     // snapshot holds — while other processes go on appending, nothing here is a false alarm.
@@ -71,15 +99,18 @@ pub fn verify(
             {
                 return fail("seal mismatch: this event was not written by this device's SMART (edited, and the hashes after it recomputed)".into());
             }
+            if row.at_ms < last_at {
+                return fail("logical time runs backwards".into());
+            }
+            if depth == Depth::Authentic && seq > 1 {
+                return None;
+            }
             let event = match row.event() {
                 Ok(e) => e,
                 Err(e) => return fail(e),
             };
             if event.kind() != row.kind {
                 return fail(format!("kind column says {} but the payload is {}", row.kind, event.kind()));
-            }
-            if row.at_ms < last_at {
-                return fail("logical time runs backwards".into());
             }
             match (&event, &genesis_key) {
                 (KernelEvent::Genesis { device_key: k, .. }, None) if seq == 1 => {

@@ -196,3 +196,99 @@ fn an_event_too_deep_to_read_back_is_never_written() {
     let v = smart_ledger::verify(&l, None, None).unwrap();
     assert!(v.ok, "{v:?}");
 }
+
+/// Opening an engine checks at [`Depth::Authentic`] (no payload read back) so that a year's
+/// ledger opens in well under a second. It must catch every edit the full verify catches, at
+/// the same sequence: a flipped payload byte, a deleted row, two rows swapped, an edited column,
+/// a re-chained edit, a seal, a cut tail.
+#[test]
+fn the_check_on_open_catches_every_edit_the_full_verify_catches_at_the_same_seq() {
+    use smart_ledger::Depth;
+    let k = key();
+    let pk = hex::encode(k.0.verifying_key().to_bytes());
+    let make = |dir: &std::path::Path| {
+        let path = dir.join("l.db");
+        let (mut l, mut st) = genesis(&path);
+        for i in 0..30u64 {
+            let (ev, b, a) = expiry(&mut st, 10 + i);
+            let e = NewEvent {
+                corr: "x",
+                event: &ev,
+                at: Millis(10 + i),
+                wall_ms: 10 + i,
+                state_before: b,
+                state_after: a,
+            };
+            l.append(1 + i, &[e], &k).unwrap();
+        }
+        drop(l);
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch("DROP TRIGGER events_append_only_update; DROP TRIGGER events_append_only_delete;").unwrap();
+        (path, c)
+    };
+    let rechain = |c: &rusqlite::Connection, l: &Ledger, from: u64| {
+        let mut prev = l.get(from - 1).unwrap().unwrap().hash;
+        for seq in from..=31 {
+            let mut r = l.get(seq).unwrap().unwrap();
+            r.prev_hash = prev;
+            r.hash = r.compute_hash().unwrap().to_hex();
+            c.execute(
+                "UPDATE events SET prev_hash = ?1, hash = ?2 WHERE seq = ?3",
+                params![r.prev_hash, r.hash, seq as i64],
+            )
+            .unwrap();
+            prev = r.hash;
+        }
+    };
+    type Edit = fn(&rusqlite::Connection);
+    let edits: [(&str, u64, Edit); 6] = [
+        ("payload byte", 12, |c| {
+            c.execute("UPDATE events SET payload = replace(payload, 'test', 'tesT') WHERE seq = 12", []).unwrap();
+        }),
+        ("deleted row", 7, |c| {
+            c.execute("DELETE FROM events WHERE seq = 7", []).unwrap();
+        }),
+        ("swapped rows", 20, |c| {
+            c.execute_batch(
+                "CREATE TEMP TABLE t AS SELECT * FROM events WHERE seq IN (20, 21);
+                 UPDATE events SET (corr, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal) =
+                   (SELECT corr, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal FROM t WHERE t.seq = CASE events.seq WHEN 20 THEN 21 ELSE 20 END)
+                 WHERE seq IN (20, 21);",
+            )
+            .unwrap();
+        }),
+        ("state_after zeroed", 15, |c| {
+            c.execute("UPDATE events SET state_after = ?1 WHERE seq = 15", [&"0".repeat(64)]).unwrap();
+        }),
+        ("seal", 3, |c| {
+            c.execute("UPDATE events SET seal = ?1 WHERE seq = 3", [&"ab".repeat(32)]).unwrap();
+        }),
+        ("tail cut", 29, |c| {
+            c.execute("DELETE FROM events WHERE seq > 28", []).unwrap();
+        }),
+    ];
+    for (what, seq, edit) in edits {
+        for rechained in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let (path, c) = make(dir.path());
+            edit(&c);
+            let l = Ledger::open(&path).unwrap();
+            if rechained && what == "payload byte" {
+                rechain(&c, &l, seq);
+            }
+            let full = smart_ledger::verify_to(&l, Some(&pk), Some(&k), Depth::Full).unwrap();
+            let open = smart_ledger::verify_to(&l, Some(&pk), Some(&k), Depth::Authentic).unwrap();
+            assert!(!full.ok, "{what}: {full:?}");
+            assert_eq!(full.first_bad_seq, Some(seq), "{what} (re-chained {rechained}): {full:?}");
+            assert_eq!(open, full, "{what} (re-chained {rechained})");
+        }
+    }
+    // And an untouched ledger passes both.
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _c) = make(dir.path());
+    let l = Ledger::open(&path).unwrap();
+    for depth in [Depth::Full, Depth::Authentic] {
+        let r = smart_ledger::verify_to(&l, Some(&pk), Some(&k), depth).unwrap();
+        assert!(r.ok && r.events == 31, "{depth:?}: {r:?}");
+    }
+}

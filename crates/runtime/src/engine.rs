@@ -249,8 +249,9 @@ impl Engine {
     }
 
     /// Opens an initialised data dir. Refuses a ledger that does not verify — every event's
-    /// hash, link and seal, the signed head and the anchor outside the file — with `smart ledger
-    /// verify`'s reason, and one that does not replay. An engine must never decide on a history
+    /// hash, link and seal, the signed head and the anchor outside the file
+    /// ([`smart_ledger::Depth::Authentic`]) — with `smart ledger verify`'s reason, and one that
+    /// does not replay. An engine must never decide on a history
     /// that was edited, cut short or put back: what it records next would be signed over it.
     pub fn open(data_dir: &Path, clock: Box<dyn Clock + Send>) -> Result<Engine, RuntimeError> {
         let dir = DataDir::new(data_dir);
@@ -265,7 +266,12 @@ impl Engine {
             Err(_) => smart_signals::store_info(data_dir).map(|(_, k)| k),
         };
         let sealer = key.as_ref().ok().map(KeySigner);
-        let report = smart_ledger::verify(&ledger, public.as_deref(), sealer.as_ref().map(|s| s as &dyn HeadSigner))?;
+        let report = smart_ledger::verify_to(
+            &ledger,
+            public.as_deref(),
+            sealer.as_ref().map(|s| s as &dyn HeadSigner),
+            smart_ledger::Depth::Authentic,
+        )?;
         if !report.ok {
             return Err(broken(format!(
                 "event {}: {}",

@@ -485,6 +485,18 @@ mod tests {
     }
 
     #[test]
+    fn the_tools_given_up_at_a_deadline_are_exactly_those_that_only_read() {
+        // A tool that writes must never be abandoned halfway, so the executor's list of the
+        // tools that change something is the registry's L3 and L4 (undo besides).
+        let mut writes: Vec<String> = specs().into_iter().filter(|s| s.layer >= Layer::L3).map(|s| s.name).collect();
+        writes.push("undo".into());
+        writes.sort();
+        let mut listed: Vec<String> = crate::exec::MUTATING.iter().map(|t| (*t).to_string()).collect();
+        listed.sort();
+        assert_eq!(listed, writes);
+    }
+
+    #[test]
     fn schemas_are_strict() {
         let r = Registry::new(specs()).unwrap();
         assert!(r.validate_args("fs.scan", &json!({"path": "/x"})).is_ok());

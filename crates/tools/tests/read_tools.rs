@@ -142,3 +142,24 @@ fn a_tool_without_an_executor_is_an_error_not_a_panic() {
     let err = h.run("fs.stat", Value::Object(Default::default())).unwrap_err().failed();
     assert!(err.contains("no executor") && err.contains("fs.stat"), "{err}");
 }
+
+/// A read that never returns (a hung network share) once kept a call — and the person waiting
+/// on it — forever. A call that only reads is given up at its deadline with a failure that says
+/// so, and the files are as they were.
+#[test]
+fn a_read_past_its_deadline_is_given_up_with_a_reason_and_changes_nothing() {
+    let mut h = Harness::new();
+    for i in 0..400 {
+        h.write(&format!("d{}/f{i}.txt", i % 20), format!("{i}").as_bytes());
+    }
+    let before = h.snapshot();
+    // The scan of 420 entries takes far longer than a nanosecond; the same call finishes under
+    // the default deadline.
+    h.exec = h.exec.clone().with_deadline(std::time::Duration::from_nanos(1));
+    let err = h.run("fs.scan", json!({"path": h.p("")})).unwrap_err().failed();
+    assert!(err.contains("fs.scan was given up after") && err.contains("nothing was changed"), "{err}");
+    assert_eq!(h.snapshot(), before);
+    h.exec = h.exec.clone().with_deadline(smart_tools::exec::READ_DEADLINE);
+    let out = h.run("fs.scan", json!({"path": h.p("")})).unwrap().output;
+    assert_eq!(out["files"], 400);
+}

@@ -43,10 +43,29 @@ use serde_json::Value;
 use smart_kernel::AdmittedCall;
 use smart_kernel::kernel::ToolOutput;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 /// The tools `undo` can reverse: every `Reversible` one (a test keeps the two lists equal).
 pub const UNDOABLE: &[&str] = &["apply.patch", "apply.move", "db.upsert", "fs.quarantine", "fs.compact"];
+
+/// The tools that change something: the person's files, the quarantine, the records or the
+/// index. Every other tool only reads, and runs under [`Executor::with_deadline`].
+pub const MUTATING: &[&str] = &[
+    "apply.patch",
+    "apply.move",
+    "db.upsert",
+    "fs.quarantine",
+    "fs.compact",
+    "rebuild.index",
+    "quarantine.purge",
+    "undo",
+];
+
+/// How long a call that only reads may take before it is given up. Generous: hashing a large
+/// tree legitimately takes minutes; this is for reads that never return (a hung network share,
+/// a device file), so that a call always ends with a receipt.
+pub const READ_DEADLINE: Duration = Duration::from_secs(600);
 
 /// The tool that applies a proposal tool's artifact (`propose.move` → `apply.move`).
 pub fn applied_by(proposal_tool: &str) -> Option<&'static str> {
@@ -83,11 +102,13 @@ pub struct Executor {
     /// The host's clock when the call runs (recency ranking, index timestamps). Executors never
     /// read a clock themselves.
     now_ms: u64,
+    /// See [`READ_DEADLINE`].
+    deadline: Duration,
 }
 
 impl Executor {
     pub fn new(places: Places) -> Executor {
-        Executor { places, context: Value::Null, now_ms: 0 }
+        Executor { places, context: Value::Null, now_ms: 0, deadline: READ_DEADLINE }
     }
 
     /// The situation `orbit.get_context` reports (the runtime passes the kernel's status).
@@ -99,6 +120,12 @@ impl Executor {
     /// The time the host runs calls at.
     pub fn with_now(mut self, now_ms: u64) -> Executor {
         self.now_ms = now_ms;
+        self
+    }
+
+    /// How long a call that only reads may run (default [`READ_DEADLINE`]).
+    pub fn with_deadline(mut self, deadline: Duration) -> Executor {
+        self.deadline = deadline;
         self
     }
 
@@ -158,7 +185,38 @@ impl Executor {
 
     /// Runs an admitted call and reports its output, artifact and rollback data. Read-only tools
     /// get a read-only view of the files; only the apply/transform tools and undo can write.
+    ///
+    /// A call that only reads runs on a thread of its own and is given up at the deadline: a
+    /// read that never returns must not keep the call — and the person — waiting forever, and
+    /// abandoning a reader changes nothing. A call that writes is never abandoned halfway; its
+    /// work is bounded by its plan and its steps are logged (see [`steps`]).
     pub fn execute(&self, call: &AdmittedCall) -> Result<ToolOutput, String> {
+        if MUTATING.contains(&call.tool()) {
+            return self.run(call);
+        }
+        let (tx, rx) = mpsc::channel();
+        let (executor, admitted) = (self.clone(), call.clone());
+        std::thread::Builder::new()
+            .name(format!("smart {}", call.tool()))
+            .spawn(move || {
+                let _ = tx.send(executor.run(&admitted));
+            })
+            .map_err(|e| format!("cannot start {}: {e}", call.tool()))?;
+        match rx.recv_timeout(self.deadline) {
+            Ok(result) => result,
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(format!(
+                "{} was given up after {}: something it was reading did not answer (a hung network share or device?); it only reads, so nothing was changed",
+                call.tool(),
+                duration_words(self.deadline)
+            )),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(format!(
+                "{} stopped without an answer (an internal error); it only reads, so nothing was changed",
+                call.tool()
+            )),
+        }
+    }
+
+    fn run(&self, call: &AdmittedCall) -> Result<ToolOutput, String> {
         let started = Instant::now();
         let (c, q) = self.confine(call)?;
         let q = q.as_path();
@@ -190,6 +248,15 @@ impl Executor {
         };
         out.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         Ok(out)
+    }
+}
+
+/// "10 minutes", "3 s", "250 ms": a duration as a person reads it.
+fn duration_words(d: Duration) -> String {
+    match d.as_millis() {
+        ms if ms >= 120_000 && ms % 60_000 == 0 => format!("{} minutes", ms / 60_000),
+        ms if ms >= 1_000 => format!("{:.0} s", d.as_secs_f64()),
+        ms => format!("{ms} ms"),
     }
 }
 
