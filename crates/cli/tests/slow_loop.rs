@@ -260,21 +260,25 @@ fn fixture(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     (tmp, data)
 }
 
+/// Runs `smart --json ARGS` on the data dir `data` at the pinned time `now_ms`, with the file key
+/// store: (exit code, the JSON it printed or null, the text it printed).
+fn run_at(data: &std::path::Path, now_ms: u64, args: &[&str]) -> (i32, Value, String) {
+    let out = std::process::Command::new(bin())
+        .env("SMART_DATA_DIR", data)
+        .env("SMART_KEY_STORE", "file")
+        .env("SMART_NOW_MS", now_ms.to_string())
+        .arg("--json")
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    (out.status.code().unwrap_or(-1), serde_json::from_str::<Value>(text.trim()).unwrap_or(Value::Null), text)
+}
+
 #[test]
 fn a_ledger_recorded_before_the_slow_loop_replays_to_the_same_hashes() {
     let (_tmp, data) = fixture("ledger-before-slow-loop");
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new(bin())
-            .env("SMART_DATA_DIR", &data)
-            .env("SMART_KEY_STORE", "file")
-            .env("SMART_NOW_MS", "1800000700000")
-            .arg("--json")
-            .args(args)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).to_string();
-        (out.status.code().unwrap_or(-1), serde_json::from_str::<Value>(text.trim()).unwrap_or(Value::Null), text)
-    };
+    let run = |args: &[&str]| run_at(&data, 1800000700000, args);
     // A ledger from before anchoring gets its anchor from its own signed head when first opened…
     assert!(!data.join("ledger.anchor").exists());
     let (c, v, t) = run(&["ledger", "replay"]);
@@ -320,18 +324,7 @@ fn a_ledger_recorded_before_the_slow_loop_replays_to_the_same_hashes() {
 #[test]
 fn a_ledger_recorded_before_hashing_by_change_replays_to_its_hashes() {
     let (_tmp, data) = fixture("ledger-before-hash-by-change");
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new(bin())
-            .env("SMART_DATA_DIR", &data)
-            .env("SMART_KEY_STORE", "file")
-            .env("SMART_NOW_MS", "1800005000000")
-            .arg("--json")
-            .args(args)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).to_string();
-        (out.status.code().unwrap_or(-1), serde_json::from_str::<Value>(text.trim()).unwrap_or(Value::Null), text)
-    };
+    let run = |args: &[&str]| run_at(&data, 1800005000000, args);
     let (c, v, t) = run(&["ledger", "replay"]);
     assert_eq!(c, 0, "{t}");
     assert_eq!(v["events"], 60);

@@ -56,27 +56,30 @@ const MAGIC: &[u8] = b"smart-anchor-v2 ";
 /// format (one JSON object, rewritten by rename) is still read.
 pub fn read(ledger: &Path) -> Result<Option<Anchor>, LedgerError> {
     let path = path_for(ledger);
-    let text = match std::fs::read(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(LedgerError::Anchor { path, reason: e.to_string() }),
-    };
+    match std::fs::read(&path) {
+        Ok(text) => decode(&path, &text).map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(LedgerError::Anchor { path, reason: e.to_string() }),
+    }
+}
+
+/// The anchor in the bytes of the anchor file at `path`.
+fn decode(path: &Path, text: &[u8]) -> Result<Anchor, LedgerError> {
+    let bad = |reason: String| LedgerError::Anchor { path: path.to_path_buf(), reason };
     // An anchor is two slots; a larger file is not one.
     if text.len() > 2 * SLOT {
-        return Err(LedgerError::Anchor { path, reason: format!("{} bytes is too large for an anchor", text.len()) });
+        return Err(bad(format!("{} bytes is too large for an anchor", text.len())));
     }
     if !text.starts_with(MAGIC) && text.first() == Some(&b'{') {
-        return serde_json::from_slice(&text)
-            .map(Some)
-            .map_err(|e| LedgerError::Anchor { path, reason: format!("not an anchor: {e}") });
+        return serde_json::from_slice(text).map_err(|e| bad(format!("not an anchor: {e}")));
     }
     let slots: Vec<Result<Anchor, String>> = text.chunks(SLOT).map(parse_slot).collect();
     match slots.iter().filter_map(|s| s.as_ref().ok()).max_by_key(|a| a.seq) {
-        Some(newest) => Ok(Some(newest.clone())),
+        Some(newest) => Ok(newest.clone()),
         None => {
             let why: Vec<String> = slots.into_iter().filter_map(Result::err).collect();
             let why = if why.is_empty() { "the file is empty".to_string() } else { why.join("; ") };
-            Err(LedgerError::Anchor { path, reason: format!("not an anchor: {why}") })
+            Err(bad(format!("not an anchor: {why}")))
         }
     }
 }
@@ -128,12 +131,13 @@ pub const SYNC_EVERY: u64 = 64;
 pub fn advance(ledger: &Path, anchor: &Anchor) -> Result<(), LedgerError> {
     let path = path_for(ledger);
     let fail = |e: std::io::Error| LedgerError::Anchor { path: path.clone(), reason: e.to_string() };
-    let current = std::fs::read(&path).ok().filter(|t| t.len() == 2 * SLOT && t.starts_with(MAGIC));
-    if let Ok(Some(old)) = read(ledger)
+    let current = std::fs::read(&path).ok();
+    if let Some(old) = current.as_deref().and_then(|text| decode(&path, text).ok())
         && old.seq >= anchor.seq
     {
         return Ok(());
     }
+    let current = current.filter(|t| t.len() == 2 * SLOT && t.starts_with(MAGIC));
     let slot = slot_bytes(anchor)?;
     let Some(current) = current else {
         // Both slots hold the new anchor: there is no older one worth keeping in this format.

@@ -111,24 +111,37 @@ pub(crate) fn chain_hash(
     before: &str,
     after: &str,
 ) -> Hash {
+    enum Field<'a> {
+        Number(u64),
+        Text(&'a str),
+    }
+    use Field::{Number, Text};
+    // In byte order of the keys, as canonical JSON sorts them.
+    let fields = [
+        ("at_ms", Number(at_ms)),
+        ("corr", Text(corr)),
+        ("kind", Text(kind)),
+        ("payload", Text(payload)),
+        ("seq", Number(seq)),
+        ("state_after", Text(after)),
+        ("state_before", Text(before)),
+        ("wall_ms", Number(wall_ms)),
+    ];
     let mut h = blake3::Hasher::new();
     h.update(&prev.0);
-    h.update(b"{\"at_ms\":");
-    h.update(at_ms.to_string().as_bytes());
-    h.update(b",\"corr\":");
-    json_string(&mut h, corr);
-    h.update(b",\"kind\":");
-    json_string(&mut h, kind);
-    h.update(b",\"payload\":");
-    json_string(&mut h, payload);
-    h.update(b",\"seq\":");
-    h.update(seq.to_string().as_bytes());
-    h.update(b",\"state_after\":");
-    json_string(&mut h, after);
-    h.update(b",\"state_before\":");
-    json_string(&mut h, before);
-    h.update(b",\"wall_ms\":");
-    h.update(wall_ms.to_string().as_bytes());
+    let mut opening = b"{";
+    for (key, value) in fields {
+        h.update(opening);
+        opening = b",";
+        json_string(&mut h, key);
+        h.update(b":");
+        match value {
+            Number(n) => {
+                h.update(n.to_string().as_bytes());
+            }
+            Text(t) => json_string(&mut h, t),
+        }
+    }
     h.update(b"}");
     Hash(*h.finalize().as_bytes())
 }

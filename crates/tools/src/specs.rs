@@ -486,14 +486,18 @@ mod tests {
 
     #[test]
     fn the_tools_given_up_at_a_deadline_are_exactly_those_that_only_read() {
-        // A tool that writes must never be abandoned halfway, so the executor's list of the
-        // tools that change something is the registry's L3 and L4 (undo besides).
-        let mut writes: Vec<String> = specs().into_iter().filter(|s| s.layer >= Layer::L3).map(|s| s.name).collect();
-        writes.push("undo".into());
-        writes.sort();
-        let mut listed: Vec<String> = crate::exec::MUTATING.iter().map(|t| (*t).to_string()).collect();
-        listed.sort();
-        assert_eq!(listed, writes);
+        // A tool that writes must never be abandoned halfway. The executor tells readers by their
+        // layer, so every tool below the first writing layer must be one that only reads (its
+        // capability reads, or writes only a plan into the ledger) and every tool at or above it
+        // one that changes something — undo too, which takes the layer of what it reverses.
+        for s in specs() {
+            let c = &s.capabilities[0];
+            let only_reads = c.action == "read" || c.domain == "plan";
+            assert_eq!(s.layer < crate::exec::FIRST_WRITING_LAYER, only_reads, "{} ({c})", s.name);
+            if s.reversibility == Reversibility::Reversible {
+                assert!(s.layer >= crate::exec::FIRST_WRITING_LAYER, "undo of {} would run as a reader", s.name);
+            }
+        }
     }
 
     #[test]

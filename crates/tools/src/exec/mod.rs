@@ -40,8 +40,8 @@ pub use scan::MAX_ENTRIES as SCAN_MAX_ENTRIES;
 
 use crate::confine::Confined;
 use serde_json::Value;
-use smart_kernel::AdmittedCall;
 use smart_kernel::kernel::ToolOutput;
+use smart_kernel::{AdmittedCall, Layer};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -49,18 +49,11 @@ use std::time::{Duration, Instant};
 /// The tools `undo` can reverse: every `Reversible` one (a test keeps the two lists equal).
 pub const UNDOABLE: &[&str] = &["apply.patch", "apply.move", "db.upsert", "fs.quarantine", "fs.compact"];
 
-/// The tools that change something: the person's files, the quarantine, the records or the
-/// index. Every other tool only reads, and runs under [`Executor::with_deadline`].
-pub const MUTATING: &[&str] = &[
-    "apply.patch",
-    "apply.move",
-    "db.upsert",
-    "fs.quarantine",
-    "fs.compact",
-    "rebuild.index",
-    "quarantine.purge",
-    "undo",
-];
+/// The first layer whose tools change something (the person's files, the quarantine, the records
+/// or the index); every tool below it only reads, and runs under [`Executor::with_deadline`]. An
+/// undo carries the layer of the call it reverses, so it counts as a writer too. The layer is the
+/// one the kernel resolved from the registry, so there is no second list to keep in step.
+pub const FIRST_WRITING_LAYER: Layer = Layer::L3;
 
 /// How long a call that only reads may take before it is given up. Generous: hashing a large
 /// tree legitimately takes minutes; this is for reads that never return (a hung network share,
@@ -191,7 +184,7 @@ impl Executor {
     /// abandoning a reader changes nothing. A call that writes is never abandoned halfway; its
     /// work is bounded by its plan and its steps are logged (see [`steps`]).
     pub fn execute(&self, call: &AdmittedCall) -> Result<ToolOutput, String> {
-        if MUTATING.contains(&call.tool()) {
+        if call.call().layer >= FIRST_WRITING_LAYER {
             return self.run(call);
         }
         let (tx, rx) = mpsc::channel();
