@@ -341,6 +341,23 @@ fn a_ledger_recorded_before_hashing_by_change_replays_to_its_hashes() {
     assert_eq!(v["events"].as_u64(), Some(anchor.seq), "{t}");
     let (c, _, t) = run(&["ledger", "verify"]);
     assert_eq!(c, 0, "{t}");
+    // The first write moved the ledger to hashing by change, as event 61 of the same
+    // transaction: recorded against the old scheme's hash, and everything after it under the new.
+    let (c, v, t) = run(&["ledger", "show", "--since", "60", "--limit", "5"]);
+    assert_eq!(c, 0, "{t}");
+    let events = v["events"].as_array().unwrap();
+    assert_eq!(events[0]["state_after"], "5966fd6d354b32c59323fe9d836c4728d549564a60677589b4fa32b1f8fc0a13", "{t}");
+    assert_eq!((events[1]["seq"].as_u64(), events[1]["kind"].as_str()), (Some(61), Some("hash_scheme_adopted")), "{t}");
+    assert_eq!(events[1]["payload"]["scheme"], smart_kernel::state_hash::CURRENT, "{t}");
+    assert_eq!(events[1]["state_before"], events[0]["state_after"], "{t}");
+    assert_eq!(events[1]["corr"], events[2]["corr"], "one transaction with the decision it came with: {t}");
+    // Opening again (from the snapshot the last command left) migrates nothing twice.
+    let (c, _, t) = run(&["lease", "draft", "--frame", "the desk", "--horizon", "short", "--expires-in", "1h"]);
+    assert_eq!(c, 0, "{t}");
+    let (c, v, t) = run(&["ledger", "show", "--kind", "hash_scheme_adopted"]);
+    assert_eq!((c, v["events"].as_array().map(Vec::len)), (0, Some(1)), "{t}");
+    let (c, _, t) = run(&["ledger", "replay"]);
+    assert_eq!(c, 0, "{t}");
 }
 
 /// A stand-in proposer worker that ranks every candidate the same, so no tool stands out and

@@ -46,12 +46,21 @@ pub struct PendingCall {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum KernelEvent {
-    /// The first event: which device key approvals must be signed with, which policy governs.
+    /// The first event: which device key approvals must be signed with, which policy governs,
+    /// how the state is hashed (absent in ledgers begun before there was a choice).
     Genesis {
         device_key: String,
         policy: Policy,
         policy_hash: Hash,
         registry_hash: Hash,
+        #[serde(default = "crate::state_hash::first", skip_serializing_if = "crate::state_hash::is_first")]
+        hash_scheme: u32,
+    },
+    /// From this event on, the state is hashed by `scheme`: the migration point of a ledger begun
+    /// under an older scheme (its `state_before` is the old scheme's hash, its `state_after` the
+    /// new one's).
+    HashSchemeAdopted {
+        scheme: u32,
     },
     ScopeIssued {
         token: ScopeToken,
@@ -234,6 +243,7 @@ impl KernelEvent {
     pub fn kind(&self) -> &'static str {
         match self {
             KernelEvent::Genesis { .. } => "genesis",
+            KernelEvent::HashSchemeAdopted { .. } => "hash_scheme_adopted",
             KernelEvent::ScopeIssued { .. } => "scope_issued",
             KernelEvent::ScopeRevoked { .. } => "scope_revoked",
             KernelEvent::Proposed { .. } => "proposed",

@@ -118,7 +118,15 @@ impl Kernel {
             policy: self.policy.clone(),
             policy_hash: self.policy.hash()?,
             registry_hash: self.registry.hash()?,
+            hash_scheme: crate::state_hash::CURRENT,
         })
+    }
+
+    /// The event that moves a ledger begun under an older state hash scheme to today's, if
+    /// `state` needs it: the host commits it in front of the next decision.
+    pub fn hash_scheme_migration(&self, state: &KernelState) -> Option<KernelEvent> {
+        (state.seq > 0 && state.hash_scheme < crate::state_hash::CURRENT)
+            .then_some(KernelEvent::HashSchemeAdopted { scheme: crate::state_hash::CURRENT })
     }
 
     /// Admits, holds or refuses a proposed call.

@@ -10,6 +10,7 @@ use crate::bootstrap::Bootstrap;
 use crate::canonical::{Hash, hash_of};
 use crate::error::KernelError;
 use crate::event::{KernelEvent, PendingCall};
+use crate::hashed_map::HashedMap;
 use crate::layer::Layer;
 use crate::lease::{Lease, LeaseState};
 use crate::memory::artifact_index::freshness_at;
@@ -75,23 +76,28 @@ pub struct KernelState {
     pub last_commit: BTreeMap<Layer, Millis>,
     pub budget_used: u64,
     pub steps: u32,
-    pub repeats: BTreeMap<Hash, u32>,
+    pub repeats: HashedMap<Hash, u32>,
     pub scope: Option<ScopeToken>,
-    pub pending: BTreeMap<String, PendingCall>,
+    pub pending: HashedMap<String, PendingCall>,
     /// Nonces of user signals acted on, with their expiry (kept until then).
-    pub nonces: BTreeMap<String, Millis>,
-    pub artifacts: BTreeMap<Hash, ArtifactMeta>,
-    pub reversible: BTreeMap<u64, ReversibleMeta>,
-    pub inflight: BTreeMap<Hash, InFlight>,
+    pub nonces: HashedMap<String, Millis>,
+    pub artifacts: HashedMap<Hash, ArtifactMeta>,
+    pub reversible: HashedMap<u64, ReversibleMeta>,
+    pub inflight: HashedMap<Hash, InFlight>,
     pub last_emergency_turn: Option<u64>,
     /// The slow loop's memory and proposal buffer (left out of the hash while empty, like the
     /// next two, so ledgers older than them keep their hashes).
     #[serde(default, skip_serializing_if = "Memory::is_empty")]
     pub memory: Memory,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub work_orders: BTreeMap<String, WorkOrder>,
+    #[serde(default, skip_serializing_if = "HashedMap::is_empty")]
+    pub work_orders: HashedMap<String, WorkOrder>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bootstrap: Option<Bootstrap>,
+    /// How [`KernelState::hash`] is computed (see [`crate::state_hash`]). Set by genesis or by a
+    /// ledgered `hash_scheme_adopted` event; absent from the state's JSON under the first scheme,
+    /// which it did not exist in.
+    #[serde(default = "crate::state_hash::first", skip_serializing_if = "crate::state_hash::is_first")]
+    pub hash_scheme: u32,
 }
 
 impl Default for KernelState {
@@ -109,38 +115,39 @@ impl Default for KernelState {
             last_commit: BTreeMap::new(),
             budget_used: 0,
             steps: 0,
-            repeats: BTreeMap::new(),
+            repeats: HashedMap::new(),
             scope: None,
-            pending: BTreeMap::new(),
-            nonces: BTreeMap::new(),
-            artifacts: BTreeMap::new(),
-            reversible: BTreeMap::new(),
-            inflight: BTreeMap::new(),
+            pending: HashedMap::new(),
+            nonces: HashedMap::new(),
+            artifacts: HashedMap::new(),
+            reversible: HashedMap::new(),
+            inflight: HashedMap::new(),
             last_emergency_turn: None,
             memory: Memory::default(),
-            work_orders: BTreeMap::new(),
+            work_orders: HashedMap::new(),
             bootstrap: None,
+            // The empty state before genesis hashes as it always has; genesis sets the scheme.
+            hash_scheme: crate::state_hash::first(),
         }
     }
 }
 
 impl KernelState {
-    /// blake3 over the canonical JSON of the whole state — with memory, when there is any,
-    /// standing in as its (cached) digest: memory is covered byte for byte, but hashed once per
-    /// change instead of once per event. A state without memory hashes exactly as it did before
-    /// memory existed, so older ledgers keep their hashes.
+    /// The state hash the ledger records before and after every event, by the state's
+    /// [`hash_scheme`](Self::hash_scheme): see [`crate::state_hash`].
     pub fn hash(&self) -> Result<Hash, KernelError> {
-        if self.memory.is_empty() {
-            return Ok(hash_of(self)?);
-        }
-        let digest = self.memory.digest()?;
-        let mut rest = self.clone();
-        rest.memory = Memory::default();
-        let mut v = serde_json::to_value(&rest)?;
-        if let Some(obj) = v.as_object_mut() {
-            obj.insert("memory_digest".into(), serde_json::Value::String(digest.to_hex()));
-        }
-        Ok(hash_of(&v)?)
+        crate::state_hash::hash(self)
+    }
+
+    /// How many entries the state's growing maps hold together: what its size grows with.
+    pub fn entries(&self) -> usize {
+        self.repeats.len()
+            + self.pending.len()
+            + self.nonces.len()
+            + self.artifacts.len()
+            + self.reversible.len()
+            + self.inflight.len()
+            + self.work_orders.len()
     }
 
     /// The lease, if it is active at `now`.
@@ -193,15 +200,24 @@ impl KernelState {
         self.seq = seq;
         self.last_at = at;
         // Expired nonces can go: a signal past its window is refused as expired anyway.
-        self.nonces.retain(|_, exp| *exp > at);
+        self.nonces.retain(|_, exp| *exp > at)?;
 
         match event {
-            KernelEvent::Genesis { device_key, policy_hash, .. } => {
+            KernelEvent::Genesis { device_key, policy_hash, hash_scheme, .. } => {
                 if seq != 1 {
                     return Err(fail("genesis can only be the first event".into()));
                 }
+                crate::state_hash::check_known(*hash_scheme).map_err(fail)?;
                 self.device_key = device_key.clone();
                 self.policy_hash = *policy_hash;
+                self.hash_scheme = *hash_scheme;
+            }
+            KernelEvent::HashSchemeAdopted { scheme } => {
+                crate::state_hash::check_known(*scheme).map_err(fail)?;
+                if *scheme <= self.hash_scheme {
+                    return Err(fail(format!("the state is hashed by scheme {} already", self.hash_scheme)));
+                }
+                self.hash_scheme = *scheme;
             }
             KernelEvent::ScopeIssued { token } => self.scope = Some(token.clone()),
             KernelEvent::ScopeRevoked { id, .. } => match &mut self.scope {
@@ -210,11 +226,11 @@ impl KernelState {
             },
             KernelEvent::Proposed { .. } => self.turn += 1,
             KernelEvent::SignalRefused { signal, spent: true, .. } => {
-                self.nonces.insert(signal.nonce.clone(), signal.expires_at);
+                self.nonces.insert(signal.nonce.clone(), signal.expires_at)?;
             }
             KernelEvent::Refused { .. } | KernelEvent::GateRefused { .. } | KernelEvent::SignalRefused { .. } => {}
             KernelEvent::Pending { pending } => {
-                self.pending.insert(pending.id.clone(), pending.clone());
+                self.pending.insert(pending.id.clone(), pending.clone())?;
             }
             KernelEvent::Admitted { call, tier, work_order, .. } => {
                 if let Some(id) = work_order
@@ -223,7 +239,8 @@ impl KernelState {
                     return Err(fail(format!("work order {id} is not open")));
                 }
                 self.steps += 1;
-                *self.repeats.entry(call.hash).or_insert(0) += 1;
+                let seen = self.repeats.get(&call.hash).copied().unwrap_or(0);
+                self.repeats.insert(call.hash, seen.saturating_add(1))?;
                 self.budget_used = self.budget_used.saturating_add(call.cost);
                 self.inflight.insert(
                     call.hash,
@@ -235,7 +252,7 @@ impl KernelState {
                         undoes: None,
                         work_order: work_order.clone(),
                     },
-                );
+                )?;
             }
             KernelEvent::UndoRequested { .. } | KernelEvent::Fault { .. } => {}
             KernelEvent::UndoAdmitted { target_seq, call } => {
@@ -252,27 +269,23 @@ impl KernelState {
                         undoes: Some(*target_seq),
                         work_order: None,
                     },
-                );
+                )?;
             }
             KernelEvent::Committed { call_hash, tool, layer, artifact, rollback, .. } => {
-                let Some(flight) = self.inflight.remove(call_hash) else {
+                let Some(flight) = self.inflight.remove(call_hash)? else {
                     return Err(fail(format!("receipt for {tool} {} that was never admitted", call_hash.short())));
                 };
                 if let Some(target) = flight.undoes {
-                    if let Some(r) = self.reversible.get_mut(&target) {
-                        r.undone = true;
-                    }
+                    self.reversible.update(&target, |r| r.undone = true)?;
                 } else {
                     self.frontier = self.frontier.max(*layer);
                     self.last_commit.insert(*layer, at);
-                    if let Some(consumed) = flight.artifact
-                        && let Some(meta) = self.artifacts.get_mut(&consumed)
-                    {
-                        meta.consumed = true;
+                    if let Some(consumed) = flight.artifact {
+                        self.artifacts.update(&consumed, |meta| meta.consumed = true)?;
                     }
                     if let Some(a) = artifact {
                         let hash = hash_of(a)?;
-                        self.artifacts.insert(hash, ArtifactMeta { seq, consumed: false });
+                        self.artifacts.insert(hash, ArtifactMeta { seq, consumed: false })?;
                         // A work order's proposals are registered in the artifact index as its own.
                         if let Some(order) = &flight.work_order {
                             let draft = ArtifactDraft {
@@ -295,23 +308,23 @@ impl KernelState {
                                 rollback_hash: hash_of(rb)?,
                                 undone: false,
                             },
-                        );
+                        )?;
                     }
                 }
             }
             KernelEvent::Failed { call_hash, tool, .. } => {
-                if self.inflight.remove(call_hash).is_none() {
+                if self.inflight.remove(call_hash)?.is_none() {
                     return Err(fail(format!("failure of {tool} {} that was never admitted", call_hash.short())));
                 }
             }
             KernelEvent::Approved { pending_id, signal } | KernelEvent::Denied { pending_id, signal } => {
-                if self.pending.remove(pending_id).is_none() {
+                if self.pending.remove(pending_id)?.is_none() {
                     return Err(fail(format!("pending call {pending_id} does not exist")));
                 }
-                self.nonces.insert(signal.nonce.clone(), signal.expires_at);
+                self.nonces.insert(signal.nonce.clone(), signal.expires_at)?;
             }
             KernelEvent::PendingExpired { pending_id } => {
-                if self.pending.remove(pending_id).is_none() {
+                if self.pending.remove(pending_id)?.is_none() {
                     return Err(fail(format!("pending call {pending_id} does not exist")));
                 }
             }
@@ -364,7 +377,7 @@ impl KernelState {
                 }
                 self.lease = None;
                 self.pending.clear();
-                self.nonces.insert(signal.nonce.clone(), signal.expires_at);
+                self.nonces.insert(signal.nonce.clone(), signal.expires_at)?;
                 self.last_emergency_turn = Some(self.turn);
                 self.new_epoch();
             }
@@ -416,10 +429,10 @@ impl KernelState {
                     return Err(fail(format!("work order {} cannot be opened", order.id)));
                 }
                 crate::work_order::check_brief(&order.brief).map_err(fail)?;
-                self.work_orders.insert(order.id.clone(), order.clone());
+                self.work_orders.insert(order.id.clone(), order.clone())?;
             }
             KernelEvent::WorkOrderClosed { id, .. } => {
-                if self.work_orders.remove(id).is_none() {
+                if self.work_orders.remove(id)?.is_none() {
                     return Err(fail(format!("work order {id} is not open")));
                 }
             }

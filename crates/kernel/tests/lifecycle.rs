@@ -167,7 +167,7 @@ fn undo_checks_the_world_and_happens_once() {
     let Outcome::Admitted(u) = h.apply(d) else { panic!("undo not admitted") };
     assert_eq!(u.tool(), "undo");
     h.commit(&u, kernel::ToolOutput::default());
-    assert!(h.state.reversible[&seq].undone);
+    assert!(h.state.reversible.get(&seq).unwrap().undone);
     let d = h.kernel.propose_undo(&h.state, seq, &committed, h.now, &h.world).unwrap();
     assert_eq!(refused(&h.apply(d)), RefusalCode::NotReversible);
     assert_eq!(h.replayed_hash(), h.state.hash().unwrap());

@@ -15,9 +15,11 @@ fn crate_dir() -> PathBuf {
 }
 
 /// What the kernel may depend on: serialisation, hashing, signature checks, schema validation
-/// (without remote resolution), TOML, error derives.
+/// (without remote resolution), TOML, error derives, and persistent sorted maps (`rpds`: a
+/// red-black tree with shared nodes, so a decision's copy of the state costs O(1) and a change
+/// O(log n) — pure data structures, no IO, ordered iteration).
 const ALLOWED_DEPENDENCIES: &[&str] =
-    &["blake3", "ed25519-dalek", "hex", "jsonschema", "serde", "serde_json", "thiserror", "toml"];
+    &["blake3", "ed25519-dalek", "hex", "jsonschema", "rpds", "serde", "serde_json", "thiserror", "toml"];
 
 /// Source patterns that would make the kernel read the world, the clock or chance, or iterate in
 /// an order that differs between runs.

@@ -272,7 +272,8 @@ impl Ledger {
 
     pub fn save_snapshot(&self, seq: u64, state_json: &str) -> Result<(), LedgerError> {
         self.conn.execute(
-            "INSERT INTO snapshot (id, seq, state) VALUES (1, ?1, ?2) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, state = excluded.state",
+            // Never replaced by an older one: two processes share the file.
+            "INSERT INTO snapshot (id, seq, state) VALUES (1, ?1, ?2) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, state = excluded.state WHERE excluded.seq > snapshot.seq",
             params![seq as i64, state_json],
         )?;
         Ok(())

@@ -29,6 +29,7 @@ fn genesis(path: &std::path::Path) -> (Ledger, KernelState) {
         policy: Policy::default(),
         policy_hash: Policy::default().hash().unwrap(),
         registry_hash: Hash::ZERO,
+        hash_scheme: smart_kernel::state_hash::CURRENT,
     };
     let mut st = KernelState::default();
     let before = st.hash().unwrap();

@@ -110,7 +110,16 @@ pub struct Engine {
     state: KernelState,
     key: Result<DeviceKey, String>,
     clock: Box<dyn Clock + Send>,
+    /// The seq of the newest state snapshot this engine wrote or started from.
+    snapshot_seq: u64,
 }
+
+/// A snapshot is written once the state is this many events past the last one — or, for a large
+/// state, past an eighth of its map entries — so writing snapshots costs the same per event however
+/// large the state grows, and opening replays a bounded tail. An engine also leaves one behind when
+/// it closes.
+const SNAPSHOT_EVERY: u64 = 64;
+const SNAPSHOT_ENTRIES_PER_EVENT: u64 = 8;
 
 fn registry() -> Result<Registry, RuntimeError> {
     Registry::new(smart_tools::specs()).map_err(|e| RuntimeError::BadInput(format!("tool registry: {e}")))
@@ -213,6 +222,7 @@ impl Engine {
                 state: KernelState::default(),
                 key: Ok(key),
                 clock,
+                snapshot_seq: 0,
             };
             let now = Millis(engine.clock.now_ms());
             let genesis = engine.kernel.genesis(&engine.public_key()?)?;
@@ -286,8 +296,9 @@ impl Engine {
             Err(e) => return Err(broken(e)),
         };
         let kernel = Kernel::new(policy, registry()?);
-        let state = load_state(&ledger, sealer.as_ref().map(|s| s as &dyn HeadSigner)).map_err(broken)?;
-        let mut engine = Engine { dir, ledger, kernel, state, key, clock };
+        let (state, snapshot_seq) =
+            load_state(&ledger, sealer.as_ref().map(|s| s as &dyn HeadSigner), None).map_err(broken)?;
+        let mut engine = Engine { dir, ledger, kernel, state, key, clock, snapshot_seq };
         engine.recover_in_flight()?;
         Ok(engine)
     }
@@ -402,34 +413,53 @@ impl Engine {
         }
         let key = self.key.as_ref().map_err(|e| RuntimeError::NoKey(e.clone()))?;
         let wall = crate::clock::SystemClock.now_ms();
+        // A ledger begun under an older state hash scheme moves to today's in front of the first
+        // decision committed on it, in the same transaction (see `smart_kernel::state_hash`).
+        let migration = self.kernel.hash_scheme_migration(&self.state);
+        let migrated = usize::from(migration.is_some());
+        let all: Vec<&KernelEvent> = migration.iter().chain(&events).collect();
         // `next` is discarded on any error, so events are applied without per-event copies, and
         // each event's state-before is the previous one's state-after.
         let mut next = self.state.clone();
-        let mut hashes = Vec::with_capacity(events.len());
+        let mut hashes = Vec::with_capacity(all.len());
         let mut before = next.hash()?;
-        for ev in &events {
+        for ev in &all {
             next.apply_mut(ev, at)?;
             let after = next.hash()?;
             hashes.push((before, after));
             before = after;
         }
-        let batch: Vec<NewEvent<'_>> = events
+        let batch: Vec<NewEvent<'_>> = all
             .iter()
             .zip(&hashes)
             .map(|(event, (b, a))| NewEvent { corr, event, at, wall_ms: wall, state_before: *b, state_after: *a })
             .collect();
-        let seqs = self.ledger.append(self.state.seq, &batch, &KeySigner(key))?;
+        let mut seqs = self.ledger.append(self.state.seq, &batch, &KeySigner(key))?;
         self.state = next;
-        // The snapshot is a cache; failing to write it costs only a longer replay next time.
-        if let Ok(json) = serde_json::to_string(&self.state)
-            && let Err(e) = self.ledger.save_snapshot(self.state.seq, &json)
-        {
-            tracing::warn!(error = %e, "could not save the state snapshot");
+        if self.snapshot_due() {
+            self.save_snapshot();
         }
-        for ev in &events {
+        for ev in &all {
             tracing::info!(corr, kind = ev.kind(), "ledgered");
         }
+        seqs.drain(..migrated.min(seqs.len()));
         Ok(seqs)
+    }
+
+    fn snapshot_due(&self) -> bool {
+        let gap = self.state.seq.saturating_sub(self.snapshot_seq);
+        gap >= SNAPSHOT_EVERY.max(self.state.entries() as u64 / SNAPSHOT_ENTRIES_PER_EVENT)
+    }
+
+    /// The snapshot is a cache; failing to write it costs only a longer replay next time.
+    fn save_snapshot(&mut self) {
+        match serde_json::to_string(&self.state) {
+            Ok(json) => match self.ledger.save_snapshot(self.state.seq, &json) {
+                Ok(()) => self.snapshot_seq = self.state.seq,
+                Err(e) => tracing::warn!(error = %e, "could not save the state snapshot"),
+            },
+            Err(e) => tracing::warn!(error = %e, "could not encode the state snapshot"),
+        }
     }
 
     /// Records a decision and reports its outcome; runs an admitted call and records the receipt.
@@ -548,8 +578,16 @@ impl Engine {
         }
         if tail != self.state.seq {
             let sealer = self.key.as_ref().ok().map(KeySigner);
-            self.state = load_state(&self.ledger, sealer.as_ref().map(|s| s as &dyn HeadSigner))
+            // Carry on from the state this engine holds when the row it last applied still records
+            // it; otherwise (a history that changed under it) load again from scratch.
+            let ours = self.state.hash()?.to_hex();
+            let from = match self.ledger.get(self.state.seq)? {
+                Some(row) if row.state_after == ours => Some((self.state.clone(), row.hash)),
+                _ => None,
+            };
+            let (state, _) = load_state(&self.ledger, sealer.as_ref().map(|s| s as &dyn HeadSigner), from)
                 .map_err(|reason| RuntimeError::BrokenLedger { path: self.dir.ledger(), reason })?;
+            self.state = state;
         }
         Ok(())
     }
@@ -865,12 +903,28 @@ fn authentic(row: &StoredEvent, prev: &str, sealer: Option<&dyn HeadSigner>) -> 
     Ok(())
 }
 
+impl Drop for Engine {
+    /// Leaves a snapshot of the newest state behind, so the next process to open the ledger
+    /// replays only what was appended after this one closed.
+    fn drop(&mut self) {
+        if self.state.seq > self.snapshot_seq && self.key.is_ok() {
+            self.save_snapshot();
+        }
+    }
+}
+
 /// Kernel state: the snapshot where an authentic event vouches for it, then every event after
 /// it, each checked (hash, link, seal) before it is applied — so an edited file cannot feed the
-/// kernel a forged state. Without a usable snapshot, the same from genesis.
-fn load_state(ledger: &Ledger, sealer: Option<&dyn HeadSigner>) -> Result<KernelState, String> {
+/// kernel a forged state. Without a usable snapshot, the same from genesis. `from` is a state the
+/// caller already trusts and the hash of the row that recorded it, to carry on from instead.
+/// Returns the state and the seq of the snapshot it started from (0 for none).
+fn load_state(
+    ledger: &Ledger,
+    sealer: Option<&dyn HeadSigner>,
+    from: Option<(KernelState, String)>,
+) -> Result<(KernelState, u64), String> {
     let zero = Hash::ZERO.to_hex();
-    let from_snapshot = (|| {
+    let from_snapshot = || {
         let (seq, json) = ledger.load_snapshot().ok()??;
         let state = serde_json::from_str::<KernelState>(&json).ok()?;
         let row = ledger.get(seq).ok()??;
@@ -878,8 +932,14 @@ fn load_state(ledger: &Ledger, sealer: Option<&dyn HeadSigner>) -> Result<Kernel
             && authentic(&row, &row.prev_hash, sealer).is_ok()
             && state.hash().ok()?.to_hex() == row.state_after;
         vouched.then_some((state, row.hash))
-    })();
-    let (mut state, mut prev) = from_snapshot.unwrap_or_else(|| (KernelState::default(), zero));
+    };
+    let mut snapshot_seq = 0;
+    let start = from.or_else(|| {
+        let loaded = from_snapshot();
+        snapshot_seq = loaded.as_ref().map_or(0, |(s, _)| s.seq);
+        loaded
+    });
+    let (mut state, mut prev) = start.unwrap_or_else(|| (KernelState::default(), zero));
     let mut current = state.hash().map_err(|e| e.to_string())?.to_hex();
     let mut err = None;
     ledger
@@ -902,7 +962,7 @@ fn load_state(ledger: &Ledger, sealer: Option<&dyn HeadSigner>) -> Result<Kernel
         })
         .map_err(|e| e.to_string())?;
     match err {
-        None => Ok(state),
+        None => Ok((state, snapshot_seq)),
         Some(e) => Err(e),
     }
 }

@@ -64,6 +64,7 @@ pub fn event_summary(payload: &str) -> String {
         "emergency" => s("reason"),
         "fault" => format!("{}: {} (restart in {} ms)", s("component"), s("reason"), v["restart_in_ms"]),
         "genesis" => format!("device key {}…", short(&s("device_key"))),
+        "hash_scheme_adopted" => format!("state hashed by scheme {} from here on", v["scheme"]),
         _ => String::new(),
     }
 }

@@ -64,7 +64,7 @@ fn pending() -> (Setup, String, Hash) {
     let r = e.call("fs.quarantine", json!({"paths": [docs.join("old2.txt")]}), CallSource::Model).unwrap();
     assert_eq!(r.outcome, "pending", "{r:?}");
     let id = r.pending_id.unwrap();
-    let hash = e.state().pending[&id].call.hash;
+    let hash = e.state().pending.get(&id).unwrap().call.hash;
     (Setup { _tmp: tmp, data, root }, id, hash)
 }
 

@@ -138,7 +138,7 @@ fn activity_buckets_add_up_to_the_count_and_name_refusals() {
 #[test]
 fn every_event_checks_out_and_an_approval_s_signature_is_valid() {
     let mut s = setup();
-    let hash = s.engine.state().pending[&s.pending].call.hash.to_hex();
+    let hash = s.engine.state().pending.get(&s.pending).unwrap().call.hash.to_hex();
     let r = s.engine.decide_shown(&s.pending, &hash, true).unwrap();
     assert_eq!(r.outcome, "committed", "{r:?}");
     let e = &s.engine;

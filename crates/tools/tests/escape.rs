@@ -787,7 +787,7 @@ fn admit(h: &mut Harness, tool: &str, args: Value) -> Box<AdmittedCall> {
     match h.apply(d) {
         Outcome::Admitted(a) => a,
         Outcome::Pending { id, .. } => {
-            let hash = h.state.pending[&id].call.hash;
+            let hash = h.state.pending.get(&id).unwrap().call.hash;
             let s = h.signal(&id, hash);
             let d = h.kernel.signal(&h.state, s, h.now, &h.world).unwrap();
             match h.apply(d) {
@@ -1298,7 +1298,7 @@ fn approve_after_swap(fx: &mut Fx, tool: &str, args: Value, swap: impl FnOnce(&F
     let d = fx.h.kernel.propose(&fx.h.state, c, fx.h.now, &fx.h.world).unwrap();
     let Outcome::Pending { id, .. } = fx.h.apply(d) else { panic!("{tool} was not held for approval") };
     swap(fx);
-    let hash = fx.h.state.pending[&id].call.hash;
+    let hash = fx.h.state.pending.get(&id).unwrap().call.hash;
     let s = fx.h.signal(&id, hash);
     let d = fx.h.kernel.signal(&fx.h.state, s, fx.h.now, &fx.h.world).unwrap();
     match fx.h.apply(d) {

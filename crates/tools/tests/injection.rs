@@ -682,7 +682,7 @@ fn a_later_fs_quarantine_still_needs_the_persons_approval() {
         let c = h.call("fs.quarantine", json!({ "paths": [inbox] }));
         let d = h.kernel.propose(&h.state, c, h.now, &h.world).unwrap();
         match h.apply(d) {
-            Outcome::Pending { id, .. } => assert_eq!(h.state.pending[&id].tier, Tier::Three, "{side:?}"),
+            Outcome::Pending { id, .. } => assert_eq!(h.state.pending.get(&id).unwrap().tier, Tier::Three, "{side:?}"),
             other => panic!("{side:?}: fs.quarantine was not held for the person: {other:?}"),
         }
         assert!(h.exists("inbox"), "{side:?}: nothing moved without approval");

@@ -217,7 +217,7 @@ impl Harness {
     }
 
     pub fn pending_hash(&self, id: &str) -> Hash {
-        self.state.pending[id].call.hash
+        self.state.pending.get(id).unwrap().call.hash
     }
 
     /// Replays the in-memory log from nothing and returns the final state hash.

@@ -198,7 +198,7 @@ impl Harness {
         let admitted = match self.apply(d) {
             Outcome::Admitted(a) => a,
             Outcome::Pending { id, .. } => {
-                let hash = self.state.pending[&id].call.hash;
+                let hash = self.state.pending.get(&id).unwrap().call.hash;
                 let s = self.signal(&id, hash);
                 let d = self.kernel.signal(&self.state, s, self.now, &self.world).unwrap();
                 match self.apply(d) {
