@@ -129,34 +129,86 @@ pub const SYNC_EVERY: u64 = 64;
 /// insert itself. The file is made whole (both slots) by rename the first time, and when it is
 /// of the first format.
 pub fn advance(ledger: &Path, anchor: &Anchor) -> Result<(), LedgerError> {
-    let path = path_for(ledger);
-    let fail = |e: std::io::Error| LedgerError::Anchor { path: path.clone(), reason: e.to_string() };
-    let current = std::fs::read(&path).ok();
-    if let Some(old) = current.as_deref().and_then(|text| decode(&path, text).ok())
-        && old.seq >= anchor.seq
-    {
-        return Ok(());
+    Writer::new(ledger).advance(anchor)
+}
+
+/// [`advance`] for a ledger that appends many times: the anchor file stays open between appends.
+/// Opening, reading and closing it by name on every append cost as much again as writing it, and
+/// the extra metadata traffic slowed the next commit's sync.
+#[derive(Debug)]
+pub struct Writer {
+    path: PathBuf,
+    file: Option<std::fs::File>,
+}
+
+impl Writer {
+    pub fn new(ledger: &Path) -> Writer {
+        Writer { path: path_for(ledger), file: None }
     }
-    let current = current.filter(|t| t.len() == 2 * SLOT && t.starts_with(MAGIC));
-    let slot = slot_bytes(anchor)?;
-    let Some(current) = current else {
-        // Both slots hold the new anchor: there is no older one worth keeping in this format.
-        let mut whole = slot.clone();
-        whole.extend_from_slice(&slot);
-        return replace(&path, &whole).map_err(fail);
-    };
-    let generation = anchor.seq / SYNC_EVERY;
-    let at = (generation % 2) as usize * SLOT;
-    let holds = current.get(at..at + SLOT).map(parse_slot).and_then(Result::ok);
-    let first_of_generation = holds.is_none_or(|a| a.seq / SYNC_EVERY < generation);
-    let written = (|| {
-        let f = std::fs::OpenOptions::new().write(true).open(&path)?;
-        if first_of_generation {
-            f.sync_data()?;
+
+    /// See [`advance`].
+    pub fn advance(&mut self, anchor: &Anchor) -> Result<(), LedgerError> {
+        let path = self.path.clone();
+        let fail = |e: std::io::Error| LedgerError::Anchor { path: path.clone(), reason: e.to_string() };
+        if self.file.is_none() {
+            self.file = std::fs::OpenOptions::new().read(true).write(true).open(&path).ok();
         }
-        write_at(&f, &slot, at as u64)
-    })();
-    written.map_err(fail)
+        let current = self.file.as_ref().and_then(|f| read_whole(f).ok());
+        if let Some(old) = current.as_deref().and_then(|text| decode(&path, text).ok())
+            && old.seq >= anchor.seq
+        {
+            return Ok(());
+        }
+        let current = current.filter(|t| t.len() == 2 * SLOT && t.starts_with(MAGIC));
+        let slot = slot_bytes(anchor)?;
+        let (Some(current), Some(f)) = (current, self.file.as_ref()) else {
+            // Both slots hold the new anchor: there is no older one worth keeping in this format.
+            // The file is replaced by rename, so the handle held on the old one goes.
+            self.file = None;
+            let mut whole = slot.clone();
+            whole.extend_from_slice(&slot);
+            return replace(&path, &whole).map_err(fail);
+        };
+        let generation = anchor.seq / SYNC_EVERY;
+        let at = (generation % 2) as usize * SLOT;
+        let holds = current.get(at..at + SLOT).map(parse_slot).and_then(Result::ok);
+        let first_of_generation = holds.is_none_or(|a| a.seq / SYNC_EVERY < generation);
+        let written = (|| {
+            if first_of_generation {
+                f.sync_data()?;
+            }
+            write_at(f, &slot, at as u64)
+        })();
+        written.map_err(fail)
+    }
+}
+
+/// The file's bytes, up to one more than an anchor can hold (so `decode` sees one too large).
+fn read_whole(f: &std::fs::File) -> std::io::Result<Vec<u8>> {
+    let mut buf = vec![0u8; 2 * SLOT + 1];
+    let mut n = 0;
+    while n < buf.len() {
+        let got = read_at(f, &mut buf[n..], n as u64)?;
+        if got == 0 {
+            break;
+        }
+        n += got;
+    }
+    buf.truncate(n);
+    Ok(buf)
+}
+
+#[cfg(unix)]
+fn read_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(f, buf, at)
+}
+
+#[cfg(not(unix))]
+fn read_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = f;
+    f.seek(SeekFrom::Start(at))?;
+    f.read(buf)
 }
 
 #[cfg(unix)]

@@ -50,6 +50,7 @@ pub struct ReadSnapshot<'a> {
 pub struct Ledger {
     conn: Connection,
     path: PathBuf,
+    anchor: anchor::Writer,
 }
 
 pub(crate) const SELECT: &str =
@@ -125,7 +126,7 @@ impl Ledger {
             rusqlite_migration::Error::RusqliteError { err, .. } => corrupt(err),
             other => LedgerError::Migration(other.to_string()),
         })?;
-        Ok(Ledger { conn, path: path.to_path_buf() })
+        Ok(Ledger { conn, path: path.to_path_buf(), anchor: anchor::Writer::new(path) })
     }
 
     pub fn path(&self) -> &Path {
@@ -213,16 +214,16 @@ impl Ledger {
         }
         let head = prev.to_hex();
         let signature = signer.sign_hex(&head_message(seq, &head));
-        tx.execute(
+        tx.prepare_cached(
             "INSERT INTO head (id, seq, hash, signature) VALUES (1, ?1, ?2, ?3)
              ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, signature = excluded.signature",
-            params![seq as i64, head, signature],
-        )?;
+        )?
+        .execute(params![seq as i64, head, signature])?;
         tx.commit()?;
         // The events are durable now; an anchor that could not be written only lags (weaker, not
         // wrong), and the next append moves it on. Failing the append here would tell the caller
         // its events were not recorded when they were.
-        if let Err(e) = anchor::advance(&self.path, &Anchor { seq, hash: head, signature }) {
+        if let Err(e) = self.anchor.advance(&Anchor { seq, hash: head, signature }) {
             tracing::warn!(error = %e, "could not move the ledger's anchor forward");
         }
         Ok(seqs)
@@ -296,7 +297,8 @@ impl Ledger {
 
 fn tail(conn: &Connection) -> Result<(u64, Hash), LedgerError> {
     let last: Option<(i64, String)> = conn
-        .query_row("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .prepare_cached("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1")?
+        .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     match last {
         None => Ok((0, Hash::ZERO)),
