@@ -13,7 +13,7 @@ use crate::onboarding::{FetchProgress, ModelRow, SetupState};
 use crate::preview::{FileRow, MoveRow, Preview};
 use crate::settings::Settings;
 use crate::slow_loop::{BootstrapResult, PerceiveResult, ProposeResult};
-use crate::timeline::{ActivityBar, EventDetail, TimelineFilter, TimelinePage, TimelineRow, VerifyBadge};
+use crate::timeline::{ActivityBar, EventDetail, TimelineFilter, TimelinePage, TimelineRow, VerifyBadge, VerifyScope};
 use crate::voice::VoiceStatus;
 use ts_rs::{Config, TS};
 
@@ -34,6 +34,7 @@ fn generate() -> String {
         TimelinePage::decl(&cfg),
         EventDetail::decl(&cfg),
         VerifyBadge::decl(&cfg),
+        VerifyScope::decl(&cfg),
         ActivityBar::decl(&cfg),
         HudEvent::decl(&cfg),
         ModelRow::decl(&cfg),

@@ -27,12 +27,21 @@ pub struct Session {
     greeted: AtomicBool,
     /// False while understanding gets ready in the background (`crate::readiness`).
     ready: tokio::sync::watch::Sender<bool>,
+    /// The background whole-chain check (see `timeline::verify_ledger`).
+    chain_check: smart_runtime::chain_check::ChainCheck,
 }
 
 impl Session {
     pub fn new(data_dir: Result<PathBuf, String>, bus: Bus) -> Session {
         let (ready, _) = tokio::sync::watch::channel(true);
-        Session { data_dir, bus, assistant: Mutex::new(None), greeted: AtomicBool::new(false), ready }
+        Session {
+            data_dir,
+            bus,
+            assistant: Mutex::new(None),
+            greeted: AtomicBool::new(false),
+            ready,
+            chain_check: smart_runtime::chain_check::ChainCheck::new(),
+        }
     }
 
     /// Marks understanding as getting ready (false) or ready (true).
@@ -46,6 +55,10 @@ impl Session {
     pub async fn until_ready(&self, at_most: std::time::Duration) {
         let mut rx = self.ready.subscribe();
         let _ = tokio::time::timeout(at_most, rx.wait_for(|r| *r)).await;
+    }
+
+    pub fn chain_check(&self) -> smart_runtime::chain_check::ChainCheck {
+        self.chain_check.clone()
     }
 
     pub fn bus(&self) -> &Bus {

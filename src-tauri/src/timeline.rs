@@ -82,15 +82,38 @@ pub struct EventDetail {
     pub signature_error: Option<String>,
 }
 
+/// The header's integrity badge: what was checked just now, and where the whole-chain check stands.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct VerifyBadge {
+    /// False when either check found something: `first_bad_seq` and `reason` then say what.
     pub ok: bool,
     pub events: u64,
     pub head: Option<String>,
     pub first_bad_seq: Option<u64>,
     pub reason: Option<String>,
+    /// Which check the verdict comes from.
+    pub scope: VerifyScope,
+    /// The events checked just now came after this one (0: every event was).
+    pub checked_after: u64,
+    /// When the whole chain was last found intact in this run of the app (wall-clock ms).
+    pub whole_chain_verified_ms: Option<u64>,
+    /// A whole-chain check is running in the background.
+    pub whole_chain_running: bool,
 }
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum VerifyScope {
+    /// The events after the last verified one, checked just now.
+    NewEvents,
+    /// Every event, by the background check.
+    WholeChain,
+}
+
+/// How often the app re-verifies the whole chain in the background while it runs.
+const WHOLE_CHAIN_EVERY: std::time::Duration = std::time::Duration::from_secs(30 * 60);
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -161,20 +184,38 @@ pub async fn event_detail(session: State<'_, Session>, seq: u64) -> Result<Event
         .await
 }
 
+/// Checks the new events at once and the whole chain in the background (see
+/// `smart_runtime::chain_check`); a failure of either is what the badge shows.
 #[tauri::command]
 pub async fn verify_ledger(session: State<'_, Session>) -> Result<VerifyBadge, String> {
-    session
-        .with_engine(|e| {
-            let r = e.verify_ledger()?;
-            Ok(VerifyBadge {
-                ok: r.ok,
-                events: r.events,
-                head: r.head,
-                first_bad_seq: r.first_bad_seq,
-                reason: r.reason,
-            })
-        })
-        .await
+    let (report, after) = session.with_engine(|e| e.verify_new()).await?;
+    let check = session.chain_check();
+    if report.ok
+        && let Ok(dir) = session.data_dir()
+    {
+        check.start_if_due(dir, WHOLE_CHAIN_EVERY);
+    }
+    Ok(badge(report, after, &check.status()))
+}
+
+fn badge(new: smart_ledger::VerifyReport, after: u64, whole: &smart_runtime::chain_check::Status) -> VerifyBadge {
+    let verified_ms = whole.last.as_ref().filter(|p| p.report.ok).map(|p| p.finished_ms);
+    let failed_whole = whole.last.as_ref().map(|p| &p.report).filter(|r| !r.ok);
+    let (shown, scope) = match failed_whole {
+        Some(r) if new.ok => (r.clone(), VerifyScope::WholeChain),
+        _ => (new.clone(), if after == 0 { VerifyScope::WholeChain } else { VerifyScope::NewEvents }),
+    };
+    VerifyBadge {
+        ok: shown.ok,
+        events: new.events.max(shown.events),
+        head: new.head,
+        first_bad_seq: shown.first_bad_seq,
+        reason: shown.reason,
+        scope,
+        checked_after: after,
+        whole_chain_verified_ms: verified_ms,
+        whole_chain_running: whole.running,
+    }
 }
 
 #[tauri::command]

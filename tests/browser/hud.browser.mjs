@@ -169,7 +169,7 @@ function installFake() {
       state.renewed = true;
       return { outcome: "recorded", notify: false };
     },
-    verify_ledger: () => ({ ok: true, events: state.total, head: "ab", first_bad_seq: null, reason: null }),
+    verify_ledger: () => ({ ok: true, events: state.total, head: "ab", first_bad_seq: null, reason: null, scope: "new_events", checked_after: state.total - 3, whole_chain_verified_ms: null, whole_chain_running: false }),
     timeline: ({ offset, limit }) => {
       const rows = [];
       for (let i = offset; i < Math.min(state.total, offset + limit); i++) rows.push(row(state.total - i));

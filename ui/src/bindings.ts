@@ -89,7 +89,29 @@ seal_ok: boolean | null,
  */
 signature_ok: boolean | null, signature_error: string | null, };
 
-export type VerifyBadge = { ok: boolean, events: number, head: string | null, first_bad_seq: number | null, reason: string | null, };
+export type VerifyBadge = { 
+/**
+ * False when either check found something: `first_bad_seq` and `reason` then say what.
+ */
+ok: boolean, events: number, head: string | null, first_bad_seq: number | null, reason: string | null, 
+/**
+ * Which check the verdict comes from.
+ */
+scope: VerifyScope, 
+/**
+ * The events checked just now came after this one (0: every event was).
+ */
+checked_after: number, 
+/**
+ * When the whole chain was last found intact in this run of the app (wall-clock ms).
+ */
+whole_chain_verified_ms: number | null, 
+/**
+ * A whole-chain check is running in the background.
+ */
+whole_chain_running: boolean, };
+
+export type VerifyScope = "new_events" | "whole_chain";
 
 export type ActivityBar = { start_wall_ms: number, events: number, refusals: number, };
 

@@ -445,3 +445,53 @@ fn a_middle_edit_stops_every_command() {
     drop(c);
     assert_refused_for_good(&s, &d, "one state_after zeroed", "hash mismatch");
 }
+
+/// An open re-reads only the events after the last verified one (the mark holds while the file's
+/// schema is unchanged: every SQL edit of a row needs the triggers dropped first). An edit made
+/// to the file's bytes, outside SQLite, before that mark is therefore not what an open finds — the
+/// whole-chain pass is, at its exact sequence: `smart ledger verify`, and the app's background
+/// check (`smart_runtime::chain_check`).
+#[test]
+fn a_byte_edit_before_the_verified_mark_is_found_by_the_whole_chain_pass_at_its_seq() {
+    let s = build();
+    let data = copy_data(&s, "bytes");
+    // A command leaves the mark at the ledger's end.
+    let (c, out) = run_in(&s, &data, &["status"]);
+    assert_eq!(c, 0, "{out}");
+    let c = Connection::open(data.join("ledger.db")).unwrap();
+    c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
+    let marked: i64 = c.query_row("SELECT seq FROM verified", [], |r| r.get(0)).unwrap();
+    drop(c);
+    let all = rows(&data.join("ledger.db"));
+    let target = all.iter().find(|r| r.kind == "proposed" && (r.seq as i64) < marked).unwrap();
+    // One letter of its payload, changed in place in the file.
+    let mut bytes = std::fs::read(data.join("ledger.db")).unwrap();
+    let needle = target.payload.as_bytes();
+    let at = bytes.windows(needle.len()).position(|w| w == needle).expect("the payload is stored in one piece");
+    let i = at + target.payload.find("\"tool\"").unwrap() + 2;
+    bytes[i] = if bytes[i] == b'x' { b'y' } else { b'x' };
+    std::fs::write(data.join("ledger.db"), &bytes).unwrap();
+
+    let (c, out) = run_in(&s, &data, &["status"]);
+    assert_eq!(c, 0, "the edit sits before the mark, where an open does not re-read: {out}");
+    assert_caught_at(&s, &data, target.seq, "a byte edit before the verified mark");
+    let whole = smart_runtime::chain_check::whole_chain(&data).unwrap();
+    assert_eq!((whole.ok, whole.first_bad_seq), (false, Some(target.seq)), "{whole:?}");
+
+    // The same edit through SQL drops the triggers, which the mark notices: the open refuses.
+    let data = copy_data(&s, "sql");
+    let (c, out) = run_in(&s, &data, &["status"]);
+    assert_eq!(c, 0, "{out}");
+    let c = open_for_attack(&data);
+    let p: String =
+        c.query_row("SELECT payload FROM events WHERE seq = ?1", [target.seq as i64], |r| r.get(0)).unwrap();
+    c.execute(
+        "UPDATE events SET payload = ?1 WHERE seq = ?2",
+        params![p.replacen("\"tool\"", "\"tooL\"", 1), target.seq as i64],
+    )
+    .unwrap();
+    drop(c);
+    let (c, out) = run_in(&s, &data, &["status"]);
+    assert_eq!(c, 6, "{out}");
+    assert!(out.contains(&format!("event {}", target.seq)), "{out}");
+}

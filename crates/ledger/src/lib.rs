@@ -19,6 +19,7 @@ pub mod query;
 pub mod record;
 pub mod replay;
 pub mod store;
+pub mod verified;
 pub mod verify;
 
 mod migrations;
@@ -29,4 +30,5 @@ pub use query::{ActivityBucket, EventFilter, SessionSummary, tool_of};
 pub use record::{NewEvent, StoredEvent};
 pub use replay::{ReplayReport, replay};
 pub use store::{HeadSigner, Ledger, LedgerError, ReadSnapshot};
-pub use verify::{Depth, VerifyReport, verify, verify_to};
+pub use verified::Mark;
+pub use verify::{Depth, VerifyReport, verify, verify_from, verify_to};

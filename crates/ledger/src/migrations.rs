@@ -59,5 +59,18 @@ pub fn migrations() -> Migrations<'static> {
             BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: its signed head cannot be deleted'); END;
         "#,
         ),
+        // Version 3: how far the chain was last verified, sealed by the device, so that opening
+        // checks only what came after it (see `crate::verified`).
+        M::up(
+            r#"
+        CREATE TABLE verified (
+            id     INTEGER PRIMARY KEY CHECK (id = 1),
+            seq    INTEGER NOT NULL,
+            hash   TEXT    NOT NULL,
+            schema INTEGER NOT NULL,
+            seal   TEXT    NOT NULL
+        );
+        "#,
+        ),
     ])
 }

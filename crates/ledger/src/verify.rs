@@ -8,8 +8,10 @@
 //! name an event the ledger still holds, signed by the device (a file taken back in time; see
 //! [`crate::anchor`]). The first failure is the answer.
 
+use crate::record::StoredEvent;
 use crate::record::head_message;
 use crate::store::{HeadSigner, Ledger, LedgerError};
+use crate::verified::Mark;
 use ed25519_dalek::{Signature, Verifier, VerifyingKey};
 use serde::Serialize;
 use smart_kernel::{Hash, KernelEvent};
@@ -63,83 +65,47 @@ pub fn verify_to(
     sealer: Option<&dyn HeadSigner>,
     depth: Depth,
 ) -> Result<VerifyReport, LedgerError> {
+    verify_from(ledger, device_key, sealer, depth, None)
+}
+
+/// [`verify_to`], re-reading only the events after `from` (a [`Mark`] that still holds: see
+/// [`crate::verified`]) besides the genesis event, the signed head and the anchor. `None`
+/// verifies every event.
+pub fn verify_from(
+    ledger: &Ledger,
+    device_key: Option<&str>,
+    sealer: Option<&dyn HeadSigner>,
+    depth: Depth,
+    from: Option<&Mark>,
+) -> Result<VerifyReport, LedgerError> {
     // The anchor first, then one snapshot for everything else: an anchor only moves after a
     // commit is durable, so one read before the snapshot never vouches for more than the
     // snapshot holds — while other processes go on appending, nothing here is a false alarm.
     let anchor = ledger.anchor();
     let snapshot = ledger.read_snapshot()?;
-    let mut expected_seq = 1u64;
-    let mut prev = Hash::ZERO;
-    let mut last_at = 0u64;
-    let mut genesis_key: Option<String> = None;
-    let mut bad: Option<(u64, String)> = None;
-
-    ledger.for_each(|row| {
-        let seq = row.seq;
-        let fail = |why: String| Some((seq, why));
-        bad = (|| {
-            if seq != expected_seq {
-                return if seq > expected_seq {
-                    Some((expected_seq, format!("event {expected_seq} is missing (the next stored event is {seq})")))
-                } else {
-                    fail(format!("sequence {seq} appears out of order"))
-                };
+    let mut walk =
+        Walk { device_key, sealer, depth, expected_seq: 1, prev: Hash::ZERO, last_at: 0, genesis_key: None, bad: None };
+    // From 0: a row stored at sequence 0 is out of order too.
+    let mut since = 0;
+    if let Some(mark) = from.filter(|m| m.seq > 1) {
+        // The genesis event names the device key the head and the signals are checked against.
+        match ledger.get(1)? {
+            Some(genesis) => {
+                walk.step(genesis);
             }
-            if row.prev_hash != prev.to_hex() {
-                return fail("link broken: prev_hash is not the previous event's hash (rows reordered, replaced or removed)".into());
-            }
-            match row.compute_hash() {
-                Ok(h) if h.to_hex() == row.hash => {}
-                Ok(_) => return fail("hash mismatch: the event's content was altered".into()),
-                Err(e) => return fail(format!("hash cannot be computed: {e}")),
-            }
-            if let Some(s) = sealer
-                && let Ok(h) = Hash::from_hex(&row.hash)
-                && s.seal_hex(&h) != row.seal
-            {
-                return fail("seal mismatch: this event was not written by this device's SMART (edited, and the hashes after it recomputed)".into());
-            }
-            if row.at_ms < last_at {
-                return fail("logical time runs backwards".into());
-            }
-            if depth == Depth::Authentic && seq > 1 {
-                return None;
-            }
-            let event = match row.event() {
-                Ok(e) => e,
-                Err(e) => return fail(e),
-            };
-            if event.kind() != row.kind {
-                return fail(format!("kind column says {} but the payload is {}", row.kind, event.kind()));
-            }
-            match (&event, &genesis_key) {
-                (KernelEvent::Genesis { device_key: k, .. }, None) if seq == 1 => {
-                    if let Some(dk) = device_key
-                        && !dk.eq_ignore_ascii_case(k)
-                    {
-                        return fail(format!("genesis names device key {}…, but this device's key is {}…", k.get(..12).unwrap_or(k), dk.get(..12).unwrap_or(dk)));
-                    }
-                    genesis_key = Some(k.clone());
-                }
-                (_, None) => return fail("the first event is not genesis".into()),
-                (KernelEvent::Genesis { .. }, Some(_)) => return fail("a second genesis event".into()),
-                _ => {}
-            }
-            if let (Some(signal), Some(key)) = (event.signal(), &genesis_key)
-                && let Err(r) = signal.verify_signature(key)
-            {
-                return fail(format!("bad signature on the {} signal: {}", row.kind, r.reason));
-            }
-            None
-        })();
-        if bad.is_some() {
-            return false;
+            None => walk.bad = Some((1, "event 1 is missing (the ledger has no genesis event)".into())),
         }
-        expected_seq = seq + 1;
-        prev = Hash::from_hex(&row.hash).unwrap_or(Hash::ZERO);
-        last_at = row.at_ms;
-        true
-    })?;
+        if walk.bad.is_none() {
+            walk.expected_seq = mark.seq + 1;
+            walk.prev = Hash::from_hex(&mark.hash).unwrap_or(Hash::ZERO);
+            walk.last_at = ledger.get(mark.seq)?.map_or(0, |r| r.at_ms);
+            since = mark.seq + 1;
+        }
+    }
+    if walk.bad.is_none() {
+        ledger.for_each_from(since, |row| walk.step(row))?;
+    }
+    let Walk { expected_seq, prev, genesis_key, mut bad, .. } = walk;
 
     let events = expected_seq - 1;
     if bad.is_none() {
@@ -161,6 +127,97 @@ pub fn verify_to(
             VerifyReport { ok: false, events, head: None, first_bad_seq: Some(seq), reason: Some(reason) }
         }
     })
+}
+
+/// The chain walked so far: what the next event must link to, and the first failure.
+struct Walk<'a> {
+    device_key: Option<&'a str>,
+    sealer: Option<&'a dyn HeadSigner>,
+    depth: Depth,
+    expected_seq: u64,
+    prev: Hash,
+    last_at: u64,
+    genesis_key: Option<String>,
+    bad: Option<(u64, String)>,
+}
+
+impl Walk<'_> {
+    /// Checks one event; says whether to go on.
+    fn step(&mut self, row: StoredEvent) -> bool {
+        self.bad = self.check(&row);
+        if self.bad.is_some() {
+            return false;
+        }
+        self.expected_seq = row.seq + 1;
+        self.prev = Hash::from_hex(&row.hash).unwrap_or(Hash::ZERO);
+        self.last_at = row.at_ms;
+        true
+    }
+
+    fn check(&mut self, row: &StoredEvent) -> Option<(u64, String)> {
+        let seq = row.seq;
+        let fail = |why: String| Some((seq, why));
+        let expected_seq = self.expected_seq;
+        if seq != expected_seq {
+            return if seq > expected_seq {
+                Some((expected_seq, format!("event {expected_seq} is missing (the next stored event is {seq})")))
+            } else {
+                fail(format!("sequence {seq} appears out of order"))
+            };
+        }
+        if row.prev_hash != self.prev.to_hex() {
+            return fail(
+                "link broken: prev_hash is not the previous event's hash (rows reordered, replaced or removed)".into(),
+            );
+        }
+        match row.compute_hash() {
+            Ok(h) if h.to_hex() == row.hash => {}
+            Ok(_) => return fail("hash mismatch: the event's content was altered".into()),
+            Err(e) => return fail(format!("hash cannot be computed: {e}")),
+        }
+        if let Some(s) = self.sealer
+            && let Ok(h) = Hash::from_hex(&row.hash)
+            && s.seal_hex(&h) != row.seal
+        {
+            return fail("seal mismatch: this event was not written by this device's SMART (edited, and the hashes after it recomputed)".into());
+        }
+        if row.at_ms < self.last_at {
+            return fail("logical time runs backwards".into());
+        }
+        if self.depth == Depth::Authentic && seq > 1 {
+            return None;
+        }
+        let event = match row.event() {
+            Ok(e) => e,
+            Err(e) => return fail(e),
+        };
+        if event.kind() != row.kind {
+            return fail(format!("kind column says {} but the payload is {}", row.kind, event.kind()));
+        }
+        match (&event, &self.genesis_key) {
+            (KernelEvent::Genesis { device_key: k, .. }, None) if seq == 1 => {
+                if let Some(dk) = self.device_key
+                    && !dk.eq_ignore_ascii_case(k)
+                {
+                    return fail(format!(
+                        "genesis names device key {}…, but this device's key is {}…",
+                        k.get(..12).unwrap_or(k),
+                        dk.get(..12).unwrap_or(dk)
+                    ));
+                }
+                self.genesis_key = Some(k.clone());
+            }
+            (_, None) => return fail("the first event is not genesis".into()),
+            (KernelEvent::Genesis { .. }, Some(_)) => return fail("a second genesis event".into()),
+            _ => {}
+        }
+        if let (Some(signal), Some(key)) = (event.signal(), &self.genesis_key)
+            && let Err(r) = signal.verify_signature(key)
+        {
+            return fail(format!("bad signature on the {} signal: {}", row.kind, r.reason));
+        }
+        None
+    }
 }
 
 /// The anchor against the chain that verified up to `last_seq`.

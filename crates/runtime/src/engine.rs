@@ -112,6 +112,10 @@ pub struct Engine {
     clock: Box<dyn Clock + Send>,
     /// The seq of the newest state snapshot this engine wrote or started from.
     snapshot_seq: u64,
+    /// The ledger file's schema version when this engine verified (or created) it: a later change
+    /// means the append-only triggers may have been dropped, and this engine marks nothing more
+    /// as verified (see `smart_ledger::verified`).
+    verified_schema: Option<i64>,
 }
 
 /// A snapshot is written once the state is this many events past the last one — or, for a large
@@ -223,7 +227,9 @@ impl Engine {
                 key: Ok(key),
                 clock,
                 snapshot_seq: 0,
+                verified_schema: None,
             };
+            engine.verified_schema = engine.ledger.schema_version().ok();
             let now = Millis(engine.clock.now_ms());
             let genesis = engine.kernel.genesis(&engine.public_key()?)?;
             let c = corr();
@@ -276,11 +282,14 @@ impl Engine {
             Err(_) => smart_signals::store_info(data_dir).map(|(_, k)| k),
         };
         let sealer = key.as_ref().ok().map(KeySigner);
-        let report = smart_ledger::verify_to(
+        // Only what came after the last verified event, where that mark still holds.
+        let mark = sealer.as_ref().and_then(|s| ledger.verified_mark(s).ok().flatten());
+        let report = smart_ledger::verify_from(
             &ledger,
             public.as_deref(),
             sealer.as_ref().map(|s| s as &dyn HeadSigner),
             smart_ledger::Depth::Authentic,
+            mark.as_ref(),
         )?;
         if !report.ok {
             return Err(broken(format!(
@@ -298,7 +307,13 @@ impl Engine {
         let kernel = Kernel::new(policy, registry()?);
         let (state, snapshot_seq) =
             load_state(&ledger, sealer.as_ref().map(|s| s as &dyn HeadSigner), None).map_err(broken)?;
-        let mut engine = Engine { dir, ledger, kernel, state, key, clock, snapshot_seq };
+        let verified_schema = ledger.schema_version().ok();
+        let mut engine = Engine { dir, ledger, kernel, state, key, clock, snapshot_seq, verified_schema };
+        if let Some(head) = &report.head
+            && mark.as_ref().is_none_or(|m| m.seq < report.events)
+        {
+            engine.mark_verified(report.events, head);
+        }
         engine.recover_in_flight()?;
         Ok(engine)
     }
@@ -444,6 +459,21 @@ impl Engine {
         }
         seqs.drain(..migrated.min(seqs.len()));
         Ok(seqs)
+    }
+
+    /// Records that events up to `seq` (whose hash is `hash`) are authentic: they were verified
+    /// when this engine opened the ledger, checked when it caught up with them, or written by it.
+    /// Nothing is marked once the file's schema changed under this engine.
+    fn mark_verified(&self, seq: u64, hash: &str) {
+        let (Ok(key), Some(schema)) = (&self.key, self.verified_schema) else { return };
+        if self.ledger.schema_version().ok() != Some(schema) {
+            tracing::warn!("the ledger's schema changed while it was open: nothing more is marked as verified");
+            return;
+        }
+        let mark = smart_ledger::Mark { seq, hash: hash.to_string(), schema };
+        if let Err(e) = self.ledger.mark_verified(&mark, &KeySigner(key)) {
+            tracing::warn!(error = %e, "could not record how far the ledger was verified");
+        }
     }
 
     fn snapshot_due(&self) -> bool {
@@ -807,6 +837,28 @@ impl Engine {
         Ok(smart_ledger::verify(&self.ledger, public.as_deref(), signer.as_ref().map(|s| s as &dyn HeadSigner))?)
     }
 
+    /// Checks the events after the last verified one (the whole chain when there is no mark that
+    /// still holds: see `smart_ledger::verified`) with every check an open makes, and moves the mark
+    /// on when they pass. Returns the report and the seq the check started after (0: the whole
+    /// chain). The events before the mark are the background check's (`crate::chain_check`).
+    pub fn verify_new(&mut self) -> Result<(smart_ledger::VerifyReport, u64), RuntimeError> {
+        self.refresh()?;
+        let public = self.key.as_ref().ok().map(DeviceKey::public_hex);
+        let signer = self.key.as_ref().ok().map(KeySigner);
+        let mark = signer.as_ref().and_then(|s| self.ledger.verified_mark(s).ok().flatten());
+        let report = smart_ledger::verify_from(
+            &self.ledger,
+            public.as_deref(),
+            signer.as_ref().map(|s| s as &dyn HeadSigner),
+            smart_ledger::Depth::Authentic,
+            mark.as_ref(),
+        )?;
+        if let Some(head) = &report.head {
+            self.mark_verified(report.events, head);
+        }
+        Ok((report, mark.map_or(0, |m| m.seq)))
+    }
+
     /// Every integrity check about one event (see `smart_ledger::inspect`).
     pub fn inspect(&self, seq: u64) -> Result<Option<smart_ledger::EventCheck>, RuntimeError> {
         let signer = self.key.as_ref().ok().map(KeySigner);
@@ -905,10 +957,17 @@ fn authentic(row: &StoredEvent, prev: &str, sealer: Option<&dyn HeadSigner>) -> 
 
 impl Drop for Engine {
     /// Leaves a snapshot of the newest state behind, so the next process to open the ledger
-    /// replays only what was appended after this one closed.
+    /// replays only what was appended after this one closed, and marks every event this engine
+    /// checked or wrote as verified, so the next open re-reads only what came after.
     fn drop(&mut self) {
-        if self.state.seq > self.snapshot_seq && self.key.is_ok() {
+        if self.key.is_err() {
+            return;
+        }
+        if self.state.seq > self.snapshot_seq {
             self.save_snapshot();
+        }
+        if let Ok(Some(row)) = self.ledger.get(self.state.seq) {
+            self.mark_verified(row.seq, &row.hash);
         }
     }
 }

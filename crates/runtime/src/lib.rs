@@ -20,6 +20,7 @@
 
 pub mod assistant;
 pub mod bus;
+pub mod chain_check;
 pub mod clock;
 pub mod engine;
 pub mod error;
