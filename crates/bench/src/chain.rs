@@ -182,6 +182,43 @@ pub fn run(n: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Result<()> {
     );
     println!("   both reports ok, {} events each; replayed state hash = generator's", int(n));
 
+    // Where replay's time goes: reading rows, reading payloads back as events, applying them,
+    // hashing the state after each.
+    let (mut parse_ns, mut apply_ns, mut hash_ns) = (0u128, 0u128, 0u128);
+    let mut st = smart_kernel::KernelState::default();
+    let t = Instant::now();
+    let mut failed = None;
+    ledger.for_each(|row| {
+        let t = Instant::now();
+        let ev = row.event();
+        parse_ns += t.elapsed().as_nanos();
+        let t = Instant::now();
+        let applied = ev
+            .map_err(|e| e.to_string())
+            .and_then(|ev| st.apply_mut(&ev, smart_kernel::Millis(row.at_ms)).map_err(|e| e.to_string()));
+        apply_ns += t.elapsed().as_nanos();
+        let t = Instant::now();
+        let h = st.hash();
+        hash_ns += t.elapsed().as_nanos();
+        if let Err(e) = applied.and(h.map_err(|e| e.to_string())) {
+            failed = Some(e);
+        }
+        failed.is_none()
+    })?;
+    let all_ns = t.elapsed().as_nanos();
+    if let Some(e) = failed {
+        bail!("replay breakdown: {e}");
+    }
+    let per = |ns: u128| ns as f64 / n.max(1) as f64 / 1e3;
+    println!(
+        "   replay per event: {:.2} µs = read {:.2} + payload → event {:.2} + apply {:.2} + state hash {:.2}",
+        per(all_ns),
+        per(all_ns.saturating_sub(parse_ns + apply_ns + hash_ns)),
+        per(parse_ns),
+        per(apply_ns),
+        per(hash_ns)
+    );
+
     // The HUD's history card and `smart sessions` walk the ledger newest first until they have
     // the sessions they show: one session holding the whole ledger is the worst case.
     let t = Instant::now();

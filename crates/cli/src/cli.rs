@@ -282,8 +282,13 @@ pub enum ScopeCmd {
 pub enum LedgerCmd {
     /// Recompute the hash chain and every signature; name the first bad event.
     Verify,
-    /// Rebuild kernel state from the events alone; name the first divergent event.
-    Replay,
+    /// Rebuild kernel state from the events and compare every recorded state hash; name the
+    /// first divergent event. Starts from the newest snapshot an authentic event vouches for.
+    Replay {
+        /// Replay every event from genesis instead of from the newest snapshot.
+        #[arg(long)]
+        from_genesis: bool,
+    },
     /// List events.
     Show {
         #[arg(long, default_value_t = 1)]
@@ -752,12 +757,26 @@ fn ledger(args: &Args, cmd: &LedgerCmd) -> Result<i32> {
             }
             Ok(if report.ok { 0 } else { 6 })
         }
-        LedgerCmd::Replay => {
-            let (_, report) = smart_ledger::replay(&ledger)?;
+        LedgerCmd::Replay { from_genesis } => {
+            // A snapshot is vouched for by its event's seal, which needs the device key.
+            let device = smart_signals::load_device_key(&dir).ok();
+            let sealer = device.as_ref().map(smart_runtime::sealer);
+            let (_, report) = match (&sealer, from_genesis) {
+                (Some(s), false) => smart_ledger::replay_from_snapshot(&ledger, s)?,
+                _ => smart_ledger::replay(&ledger)?,
+            };
             if args.json {
                 print_json(&report);
             } else if report.ok {
-                say!("ok: {} events replayed, state {}", report.events, report.state_hash.as_deref().unwrap_or(""));
+                let from = match report.from_seq {
+                    0 => "from genesis".to_string(),
+                    seq => format!("from the snapshot at event {seq}"),
+                };
+                say!(
+                    "ok: {} events, replayed {from}, state {}",
+                    report.events,
+                    report.state_hash.as_deref().unwrap_or("")
+                );
             } else {
                 say!(
                     "DIVERGED at event {}: {}",

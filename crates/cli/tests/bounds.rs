@@ -16,7 +16,7 @@ fn nested(n: usize, leaf: &str) -> String {
 fn assert_ledger_still_reads(s: &Smart, what: &str) {
     let (c, v) = s.json(&["ledger", "verify"]);
     assert_eq!(c, 0, "{what}: verify: {v}");
-    let (c, v) = s.json(&["ledger", "replay"]);
+    let (c, v) = s.json(&["ledger", "replay", "--from-genesis"]);
     assert_eq!(c, 0, "{what}: replay: {v}");
     rusqlite::Connection::open(s.ledger()).unwrap().execute("DELETE FROM snapshot", []).unwrap();
     let (c, v) = s.json(&["status"]);

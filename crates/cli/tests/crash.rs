@@ -67,7 +67,7 @@ fn acknowledged_events_survive_sigkill_and_the_chain_verifies() {
             conn.query_row("SELECT kind FROM events WHERE seq = ?1", [*seq as i64], |r| r.get(0)).unwrap();
         assert_eq!(kind, "committed", "acknowledged event {seq}");
     }
-    let (code, v) = s.json(&["ledger", "replay"]);
+    let (code, v) = s.json(&["ledger", "replay", "--from-genesis"]);
     assert_eq!(code, 0, "{v}");
     // Nothing is left in flight once the ledger is opened again.
     let (_, st) = s.json(&["status"]);

@@ -90,7 +90,7 @@ fn scan_to_undo_through_the_cli_with_seed_gate_times() {
     assert!(out.status.success() && text.starts_with("ok: ") && text.contains(" events, head "), "{text}");
     let (c, v) = s.json(&["ledger", "verify"]);
     assert_eq!((c, &v["ok"], &v["first_bad_seq"]), (0, &serde_json::json!(true), &serde_json::Value::Null));
-    let (c, v) = s.json(&["ledger", "replay"]);
+    let (c, v) = s.json(&["ledger", "replay", "--from-genesis"]);
     assert_eq!((c, &v["ok"]), (0, &serde_json::json!(true)), "{v}");
 }
 

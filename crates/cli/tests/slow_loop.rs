@@ -11,7 +11,7 @@ use serde_json::Value;
 fn replays(s: &Smart) {
     let (c, v) = s.json(&["ledger", "verify"]);
     assert_eq!(c, 0, "verify: {v}");
-    let (c, v) = s.json(&["ledger", "replay"]);
+    let (c, v) = s.json(&["ledger", "replay", "--from-genesis"]);
     assert_eq!(c, 0, "replay: {v}");
 }
 
@@ -281,7 +281,7 @@ fn a_ledger_recorded_before_the_slow_loop_replays_to_the_same_hashes() {
     let run = |args: &[&str]| run_at(&data, 1800000700000, args);
     // A ledger from before anchoring gets its anchor from its own signed head when first opened…
     assert!(!data.join("ledger.anchor").exists());
-    let (c, v, t) = run(&["ledger", "replay"]);
+    let (c, v, t) = run(&["ledger", "replay", "--from-genesis"]);
     assert_eq!(c, 0, "{t}");
     assert_eq!(v["events"], 42);
     let anchor = smart_ledger::anchor::read(&data.join("ledger.db")).unwrap().unwrap();
@@ -305,7 +305,7 @@ fn a_ledger_recorded_before_the_slow_loop_replays_to_the_same_hashes() {
     assert_eq!(c, 0, "{t}");
     let (c, _, t) = run(&["gate", "framing", "--decision", "one folder at a time", "--north-star", "calm=a calm desk"]);
     assert_eq!(c, 0, "{t}");
-    let (c, v, t) = run(&["ledger", "replay"]);
+    let (c, v, t) = run(&["ledger", "replay", "--from-genesis"]);
     assert_eq!(c, 0, "{t}");
     assert!(v["events"].as_u64().unwrap() > 42);
     let (c, _, t) = run(&["ledger", "verify"]);
@@ -325,7 +325,7 @@ fn a_ledger_recorded_before_the_slow_loop_replays_to_the_same_hashes() {
 fn a_ledger_recorded_before_hashing_by_change_replays_to_its_hashes() {
     let (_tmp, data) = fixture("ledger-before-hash-by-change");
     let run = |args: &[&str]| run_at(&data, 1800005000000, args);
-    let (c, v, t) = run(&["ledger", "replay"]);
+    let (c, v, t) = run(&["ledger", "replay", "--from-genesis"]);
     assert_eq!(c, 0, "{t}");
     assert_eq!(v["events"], 60);
     assert_eq!(v["state_hash"], "5966fd6d354b32c59323fe9d836c4728d549564a60677589b4fa32b1f8fc0a13", "{t}");
@@ -336,7 +336,7 @@ fn a_ledger_recorded_before_hashing_by_change_replays_to_its_hashes() {
     assert_eq!(c, 0, "{t}");
     let anchor = smart_ledger::anchor::read(&data.join("ledger.db")).unwrap().unwrap();
     assert!(anchor.seq > 60, "{anchor:?}");
-    let (c, v, t) = run(&["ledger", "replay"]);
+    let (c, v, t) = run(&["ledger", "replay", "--from-genesis"]);
     assert_eq!(c, 0, "{t}");
     assert_eq!(v["events"].as_u64(), Some(anchor.seq), "{t}");
     let (c, _, t) = run(&["ledger", "verify"]);
@@ -356,8 +356,13 @@ fn a_ledger_recorded_before_hashing_by_change_replays_to_its_hashes() {
     assert_eq!(c, 0, "{t}");
     let (c, v, t) = run(&["ledger", "show", "--kind", "hash_scheme_adopted"]);
     assert_eq!((c, v["events"].as_array().map(Vec::len)), (0, Some(1)), "{t}");
-    let (c, _, t) = run(&["ledger", "replay"]);
+    let (c, whole, t) = run(&["ledger", "replay", "--from-genesis"]);
+    assert_eq!((c, whole["from_seq"].as_u64()), (0, Some(0)), "{t}");
+    // By default replay starts from the snapshot the last command left, and ends in the same state.
+    let (c, tail, t) = run(&["ledger", "replay"]);
     assert_eq!(c, 0, "{t}");
+    assert!(tail["from_seq"].as_u64().is_some_and(|s| s > 60), "{t}");
+    assert_eq!((&tail["events"], &tail["state_hash"]), (&whole["events"], &whole["state_hash"]), "{t}");
 }
 
 /// A stand-in proposer worker that ranks every candidate the same, so no tool stands out and

@@ -98,6 +98,9 @@ pub struct KernelState {
     /// which it did not exist in.
     #[serde(default = "crate::state_hash::first", skip_serializing_if = "crate::state_hash::is_first")]
     pub hash_scheme: u32,
+    /// Not state: the last hash of the parts that rarely change (see `state_hash::ObjectsCache`).
+    #[serde(skip)]
+    pub objects_cache: crate::state_hash::ObjectsCache,
 }
 
 impl Default for KernelState {
@@ -128,6 +131,7 @@ impl Default for KernelState {
             bootstrap: None,
             // The empty state before genesis hashes as it always has; genesis sets the scheme.
             hash_scheme: crate::state_hash::first(),
+            objects_cache: crate::state_hash::ObjectsCache::default(),
         }
     }
 }

@@ -28,10 +28,17 @@
 //! [`by_change`] has no `..`), so a field added to the state cannot be left out of its hash without
 //! the compiler saying so.
 
+use crate::bootstrap::Bootstrap;
 use crate::canonical::{Hash, hash_of};
 use crate::error::KernelError;
+use crate::layer::Layer;
+use crate::lease::Lease;
 use crate::memory::Memory;
+use crate::scope::ScopeToken;
 use crate::state::KernelState;
+use crate::time::Millis;
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 /// The scheme of ledgers begun before schemes had numbers.
 pub const FIRST: u32 = 1;
@@ -112,16 +119,16 @@ fn by_change(state: &KernelState) -> Result<Hash, KernelError> {
         work_orders,
         bootstrap,
         hash_scheme,
+        objects_cache,
     } = state;
-    // A tuple keeps the small part's encoding fixed by position, not by field names that a
-    // rename could change.
-    let small = hash_of(&(
-        (seq, device_key, policy_hash, last_at, turn, stance),
-        (lease, epoch, frontier, last_commit, budget_used, steps),
-        (scope, last_emergency_turn, bootstrap, hash_scheme),
-    ))?;
+    // Tuples keep the encoding fixed by position, not by field names that a rename could change.
+    // The counters move with nearly every event; the objects rarely, so their hash is kept.
+    let counters =
+        hash_of(&(seq, last_at, turn, stance, epoch, frontier, budget_used, steps, last_emergency_turn, hash_scheme))?;
+    let objects = objects_cache.hash(device_key, policy_hash, lease, last_commit, scope, bootstrap)?;
     let mut h = blake3::Hasher::new_derive_key(BY_CHANGE_CONTEXT);
-    h.update(&small.0);
+    h.update(&counters.0);
+    h.update(&objects.0);
     for part in [
         repeats.digest(),
         pending.digest(),
@@ -135,6 +142,81 @@ fn by_change(state: &KernelState) -> Result<Hash, KernelError> {
         h.update(&part.0);
     }
     Ok(Hash(*h.finalize().as_bytes()))
+}
+
+/// The state's objects that change rarely — the genesis facts, the lease, the gates' last commits,
+/// the scope token, bootstrap — and their hash, kept from the last time the state was hashed: an
+/// event that leaves them as they were (most events) reuses it. Comparing them costs a few string
+/// comparisons; encoding them canonically cost most of a state hash.
+///
+/// It is a cache, not state: not serialised, equal to every other, and the hash it gives is the
+/// one the objects would get without it.
+#[derive(Default)]
+pub struct ObjectsCache(Mutex<Option<(Objects, Hash)>>);
+
+#[derive(Clone, PartialEq)]
+pub struct Objects {
+    device_key: String,
+    policy_hash: Hash,
+    lease: Option<Lease>,
+    last_commit: BTreeMap<Layer, Millis>,
+    scope: Option<ScopeToken>,
+    bootstrap: Option<Bootstrap>,
+}
+
+impl ObjectsCache {
+    fn hash(
+        &self,
+        device_key: &String,
+        policy_hash: &Hash,
+        lease: &Option<Lease>,
+        last_commit: &BTreeMap<Layer, Millis>,
+        scope: &Option<ScopeToken>,
+        bootstrap: &Option<Bootstrap>,
+    ) -> Result<Hash, serde_json::Error> {
+        let mut guard = self.0.lock().ok();
+        if let Some(Some((o, h))) = guard.as_deref()
+            && o.device_key == *device_key
+            && o.policy_hash == *policy_hash
+            && o.lease == *lease
+            && o.last_commit == *last_commit
+            && o.scope == *scope
+            && o.bootstrap == *bootstrap
+        {
+            return Ok(*h);
+        }
+        let h = hash_of(&(device_key, policy_hash, lease, last_commit, scope, bootstrap))?;
+        if let Some(slot) = guard.as_deref_mut() {
+            let objects = Objects {
+                device_key: device_key.clone(),
+                policy_hash: *policy_hash,
+                lease: lease.clone(),
+                last_commit: last_commit.clone(),
+                scope: scope.clone(),
+                bootstrap: bootstrap.clone(),
+            };
+            *slot = Some((objects, h));
+        }
+        Ok(h)
+    }
+}
+
+impl Clone for ObjectsCache {
+    fn clone(&self) -> Self {
+        ObjectsCache(Mutex::new(self.0.lock().ok().and_then(|g| g.clone())))
+    }
+}
+
+impl PartialEq for ObjectsCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for ObjectsCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ObjectsCache")
+    }
 }
 
 #[cfg(test)]

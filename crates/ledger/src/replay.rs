@@ -4,7 +4,7 @@
 //! and `state_after` must equal the recomputed hashes. The first sequence where they differ is
 //! the divergence — the point where the ledger and the kernel's rules stop telling the same story.
 
-use crate::store::{Ledger, LedgerError};
+use crate::store::{HeadSigner, Ledger, LedgerError};
 use serde::Serialize;
 use smart_kernel::{KernelState, Millis};
 
@@ -12,17 +12,46 @@ use smart_kernel::{KernelState, Millis};
 pub struct ReplayReport {
     pub ok: bool,
     pub events: u64,
+    /// Replay started after this event, from the snapshot there (0: from genesis).
+    pub from_seq: u64,
     pub state_hash: Option<String>,
     pub first_divergent_seq: Option<u64>,
     pub reason: Option<String>,
 }
 
-/// Replays every event. Returns the rebuilt state (up to the divergence, if any) and the report.
+/// Replays every event from genesis. Returns the rebuilt state (up to the divergence, if any)
+/// and the report.
 pub fn replay(ledger: &Ledger) -> Result<(KernelState, ReplayReport), LedgerError> {
-    let mut state = KernelState::default();
+    replay_from(ledger, KernelState::default())
+}
+
+/// Replays from the newest snapshot an authentic event vouches for — the row at its sequence
+/// has its recorded hash and this device's seal, and records the snapshot's state hash as its
+/// state after — and from genesis when there is none. `from_seq` in the report says which.
+pub fn replay_from_snapshot(
+    ledger: &Ledger,
+    sealer: &dyn HeadSigner,
+) -> Result<(KernelState, ReplayReport), LedgerError> {
+    let vouched = (|| {
+        let (seq, json) = ledger.load_snapshot().ok()??;
+        let state = serde_json::from_str::<KernelState>(&json).ok()?;
+        let row = ledger.get(seq).ok()??;
+        let hash = row.compute_hash().ok()?;
+        let authentic = hash.to_hex() == row.hash && sealer.seal_hex(&hash) == row.seal;
+        (state.seq == seq && authentic && state.hash().ok()?.to_hex() == row.state_after).then_some(state)
+    })();
+    replay_from(ledger, vouched.unwrap_or_default())
+}
+
+/// Replays the events after `start`'s sequence onto it.
+fn replay_from(ledger: &Ledger, start: KernelState) -> Result<(KernelState, ReplayReport), LedgerError> {
+    let from_seq = start.seq;
+    let mut state = start;
     let mut current = state.hash().map_err(|e| LedgerError::Encoding(e.to_string()))?.to_hex();
     let mut bad: Option<(u64, String)> = None;
-    ledger.for_each(|row| {
+    // From genesis: every stored row, one at sequence 0 included (it diverges).
+    let since = if from_seq == 0 { 0 } else { from_seq + 1 };
+    ledger.for_each_from(since, |row| {
         let seq = row.seq;
         bad = (|| {
             if row.state_before != current {
@@ -57,6 +86,7 @@ pub fn replay(ledger: &Ledger) -> Result<(KernelState, ReplayReport), LedgerErro
         None => ReplayReport {
             ok: true,
             events: state.seq,
+            from_seq,
             state_hash: Some(current),
             first_divergent_seq: None,
             reason: None,
@@ -64,6 +94,7 @@ pub fn replay(ledger: &Ledger) -> Result<(KernelState, ReplayReport), LedgerErro
         Some((seq, reason)) => ReplayReport {
             ok: false,
             events: state.seq,
+            from_seq,
             state_hash: None,
             first_divergent_seq: Some(seq),
             reason: Some(reason),
