@@ -28,7 +28,7 @@ pub use anchor::Anchor;
 pub use inspect::{EventCheck, inspect};
 pub use query::{ActivityBucket, EventFilter, SessionSummary, tool_of};
 pub use record::{NewEvent, StoredEvent};
-pub use replay::{ReplayReport, replay, replay_from_snapshot};
+pub use replay::{ReplayReport, replay, replay_from_snapshot, vouched_snapshot};
 pub use store::{HeadSigner, Ledger, LedgerError, ReadSnapshot};
 pub use verified::Mark;
 pub use verify::{Depth, VerifyReport, verify, verify_from, verify_to};

@@ -32,15 +32,22 @@ pub fn replay_from_snapshot(
     ledger: &Ledger,
     sealer: &dyn HeadSigner,
 ) -> Result<(KernelState, ReplayReport), LedgerError> {
-    let vouched = (|| {
-        let (seq, json) = ledger.load_snapshot().ok()??;
-        let state = serde_json::from_str::<KernelState>(&json).ok()?;
-        let row = ledger.get(seq).ok()??;
-        let hash = row.compute_hash().ok()?;
-        let authentic = hash.to_hex() == row.hash && sealer.seal_hex(&hash) == row.seal;
-        (state.seq == seq && authentic && state.hash().ok()?.to_hex() == row.state_after).then_some(state)
-    })();
+    let vouched = vouched_snapshot(ledger, Some(sealer)).map(|(state, _)| state);
     replay_from(ledger, vouched.unwrap_or_default())
+}
+
+/// The stored snapshot, if an authentic event vouches for it: the row at its sequence has the
+/// hash its content gives, this device's seal (when `sealer` is given), and records the snapshot's
+/// state hash as its state after. With the hash of that row, for the chain to carry on from.
+pub fn vouched_snapshot(ledger: &Ledger, sealer: Option<&dyn HeadSigner>) -> Option<(KernelState, String)> {
+    let (seq, json) = ledger.load_snapshot().ok()??;
+    let state = serde_json::from_str::<KernelState>(&json).ok()?;
+    let row = ledger.get(seq).ok()??;
+    let hash = row.compute_hash().ok()?;
+    let sealed = sealer.is_none_or(|s| s.seal_hex(&hash) == row.seal);
+    let vouched =
+        state.seq == seq && hash.to_hex() == row.hash && sealed && state.hash().ok()?.to_hex() == row.state_after;
+    vouched.then_some((state, row.hash))
 }
 
 /// Replays the events after `start`'s sequence onto it.

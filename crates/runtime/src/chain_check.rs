@@ -88,10 +88,7 @@ impl ChainCheck {
 pub fn whole_chain(data_dir: &Path) -> Result<VerifyReport, RuntimeError> {
     let ledger = Ledger::open(&crate::DataDir::new(data_dir).ledger())?;
     let key = smart_signals::load_device_key(data_dir).ok();
-    let public = match &key {
-        Some(k) => Some(k.public_hex()),
-        None => smart_signals::store_info(data_dir).map(|(_, k)| k),
-    };
+    let public = crate::engine::public_key(data_dir, key.as_ref());
     let sealer = key.as_ref().map(crate::engine::sealer);
     Ok(smart_ledger::verify(&ledger, public.as_deref(), sealer.as_ref().map(|s| s as &dyn HeadSigner))?)
 }

@@ -277,20 +277,10 @@ impl Engine {
         let ledger = Ledger::open(&dir.ledger())?;
         let broken = |reason: String| RuntimeError::BrokenLedger { path: dir.ledger(), reason };
         let key = smart_signals::load_device_key(data_dir).map_err(|e| e.to_string());
-        let public = match &key {
-            Ok(k) => Some(k.public_hex()),
-            Err(_) => smart_signals::store_info(data_dir).map(|(_, k)| k),
-        };
+        let public = public_key(data_dir, key.as_ref().ok());
         let sealer = key.as_ref().ok().map(KeySigner);
-        // Only what came after the last verified event, where that mark still holds.
-        let mark = sealer.as_ref().and_then(|s| ledger.verified_mark(s).ok().flatten());
-        let report = smart_ledger::verify_from(
-            &ledger,
-            public.as_deref(),
-            sealer.as_ref().map(|s| s as &dyn HeadSigner),
-            smart_ledger::Depth::Authentic,
-            mark.as_ref(),
-        )?;
+        let (mark, report) =
+            verify_since_mark(&ledger, public.as_deref(), sealer.as_ref().map(|s| s as &dyn HeadSigner))?;
         if !report.ok {
             return Err(broken(format!(
                 "event {}: {}",
@@ -845,14 +835,8 @@ impl Engine {
         self.refresh()?;
         let public = self.key.as_ref().ok().map(DeviceKey::public_hex);
         let signer = self.key.as_ref().ok().map(KeySigner);
-        let mark = signer.as_ref().and_then(|s| self.ledger.verified_mark(s).ok().flatten());
-        let report = smart_ledger::verify_from(
-            &self.ledger,
-            public.as_deref(),
-            signer.as_ref().map(|s| s as &dyn HeadSigner),
-            smart_ledger::Depth::Authentic,
-            mark.as_ref(),
-        )?;
+        let (mark, report) =
+            verify_since_mark(&self.ledger, public.as_deref(), signer.as_ref().map(|s| s as &dyn HeadSigner))?;
         if let Some(head) = &report.head {
             self.mark_verified(report.events, head);
         }
@@ -955,6 +939,27 @@ fn authentic(row: &StoredEvent, prev: &str, sealer: Option<&dyn HeadSigner>) -> 
     Ok(())
 }
 
+/// Verifies what an open verifies ([`smart_ledger::Depth::Authentic`]): the events after the
+/// last verified one, where that mark still holds (see `smart_ledger::verified`), else all of
+/// them. Returns the mark it started from, and the report.
+fn verify_since_mark(
+    ledger: &Ledger,
+    public: Option<&str>,
+    sealer: Option<&dyn HeadSigner>,
+) -> Result<(Option<smart_ledger::Mark>, smart_ledger::VerifyReport), smart_ledger::LedgerError> {
+    let mark = sealer.and_then(|s| ledger.verified_mark(s).ok().flatten());
+    let report = smart_ledger::verify_from(ledger, public, sealer, smart_ledger::Depth::Authentic, mark.as_ref())?;
+    Ok((mark, report))
+}
+
+/// The device's public key: from the key itself where it loaded, else from the key store's record.
+pub(crate) fn public_key(data_dir: &Path, key: Option<&DeviceKey>) -> Option<String> {
+    match key {
+        Some(k) => Some(k.public_hex()),
+        None => smart_signals::store_info(data_dir).map(|(_, k)| k),
+    }
+}
+
 impl Drop for Engine {
     /// Leaves a snapshot of the newest state behind, so the next process to open the ledger
     /// replays only what was appended after this one closed, and marks every event this engine
@@ -983,18 +988,9 @@ fn load_state(
     from: Option<(KernelState, String)>,
 ) -> Result<(KernelState, u64), String> {
     let zero = Hash::ZERO.to_hex();
-    let from_snapshot = || {
-        let (seq, json) = ledger.load_snapshot().ok()??;
-        let state = serde_json::from_str::<KernelState>(&json).ok()?;
-        let row = ledger.get(seq).ok()??;
-        let vouched = state.seq == seq
-            && authentic(&row, &row.prev_hash, sealer).is_ok()
-            && state.hash().ok()?.to_hex() == row.state_after;
-        vouched.then_some((state, row.hash))
-    };
     let mut snapshot_seq = 0;
     let start = from.or_else(|| {
-        let loaded = from_snapshot();
+        let loaded = smart_ledger::vouched_snapshot(ledger, sealer);
         snapshot_seq = loaded.as_ref().map_or(0, |(s, _)| s.seq);
         loaded
     });
