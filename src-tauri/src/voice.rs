@@ -21,7 +21,7 @@ use smart_runtime::SayOptions;
 use smart_runtime::assistant::Heard;
 use smart_runtime::bus::BusEvent;
 use smart_runtime::interaction::Trigger;
-use smart_runtime::model_choice::{VoiceChoice, folder_vocabulary, voice_load};
+use smart_runtime::model_choice::{VoiceChoice, folder_vocabulary, hearing_vocabulary, voice_load};
 use smart_runtime::voice::{VoiceSupervisor, VoiceWorkerError, locate_voice_worker};
 use smart_voice::protocol::{CaptureMode, DeviceStatus, Earcon, Event, Loaded, Request, WakeStatus};
 use std::path::Path;
@@ -193,6 +193,8 @@ fn load_request(
         wake_model: s.wake_word.then(|| ENGLISH_WAKE_MODEL.to_string()),
         wake_phrase: Some(s.wake_phrase.clone()),
         vocabulary: roots.first().map(|r| folder_vocabulary(Path::new(r))).unwrap_or_default(),
+        expected_names: hearing_vocabulary(roots),
+        boost: None,
     };
     let mut load = voice_load(&models, &choice).map_err(|e| e.to_string())?;
     load.speak = s.voice_output;

@@ -676,6 +676,8 @@ pub fn run(args: Args) -> Result<i32> {
                     .first()
                     .map(|r| smart_runtime::model_choice::folder_vocabulary(Path::new(r)))
                     .unwrap_or_default(),
+                expected_names: smart_runtime::model_choice::hearing_vocabulary(e.roots()),
+                boost: None,
             };
             crate::listen::listen(
                 e,

@@ -88,6 +88,9 @@ fn print_loaded(l: &Loaded, ms: u128) {
         if l.multilingual { "multilingual" } else { "English" },
         l.whisper_cpp
     );
+    if l.expected_forms > 0 {
+        say!("expecting: {} forms of the command words and the names under the roots", l.expected_forms);
+    }
     match &l.wake {
         WakeStatus::Ready { phrase } => say!("wake word: \"{phrase}\""),
         WakeStatus::Unavailable { reason } => say!("wake word: unavailable — {reason}"),

@@ -30,7 +30,7 @@ use smart_proposer::phrases::PhraseContext;
 use smart_proposer::protocol::LoadRequest;
 use smart_proposer::understand;
 use smart_runtime::assistant::Heard;
-use smart_runtime::model_choice::{VoiceChoice, folder_vocabulary, voice_load};
+use smart_runtime::model_choice::{VoiceChoice, folder_vocabulary, hearing_vocabulary, voice_load};
 use smart_runtime::voice::{Voice, VoiceTimeouts, locate_voice_worker};
 use smart_runtime::worker::{WorkerSpec, locate_worker};
 use smart_runtime::{Assistant, Bus, Engine, SayOptions};
@@ -53,6 +53,8 @@ struct Opts {
     /// How many folder trees (seeds `seed`, `seed + 1`, …) the cases are bound to.
     trees: usize,
     whisper: Option<String>,
+    /// How strongly whisper prefers the command words and names (`None`: the default).
+    boost: Option<smart_voice::bias::Boost>,
     understand: smart_runtime::understanding::UnderstandOptions,
 }
 
@@ -60,6 +62,7 @@ const USAGE: &str =
     "smart-eval [--split dev|test|dev,test] [--seed N] [--trees N] [--modes templates,model,pipeline] [--models a,b]
            [--every K] [--limit N] [--spoken] [--variants N] [--whisper NAME] [--json OUT] [--verbose]
            [--style S] [--best-call P] [--margin M] [--fallback F] [--open-hearing] [--require-schema-valid]
+           [--bias-start B] [--bias-follow B]
 Scores the phrase templates, the proposer models and the whole pipeline on a folder tree made
 from the seed (a new one each run unless --seed is given).
   --split           which eval set(s): dev (tune on it) or test (report only); default dev
@@ -75,7 +78,10 @@ from the seed (a new one each run unless --seed is given).
   --margin M        the least log-probability gap between the best two tools not to ask
   --fallback F      how far behind (log-probability) a tool may be and still stand in for a
                     best tool whose arguments the sentence does not name
-  --open-hearing    take transcripts as whisper wrote them (no names put right against the tree)
+  --open-hearing    take transcripts as whisper wrote them (no names put right against the tree,
+                    no command words or names expected while decoding)
+  --bias-start B    logits added to a token that begins a command word or name (default 2)
+  --bias-follow B   logits added to a token that continues one already begun (default 2)
   --require-schema-valid   exit 1 if any proposal fails its tool's schema, or any case errors";
 
 fn parse_args() -> Result<Opts> {
@@ -94,6 +100,7 @@ fn parse_args() -> Result<Opts> {
         variants: None,
         trees: 1,
         whisper: None,
+        boost: None,
         understand: Default::default(),
     };
     let mut args = std::env::args().skip(1);
@@ -124,6 +131,12 @@ fn parse_args() -> Result<Opts> {
             "--fallback" => o.understand.thresholds.fallback = val()?.parse().context("--fallback")?,
             "--margin" => o.understand.thresholds.margin = val()?.parse().context("--margin")?,
             "--open-hearing" => o.understand.open_hearing = true,
+            "--bias-start" => {
+                o.boost.get_or_insert_with(Default::default).start = val()?.parse().context("--bias-start")?
+            }
+            "--bias-follow" => {
+                o.boost.get_or_insert_with(Default::default).follow = val()?.parse().context("--bias-follow")?
+            }
             "--help" | "-h" => {
                 println!("{USAGE}");
                 std::process::exit(0);
@@ -384,6 +397,13 @@ fn run_tree(
             let choice = VoiceChoice {
                 whisper: opts.whisper.clone(),
                 vocabulary: folder_vocabulary(&root),
+                expected_names: hearing_vocabulary(&[root.display().to_string()]),
+                // --open-hearing: whisper as it is, no expected words either.
+                boost: if opts.understand.open_hearing {
+                    Some(smart_voice::bias::Boost { start: 0.0, follow: 0.0 })
+                } else {
+                    opts.boost
+                },
                 ..VoiceChoice::default()
             };
             let load = voice_load(models, &choice).map_err(|e| anyhow!(e))?;

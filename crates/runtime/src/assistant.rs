@@ -428,21 +428,27 @@ impl Assistant {
         }
         self.fire(&corr, Trigger::TranscriptReady);
         let names = self.working_folder(opts).map(|b| crate::model_choice::folder_vocabulary(&b)).unwrap_or_default();
-        let request = smart_voice::spoken::as_request(&self.names_heard(text), &names);
+        let request = self.heard_as_request(text, &names);
         self.guarded_turn(&corr, &request, opts, false).await.map(Heard::Turn)
     }
 
-    /// The transcript with the names whisper misheard put right against the names that exist
-    /// anywhere under the roots (nearest first, see `smart_voice::heard_names`).
-    fn names_heard(&self, text: &str) -> String {
+    /// The transcript as a request: the names whisper misheard put right against the names
+    /// that exist anywhere under the roots (nearest first, `smart_voice::heard_names`), the
+    /// spoken spellings of paths written back (`smart_voice::spoken`, against the working
+    /// folder's `names`), then a path whose parts mostly exist put right as a whole
+    /// (`smart_voice::heard_paths`). Open hearing keeps only the spellings.
+    fn heard_as_request(&self, text: &str, names: &[String]) -> String {
         if self.understand_opts.open_hearing {
-            return text.to_string();
+            return smart_voice::spoken::as_request(text, names);
         }
         let limits =
             crate::understanding::WalkLimits { entries: smart_voice::heard_names::MAX_NAMES, ..Default::default() };
         let walked = crate::understanding::vocabulary(self.engine.roots(), limits);
-        let names: Vec<&str> = walked.entries.iter().map(|e| e.name()).collect();
-        smart_voice::heard_names::correct(text, &smart_voice::heard_names::Lexicon::of_names(&names))
+        let all: Vec<&str> = walked.entries.iter().map(|e| e.name()).collect();
+        let text = smart_voice::heard_names::correct(text, &smart_voice::heard_names::Lexicon::of_names(&all));
+        let request = smart_voice::spoken::as_request(&text, names);
+        let paths: Vec<&str> = walked.entries.iter().map(|e| e.rel.as_str()).filter(|r| !r.is_empty()).collect();
+        smart_voice::heard_paths::correct(&request, &paths)
     }
 
     /// Where relative names point: the person's folder when it is inside a root, else the

@@ -106,8 +106,39 @@ pub struct VoiceChoice {
     pub language: Option<String>,
     pub wake_model: Option<String>,
     pub wake_phrase: Option<String>,
-    /// Names whisper should expect besides the commands (the working folder's entries).
+    /// Names whisper's prompt names besides the commands (the working folder's entries).
     pub vocabulary: Vec<String>,
+    /// Names whisper should prefer while it decodes ([`hearing_vocabulary`]: every depth).
+    pub expected_names: Vec<String>,
+    /// How strongly whisper prefers the command words and names while it decodes; `None` is
+    /// the measured default (`smart_voice::bias::Boost::default`).
+    pub boost: Option<smart_voice::bias::Boost>,
+}
+
+/// At most this many names are expected while decoding (nearest first): a bounded token trie,
+/// and a bias that stays about the folders a person is likely to name.
+pub const MAX_EXPECTED_NAMES: usize = 2_000;
+
+/// The names whisper should expect: every file and folder under the roots (breadth first, so
+/// the top-level entries come first and a deep tree is cut at its deepest names), each once.
+pub fn hearing_vocabulary(roots: &[String]) -> Vec<String> {
+    let limits = crate::understanding::WalkLimits { entries: MAX_EXPECTED_NAMES * 2, ..Default::default() };
+    let walked = crate::understanding::vocabulary(roots, limits);
+    let mut seen = std::collections::BTreeSet::new();
+    walked
+        .entries
+        .iter()
+        .map(|e| e.name().to_string())
+        .filter(|n| seen.insert(n.clone()))
+        .take(MAX_EXPECTED_NAMES)
+        .collect()
+}
+
+/// What whisper should expect while decoding: the command words, then the names.
+pub fn expected(names: &[String], boost: Option<smart_voice::bias::Boost>) -> smart_voice::protocol::Expect {
+    let mut phrases: Vec<String> = smart_voice::command_words::COMMAND_WORDS.iter().map(|w| w.to_string()).collect();
+    phrases.extend(names.iter().filter(|n| !n.trim().is_empty()).cloned());
+    smart_voice::protocol::Expect { phrases, boost: boost.unwrap_or_default() }
 }
 
 /// What a person says to SMART: whisper is told to expect these (see `LoadVoice::prompt`).
@@ -184,6 +215,7 @@ pub fn voice_load(models: &Models, choice: &VoiceChoice) -> Result<smart_voice::
         language: choice.language.clone(),
         threads,
         prompt: Some(whisper_prompt(&choice.vocabulary)),
+        expect: Some(expected(&choice.expected_names, choice.boost)),
         wake,
         endpoint: Default::default(),
         speak: false,
@@ -216,5 +248,39 @@ mod tests {
         let p = whisper_prompt(&names);
         assert!(p.contains("quarantine") && p.contains("f0, f1") && p.contains("f29") && !p.contains("f30"), "{p}");
         assert!(!whisper_prompt(&[]).contains("Files and folders"));
+    }
+
+    #[test]
+    fn whisper_expects_every_command_word_and_each_name_under_the_roots_once_shallowest_first() {
+        let root = tempfile::tempdir().unwrap();
+        for dir in ["Payslips/2019", "Flyers/summer", "Notes"] {
+            std::fs::create_dir_all(root.path().join(dir)).unwrap();
+        }
+        for file in ["Payslips/2019/march.pdf", "Flyers/summer/playlist.txt", "Notes/march.pdf", "top.md"] {
+            std::fs::write(root.path().join(file), b"x").unwrap();
+        }
+        let names = hearing_vocabulary(&[root.path().display().to_string()]);
+        assert_eq!(names.iter().filter(|n| *n == "march.pdf").count(), 1, "{names:?}");
+        let at = |n: &str| names.iter().position(|x| x == n).unwrap_or_else(|| panic!("{n} in {names:?}"));
+        assert!(at("Payslips") < at("2019") && at("2019") < at("playlist.txt"), "{names:?}");
+        assert!(at("top.md") < at("summer"));
+
+        let e = expected(&names, None);
+        assert!(e.phrases.iter().any(|p| p == "quarantine") && e.phrases.iter().any(|p| p == "playlist.txt"));
+        assert_eq!(e.boost, smart_voice::bias::Boost::default());
+        assert_eq!(e.validate(), Ok(()));
+        let blank = expected(&["  ".to_string()], None);
+        assert_eq!(blank.phrases.len(), smart_voice::command_words::COMMAND_WORDS.len());
+    }
+
+    #[test]
+    fn a_huge_tree_gives_whisper_a_bounded_list_of_names() {
+        let root = tempfile::tempdir().unwrap();
+        for i in 0..(MAX_EXPECTED_NAMES + 50) {
+            std::fs::write(root.path().join(format!("f{i:05}.txt")), b"").unwrap();
+        }
+        let names = hearing_vocabulary(&[root.path().display().to_string()]);
+        assert_eq!(names.len(), MAX_EXPECTED_NAMES);
+        assert_eq!(expected(&names, None).validate(), Ok(()));
     }
 }

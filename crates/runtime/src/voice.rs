@@ -85,7 +85,7 @@ impl Voice {
         let proc = ChildProcess::spawn(program, &[])
             .map_err(|reason| VoiceWorkerError::Spawn { program: program.display().to_string(), reason })?;
         let mut voice = Voice { proc, next_id: 1, backlog: VecDeque::new(), timeouts, program: program.to_path_buf() };
-        match voice.call_within(Request::Load(load), "load", timeouts.load).await? {
+        match voice.call_within(Request::Load(Box::new(load)), "load", timeouts.load).await? {
             Event::Loaded(l) => Ok((voice, l)),
             other => Err(VoiceWorkerError::Garbage(format!("load was answered with {other:?}"))),
         }

@@ -15,6 +15,7 @@
 
 mod audio;
 mod capture;
+mod expect;
 mod listener;
 mod output;
 mod stt;
@@ -79,7 +80,7 @@ impl<W: Write> Worker<W> {
     fn handle(&mut self, id: u64, request: Request) -> Result<bool, VoiceError> {
         match request {
             Request::Load(cfg) => {
-                let loaded = self.load(cfg)?;
+                let loaded = self.load(*cfg)?;
                 Ok(self.send(id, Event::Loaded(loaded)))
             }
             Request::TranscribeFile { path } => {
@@ -125,12 +126,16 @@ impl<W: Write> Worker<W> {
 
     fn load(&mut self, cfg: LoadVoice) -> Result<Loaded, VoiceError> {
         cfg.endpoint.validate().map_err(|e| err(VoiceErrorCode::BadRequest, e))?;
+        if let Some(e) = &cfg.expect {
+            e.validate().map_err(|e| err(VoiceErrorCode::BadRequest, e))?;
+        }
         let started = Instant::now();
         let threads = cfg
             .threads
             .map_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get() as i32), |t| t.max(1) as i32);
-        let stt = stt::Stt::load(&cfg.whisper, threads, cfg.language.clone(), cfg.prompt.clone())
+        let mut stt = stt::Stt::load(&cfg.whisper, threads, cfg.language.clone(), cfg.prompt.clone())
             .map_err(|e| err(VoiceErrorCode::ModelLoad, e))?;
+        let expected_forms = stt.expect(cfg.expect.as_ref()).map_err(|e| err(VoiceErrorCode::BadRequest, e))?;
         let vad = vad::Vad::load(&cfg.vad, 1).map_err(|e| err(VoiceErrorCode::ModelLoad, e))?;
         let (wake, wake_status) = match &cfg.wake {
             None => {
@@ -157,6 +162,7 @@ impl<W: Write> Worker<W> {
             output: self.output.status.clone(),
             load_ms: started.elapsed().as_millis() as u64,
             whisper_cpp: whisper_rs::WHISPER_CPP_VERSION.to_string(),
+            expected_forms,
         };
         self.live = None;
         self.models = Some(Models { stt, vad, wake, config: cfg });

@@ -6,8 +6,9 @@
 //! largest single saving on the way to the latency target. Decoding is greedy with one
 //! candidate and no timestamps: a command is one short segment.
 
+use crate::expect::Expectation;
 use smart_voice::endpoint::SAMPLE_RATE;
-use smart_voice::protocol::SttTimings;
+use smart_voice::protocol::{Expect, SttTimings};
 use std::time::Instant;
 use whisper_rs::{FullParams, SamplingStrategy, WhisperContext, WhisperContextParameters};
 
@@ -20,6 +21,8 @@ pub struct Stt {
     prompt: Option<String>,
     /// Encoder positions the model was trained with (1500 = 30 s).
     max_ctx: i32,
+    /// The command words and names to prefer while decoding, if any.
+    expect: Option<Expectation>,
 }
 
 pub struct Heard {
@@ -55,7 +58,17 @@ impl Stt {
         let max_ctx = ctx.model_n_audio_ctx();
         let name = std::path::Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let prompt = prompt.filter(|p| !p.trim().is_empty());
-        Ok(Stt { ctx, name, multilingual, threads: threads.max(1), language, prompt, max_ctx })
+        Ok(Stt { ctx, name, multilingual, threads: threads.max(1), language, prompt, max_ctx, expect: None })
+    }
+
+    /// Prefer `expect`'s phrases from the next transcription on (`None`: open transcription).
+    /// Returns how many written forms of the phrases are expected.
+    pub fn expect(&mut self, expect: Option<&Expect>) -> Result<usize, String> {
+        self.expect = match expect {
+            Some(e) if !e.phrases.is_empty() => Some(Expectation::build(&self.ctx, e)?),
+            _ => None,
+        };
+        Ok(self.expect.as_ref().map_or(0, |e| e.forms))
     }
 
     /// Transcribes one utterance. `trim` false runs the full 30 s window (for the benchmark's
@@ -86,6 +99,9 @@ impl Stt {
         params.set_language(Some(language.as_str()));
         if let Some(p) = &self.prompt {
             params.set_initial_prompt(p);
+        }
+        if let Some(e) = &self.expect {
+            e.install(&mut params);
         }
         let audio_ctx = if trim { audio_ctx_for(samples.len(), self.max_ctx) } else { self.max_ctx };
         params.set_audio_ctx(audio_ctx);

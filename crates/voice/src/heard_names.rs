@@ -20,6 +20,7 @@
 //! - two different names equally near the same words is a tie, and a tie is not corrected;
 //! - the longest, nearest runs win and never overlap.
 
+use crate::command_words::is_command_word;
 use crate::phonetic::{code, distance};
 
 /// The names that can be heard, each with the sound code of the way it is said.
@@ -88,55 +89,6 @@ const FUNCTION_WORDS: &[&str] = &[
     "now",
 ];
 
-/// The command language's own words: never replaced by a name that sounds like them.
-const COMMAND_WORDS: &[&str] = &[
-    "scan",
-    "list",
-    "read",
-    "open",
-    "show",
-    "hash",
-    "search",
-    "find",
-    "look",
-    "move",
-    "put",
-    "delete",
-    "remove",
-    "quarantine",
-    "purge",
-    "restore",
-    "undo",
-    "approve",
-    "deny",
-    "apply",
-    "plan",
-    "patch",
-    "replace",
-    "change",
-    "rebuild",
-    "index",
-    "duplicates",
-    "duplicate",
-    "compress",
-    "zip",
-    "copy",
-    "rename",
-    "checksum",
-    "fingerprint",
-    "remember",
-    "forget",
-    "context",
-    "tools",
-    "stop",
-    "what",
-    "which",
-    "where",
-    "batch",
-    "last",
-    "latest",
-];
-
 impl Lexicon {
     /// The lexicon of `names` (file and folder names, not paths); the first [`MAX_NAMES`] count.
     pub fn of_names<S: AsRef<str>>(names: &[S]) -> Lexicon {
@@ -198,7 +150,7 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
             if exact_only && run.len() < 2 {
                 continue;
             }
-            if run.len() == 1 && COMMAND_WORDS.contains(&first.as_str()) {
+            if run.len() == 1 && is_command_word(&first) {
                 continue;
             }
             let text = run.join(" ");

@@ -9,15 +9,21 @@
 //! - [`protocol`]: the JSON-lines messages between the runtime and the worker.
 //! - [`endpoint`]: speech start/end from per-frame VAD probabilities (a transition table).
 //! - [`preroll`]: the ring buffer that keeps the audio from just before speech or the key press.
+//! - [`command_words`]: the words people use to tell SMART what to do.
+//! - [`bias`]: whisper told which words and names to expect while it decodes.
 //! - [`emergency`]: "stop", "abort", "wrong", "reset" said on their own go to the emergency gate.
 //! - [`phonetic`]: how a phrase sounds, to compare what was heard with what exists.
 //! - [`heard_names`]: misheard file and folder names put right, against the names that exist.
+//! - [`heard_paths`]: a spoken path whose parts mostly exist put right as a whole.
 //! - [`spoken`]: file names said aloud ("old dot log") written back for the proposers.
 //! - [`wer`]: word error rate, for the tests and the benchmark.
 
+pub mod bias;
+pub mod command_words;
 pub mod emergency;
 pub mod endpoint;
 pub mod heard_names;
+pub mod heard_paths;
 pub mod phonetic;
 pub mod preroll;
 pub mod protocol;

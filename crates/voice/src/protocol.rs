@@ -31,8 +31,9 @@ pub struct RequestLine {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Request {
-    /// Load the models and open the output. Answered by [`Event::Loaded`].
-    Load(LoadVoice),
+    /// Load the models and open the output. Answered by [`Event::Loaded`]. Boxed: it is by far
+    /// the largest request, and the others are sent many times a second.
+    Load(Box<LoadVoice>),
     /// Run the whole listening path over a WAV file as if it were the microphone (without
     /// waiting in real time): VAD → end of speech → transcript, one transcript per utterance,
     /// then [`Event::Done`].
@@ -78,6 +79,10 @@ pub struct LoadVoice {
     /// hears "scan the Downloads folder" as "Can the town vote for older?" without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
+    /// What whisper should expect while it decodes ([`crate::bias`]): the command words and
+    /// the names under the allowed folders. `None`: open transcription only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
     /// The wake word's vosk model and phrase; `None` means push-to-talk only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wake: Option<WakeConfig>,
@@ -98,6 +103,42 @@ pub struct LoadVoice {
 
 fn default_preroll() -> u32 {
     500
+}
+
+/// Phrases whisper should prefer, and by how much.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Expect {
+    /// Words and names as written ("rebuild", "Payslips", "guest_list.zip"); the worker adds
+    /// the ways they are said ([`crate::bias::surface_forms`]).
+    pub phrases: Vec<String>,
+    #[serde(default)]
+    pub boost: crate::bias::Boost,
+}
+
+/// At most this many phrases, each at most [`MAX_PHRASE_CHARS`] long: the worker tokenizes
+/// every written form of each at load, and a trie over them is walked at every decoding step.
+pub const MAX_PHRASES: usize = 10_000;
+pub const MAX_PHRASE_CHARS: usize = 200;
+/// A bonus above this many logits would stop being a preference and overrule what was heard.
+pub const MAX_BOOST: f32 = 10.0;
+
+impl Expect {
+    /// Why this cannot be expected, if it cannot.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.phrases.len() > MAX_PHRASES {
+            return Err(format!("{} phrases to expect; at most {MAX_PHRASES}", self.phrases.len()));
+        }
+        if let Some(p) = self.phrases.iter().find(|p| p.chars().count() > MAX_PHRASE_CHARS) {
+            let head: String = p.chars().take(40).collect();
+            return Err(format!("the phrase \"{head}…\" is longer than {MAX_PHRASE_CHARS} characters"));
+        }
+        for (what, b) in [("start", self.boost.start), ("follow", self.boost.follow)] {
+            if !(0.0..=MAX_BOOST).contains(&b) {
+                return Err(format!("the {what} boost {b} is outside 0..={MAX_BOOST} logits"));
+            }
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -186,6 +227,10 @@ pub struct Loaded {
     pub output: DeviceStatus,
     pub load_ms: u64,
     pub whisper_cpp: String,
+    /// How many written forms of the expected phrases whisper prefers while decoding (0: open
+    /// transcription only).
+    #[serde(default)]
+    pub expected_forms: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -321,5 +366,22 @@ mod tests {
         let (_, err) = decode_request(r#"{"v":1,"id":2,"op":"fly"}"#).unwrap_err();
         assert_eq!(err.code, VoiceErrorCode::BadRequest);
         assert!(decode_event(r#"{"v":2,"id":0,"event":"ok"}"#).is_err());
+    }
+
+    #[test]
+    fn an_expectation_too_large_or_too_strong_is_refused_with_the_reason() {
+        let ok = Expect { phrases: vec!["Payslips".into()], boost: Default::default() };
+        assert_eq!(ok.validate(), Ok(()));
+        let many = Expect { phrases: vec!["a".into(); MAX_PHRASES + 1], ..ok.clone() };
+        assert!(many.validate().unwrap_err().contains("at most 10000"));
+        let long = Expect { phrases: vec!["x".repeat(MAX_PHRASE_CHARS + 1)], ..ok.clone() };
+        assert!(long.validate().unwrap_err().contains("longer than 200"));
+        for b in [-1.0, 11.0, f32::NAN, f32::INFINITY] {
+            let strong = Expect { boost: crate::bias::Boost { start: 0.0, follow: b }, ..ok.clone() };
+            assert!(strong.validate().unwrap_err().contains("follow boost"), "{b}");
+        }
+        // Older clients send no boost: the measured default applies.
+        let e: Expect = serde_json::from_str(r#"{"phrases":["x"]}"#).unwrap();
+        assert_eq!(e.boost, crate::bias::Boost::default());
     }
 }

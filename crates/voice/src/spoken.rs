@@ -17,14 +17,29 @@ pub fn as_request(transcript: &str, names: &[String]) -> String {
     let joined = join_spoken_paths(transcript);
     // Commas in a transcript are whisper's reading of pauses, not part of the request: "what
     // is in the report, folder" is a question about the report folder.
-    joined
+    let words: Vec<String> = joined
         .split(' ')
         .map(|w| w.trim_end_matches([',', ';']))
         .filter(|w| !w.is_empty())
         .map(once_extension)
         .map(|w| snap(&w, names))
-        .collect::<Vec<_>>()
-        .join(" ")
+        .collect();
+    into_heard_as_until(words, names).join(" ")
+}
+
+/// whisper hears "into" after a name as "until" ("move diary.csv until vacation photos"):
+/// "until" straight after a file name or an existing name is "into" — nothing is moved "until"
+/// a folder. Anywhere else ("wait until noon") it stays.
+fn into_heard_as_until(mut words: Vec<String>, names: &[String]) -> Vec<String> {
+    for i in 1..words.len() {
+        let prev = trim_punct(&words[i - 1]);
+        let named = names.iter().any(|n| n == prev)
+            || prev.rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && is_extension(ext));
+        if named && words[i].eq_ignore_ascii_case("until") && i + 1 < words.len() {
+            words[i] = "into".to_string();
+        }
+    }
+    words
 }
 
 /// A small whisper sometimes repeats the extension it just wrote, as it repeats any short
@@ -197,5 +212,10 @@ mod tests {
         assert_eq!(as_request("scan the Report folder", &names), "scan the Report folder");
         // Never a function word, never a short word.
         assert_eq!(as_request("scan in it", &["In".into(), "Its".into()]), "scan in it");
+        // What broke: "into" heard as "until" after the name, and the move lost its destination.
+        assert_eq!(as_request("Move, diary.csv, until vacation photos.", &[]), "Move diary.csv into vacation photos");
+        assert_eq!(as_request("move notes until Pictures", &names), "move notes.txt into Pictures");
+        assert_eq!(as_request("wait until noon", &names), "wait until noon");
+        assert_eq!(as_request("keep notes.txt until", &names), "keep notes.txt until");
     }
 }

@@ -456,10 +456,15 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
     let at = |w: &str| lower.iter().position(|x| x == w);
     let text = |a: usize, b: usize| -> String {
         let mut ws: Vec<&str> = words[a.min(b)..b].iter().map(String::as_str).collect();
-        while ws
-            .first()
-            .is_some_and(|w| matches!(w.to_lowercase().as_str(), "the" | "word" | "every" | "all" | "that" | "text"))
-        {
+        let lead = |w: &str| {
+            matches!(w.to_lowercase().as_str(), "the" | "word" | "every" | "all" | "that" | "text" | "phrase")
+        };
+        // "a word purple" (whisper's "the word purple"): "a" goes only before such a word.
+        let article = |ws: &[&str]| {
+            ws.first().is_some_and(|w| w.eq_ignore_ascii_case("a"))
+                && ws.get(1).is_some_and(|w| matches!(w.to_lowercase().as_str(), "word" | "phrase" | "text"))
+        };
+        while ws.first().is_some_and(|w| lead(w)) || article(&ws) {
             ws.remove(0);
         }
         ws.join(" ").trim_matches(['"', '\'']).to_string()
@@ -738,6 +743,16 @@ mod tests {
         assert_eq!(
             args("propose.patch", "um replace the word purple in shopping list.md with orange"),
             json!({"path": "/r/shopping_list.md", "find": "purple", "replace": "orange"})
+        );
+        // What broke: whisper heard "the word" as "a word", and "a word purple" was the find.
+        assert_eq!(
+            args("propose.patch", "I'm replace, a word purple in shopping list.md with orange."),
+            json!({"path": "/r/shopping_list.md", "find": "purple", "replace": "orange"})
+        );
+        assert_eq!(
+            args("propose.patch", "replace a typo with orange in shopping_list.md")["find"],
+            json!("a typo"),
+            "an article before anything else is part of what to find"
         );
         assert_eq!(
             args("db.upsert", "my locker number is 12, remember that")["value"],

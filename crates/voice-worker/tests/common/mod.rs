@@ -346,7 +346,7 @@ impl Worker {
 
     /// Loads the models; the `loaded` answer.
     pub fn load(&mut self, load: LoadVoice) -> smart_voice::protocol::Loaded {
-        match self.request(Request::Load(load), Duration::from_secs(120)) {
+        match self.request(Request::Load(Box::new(load)), Duration::from_secs(120)) {
             Event::Loaded(l) => l,
             other => panic!("load was answered {other:?}"),
         }
