@@ -158,7 +158,7 @@ fn describe_device(d: &DeviceStatus) -> String {
 
 fn status_of(loaded: &Loaded, mode: Option<CaptureMode>) -> VoiceStatus {
     let wake = match &loaded.wake {
-        WakeStatus::Ready { phrase } => format!("\"{phrase}\""),
+        WakeStatus::Ready { phrase, .. } => format!("\"{phrase}\""),
         WakeStatus::Unavailable { reason } => format!("unavailable — {reason}"),
     };
     let microphone = describe_device(&loaded.input);
@@ -190,7 +190,8 @@ fn load_request(
     let choice = VoiceChoice {
         whisper: None,
         language: None,
-        wake_model: s.wake_word.then(|| ENGLISH_WAKE_MODEL.to_string()),
+        wake: s.wake_word,
+        wake_model: english_vosk(&models),
         wake_phrase: Some(s.wake_phrase.clone()),
         vocabulary: roots.first().map(|r| folder_vocabulary(Path::new(r))).unwrap_or_default(),
         expected_names: hearing_vocabulary(roots),
@@ -203,8 +204,14 @@ fn load_request(
     Ok((load, s))
 }
 
-/// The wake word listens with vosk's small English model; the catalog lists where to get it.
+/// vosk's small English model hears the wake word when a person has it (the catalog lists
+/// where; no package registry carries it); otherwise whisper does.
 const ENGLISH_WAKE_MODEL: &str = "vosk-model-small-en-us-0.15";
+
+fn english_vosk(models: &Models) -> Option<String> {
+    let m = models.get(ENGLISH_WAKE_MODEL).ok()?;
+    models.verified_path(m).ok().map(|_| ENGLISH_WAKE_MODEL.to_string())
+}
 
 async fn pump<R: Runtime>(
     app: AppHandle<R>,

@@ -199,7 +199,8 @@ pub enum Cmd {
         /// Spoken language for a multilingual whisper model (e.g. en, de, ko; default: detect).
         #[arg(long)]
         language: Option<String>,
-        /// The wake word's vosk model: a catalog name or a model folder.
+        /// Hear the wake word with this vosk model (a catalog name or a model folder) instead of
+        /// whisper.
         #[arg(long)]
         wake_model: Option<String>,
         /// The wake phrase (default "hey smart").
@@ -669,6 +670,7 @@ pub fn run(args: Args) -> Result<i32> {
             let choice = smart_runtime::model_choice::VoiceChoice {
                 whisper: whisper.clone(),
                 language: language.clone(),
+                wake: *wake || wake_model.is_some(),
                 wake_model: wake_model.clone(),
                 wake_phrase: wake_phrase.clone(),
                 vocabulary: e

@@ -68,7 +68,7 @@ pub fn listen(engine: Engine, args: ListenArgs<'_>) -> Result<i32> {
                 print_loaded(&loaded, started.elapsed().as_millis());
             }
             let r = match args.wav {
-                Some(wav) => listen_file(&mut voice, &mut assistant, wav, &opts, json).await,
+                Some(wav) => listen_file(&mut voice, &mut assistant, wav, args.wake, &opts, json).await,
                 None => listen_live(&mut voice, &mut assistant, &loaded, &opts, args.wake, json).await,
             };
             voice.shutdown().await;
@@ -92,7 +92,7 @@ fn print_loaded(l: &Loaded, ms: u128) {
         say!("expecting: {} forms of the command words and the names under the roots", l.expected_forms);
     }
     match &l.wake {
-        WakeStatus::Ready { phrase } => say!("wake word: \"{phrase}\""),
+        WakeStatus::Ready { phrase, engine } => say!("wake word: \"{phrase}\" (heard by {engine:?})"),
         WakeStatus::Unavailable { reason } => say!("wake word: unavailable — {reason}"),
     }
     match &l.input {
@@ -108,6 +108,7 @@ fn print_step(event: &BusEvent) {
         BusEvent::SpeechStart { at_ms } => say!("speech started at {:.2} s", *at_ms as f64 / 1000.0),
         BusEvent::SpeechEnd { at_ms } => say!("speech ended at {:.2} s", *at_ms as f64 / 1000.0),
         BusEvent::Wake { phrase } => say!("wake word \"{phrase}\" heard"),
+        BusEvent::WakeRejected { heard } => say!("not addressed to SMART (no wake word): {heard:?}; ignored"),
         BusEvent::Partial { text } => say!("… {text}"),
         BusEvent::Heard { text, confidence, stt_ms } => {
             say!("heard: {text:?} (confidence {confidence:.2}, whisper {stt_ms} ms)")
@@ -201,16 +202,19 @@ async fn listen_file(
     voice: &mut Voice,
     assistant: &mut Assistant,
     wav: &Path,
+    wake: bool,
     opts: &SayOptions,
     json: bool,
 ) -> Result<i32> {
     if !wav.is_file() {
         return Err(anyhow!("{} does not exist", wav.display()));
     }
-    let id = voice.send(Request::TranscribeFile { path: wav.display().to_string() }).await.map_err(|e| anyhow!(e))?;
+    let id =
+        voice.send(Request::TranscribeFile { path: wav.display().to_string(), wake }).await.map_err(|e| anyhow!(e))?;
     let corr = smart_runtime::engine::corr();
     let mut code = 0;
     let mut utterances = 0;
+    let mut rejected = 0;
     loop {
         let Some(line) = voice.next_event(None).await.map_err(|e| anyhow!(e))? else { continue };
         if line.id != id {
@@ -225,7 +229,18 @@ async fn listen_file(
                 }
             }
             Event::Done { audio_ms } => {
-                if utterances == 0 {
+                if utterances == 0 && rejected > 0 {
+                    if json {
+                        print_json(
+                            &json!({"transcript": null, "outcome": "not_addressed", "rejected": rejected, "audio_ms": audio_ms}),
+                        );
+                    } else {
+                        say!(
+                            "nothing in {} was addressed to SMART: {rejected} stretch(es) of speech did not begin with the wake phrase",
+                            wav.display()
+                        );
+                    }
+                } else if utterances == 0 {
                     if json {
                         print_json(&json!({"transcript": null, "outcome": "nothing_heard", "audio_ms": audio_ms}));
                     } else {
@@ -235,7 +250,13 @@ async fn listen_file(
                 return Ok(code);
             }
             Event::Error(e) => return Err(anyhow!("{}: {e}", wav.display())),
-            other => assistant.voice_event(&corr, other, Trigger::VoiceActivity),
+            other => {
+                if matches!(other, Event::WakeRejected { .. }) {
+                    rejected += 1;
+                }
+                let trigger = if wake { Trigger::WakeWord } else { Trigger::VoiceActivity };
+                assistant.voice_event(&corr, other, trigger)
+            }
         }
     }
 }

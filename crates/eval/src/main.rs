@@ -217,7 +217,10 @@ async fn typed(a: &mut Assistant, run: &Run, no_templates: bool) -> Result<Vec<A
 /// One recording through the voice worker, as `smart listen --wav` does it; several
 /// transcripts (a pause the VAD took for an end) are joined into one utterance.
 async fn hear_file(voice: &mut Voice, wav: &Path) -> Result<Option<Transcript>> {
-    let id = voice.send(Request::TranscribeFile { path: wav.display().to_string() }).await.map_err(|e| anyhow!(e))?;
+    let id = voice
+        .send(Request::TranscribeFile { path: wav.display().to_string(), wake: false })
+        .await
+        .map_err(|e| anyhow!(e))?;
     let mut heard: Option<Transcript> = None;
     loop {
         let Some(line) = voice.next_event(None).await.map_err(|e| anyhow!(e))? else { continue };

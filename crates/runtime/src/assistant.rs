@@ -385,8 +385,15 @@ impl Assistant {
     /// wake phrase) starts listening, its end starts transcribing. Levels move nothing.
     pub fn voice_event(&mut self, corr: &str, event: &VoiceEvent, trigger: Trigger) {
         match event {
-            VoiceEvent::SpeechStart { .. } | VoiceEvent::Wake { .. } if self.interaction.state() == State::Idle => {
+            // In wake mode speech is not a turn until the phrase is heard: a conversation in
+            // the room leaves the machine idle.
+            VoiceEvent::SpeechStart { .. }
+                if trigger != Trigger::WakeWord && self.interaction.state() == State::Idle =>
+            {
                 self.fire(corr, trigger);
+            }
+            VoiceEvent::Wake { .. } if self.interaction.state() == State::Idle => {
+                self.fire(corr, Trigger::WakeWord);
             }
             VoiceEvent::SpeechEnd { .. } if self.interaction.state() == State::Listening => {
                 self.fire(corr, Trigger::EndOfSpeech);

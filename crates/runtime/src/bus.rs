@@ -81,6 +81,10 @@ pub enum BusEvent {
     Wake {
         phrase: String,
     },
+    /// Speech that did not begin with the wake phrase: not addressed to SMART, ignored.
+    WakeRejected {
+        heard: String,
+    },
     /// What has been heard so far while the person is still talking.
     Partial {
         text: String,
@@ -106,6 +110,7 @@ impl BusEvent {
             V::SpeechStart { at_ms } => BusEvent::SpeechStart { at_ms: *at_ms },
             V::SpeechEnd { at_ms, .. } => BusEvent::SpeechEnd { at_ms: *at_ms },
             V::Wake { phrase, .. } => BusEvent::Wake { phrase: phrase.clone() },
+            V::WakeRejected { heard, .. } => BusEvent::WakeRejected { heard: heard.clone() },
             V::Partial { text } => BusEvent::Partial { text: text.clone() },
             V::Transcript(t) => {
                 BusEvent::Heard { text: t.text.clone(), confidence: t.confidence, stt_ms: t.timings.stt_ms }

@@ -99,11 +99,14 @@ pub fn proposer_spec(data_dir: PathBuf) -> SpecFn {
 }
 
 /// Where the voice path's models come from: whisper (a catalog name or a ggml file), the
-/// language, and the wake word's model folder and phrase (none: push-to-talk only).
+/// language, and the wake word: whether it is wanted, its phrase, and a vosk model folder to
+/// hear it with (none: whisper hears it).
 #[derive(Clone, Debug, Default)]
 pub struct VoiceChoice {
     pub whisper: Option<String>,
     pub language: Option<String>,
+    /// Listen for the wake phrase (push-to-talk is always there).
+    pub wake: bool,
     pub wake_model: Option<String>,
     pub wake_phrase: Option<String>,
     /// Names whisper's prompt names besides the commands (the working folder's entries).
@@ -197,16 +200,17 @@ fn catalog_path(
 }
 
 /// The voice worker's load request for `choice`. A wake model that is missing is not an error:
-/// the worker reports the wake word as unavailable and push-to-talk still works.
+/// the worker reports the wake word as unavailable and push-to-talk still works. Without a
+/// vosk model, whisper listens for the phrase.
 pub fn voice_load(models: &Models, choice: &VoiceChoice) -> Result<smart_voice::protocol::LoadVoice, RuntimeError> {
     let whisper = catalog_path(models, choice.whisper.as_deref(), "stt", "whisper")?;
     let vad = catalog_path(models, None, "vad", "VAD")?;
-    let wake = choice.wake_model.as_ref().map(|m| {
-        let model = catalog_path(models, Some(m), "wake", "vosk model folder").unwrap_or_else(|_| m.clone());
-        smart_voice::protocol::WakeConfig {
-            model,
-            phrase: choice.wake_phrase.clone().unwrap_or_else(|| DEFAULT_WAKE_PHRASE.to_string()),
-        }
+    let wake = choice.wake.then(|| smart_voice::protocol::WakeConfig {
+        model: choice
+            .wake_model
+            .as_ref()
+            .map(|m| catalog_path(models, Some(m), "wake", "vosk model folder").unwrap_or_else(|_| m.clone())),
+        phrase: choice.wake_phrase.clone().unwrap_or_else(|| DEFAULT_WAKE_PHRASE.to_string()),
     });
     let threads = std::env::var("SMART_THREADS").ok().and_then(|t| t.parse().ok());
     Ok(smart_voice::protocol::LoadVoice {

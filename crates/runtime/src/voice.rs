@@ -186,7 +186,7 @@ impl Voice {
     ) -> Result<Vec<Transcript>, VoiceWorkerError> {
         let seconds = std::fs::metadata(path).map(|m| m.len() / 32_000 + 1).unwrap_or(60);
         let deadline = self.timeouts.request + self.timeouts.per_audio_second * seconds.min(3_600) as u32;
-        let id = self.send(Request::TranscribeFile { path: path.display().to_string() }).await?;
+        let id = self.send(Request::TranscribeFile { path: path.display().to_string(), wake: false }).await?;
         let mut out = vec![];
         let run = async {
             loop {

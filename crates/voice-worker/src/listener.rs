@@ -8,7 +8,12 @@
 //!   (whisper invents words for silence, so a silent press is reported as empty, not
 //!   transcribed);
 //! - **wake word**: speech the VAD finds goes to the wake recogniser; once it hears the phrase,
-//!   the rest of that speech, or the next utterance, is the command.
+//!   the rest of that speech, or the next utterance, is the command. With vosk the speech is
+//!   fed to it as it comes; with whisper ([`Out::Spot`]) the first seconds of each stretch of
+//!   speech are transcribed once — when the speech ends, or when it has gone on for
+//!   [`SPOT_WINDOW_MS`] — and the worker tells the listener what it heard ([`Listener::woke`],
+//!   [`Listener::not_woken`]). Speech that does not begin with the phrase is dropped whole, so a
+//!   long conversation costs one short transcription per stretch of speech.
 //!
 //! In every mode the utterance begins with the pre-roll: audio from before the onset or the
 //! press, so the first syllable is never cut. Times are samples on the audio clock.
@@ -37,6 +42,10 @@ const ARMED_MS: u64 = 8_000;
 const MIN_COMMAND_MS: u64 = 600;
 /// Level events while capturing.
 const LEVEL_EVERY_MS: u64 = 100;
+/// With whisper listening for the wake phrase: how much of a stretch of speech (pre-roll
+/// included) is transcribed to find the phrase at its start while the speech goes on. The
+/// phrase takes about a second; the window leaves room for a slow speaker and a filler.
+pub const SPOT_WINDOW_MS: u64 = 3_000;
 
 pub enum Out {
     Event(Event),
@@ -47,6 +56,15 @@ pub enum Out {
         start_ms: u64,
         end_ms: u64,
         strip: Option<String>,
+    },
+    /// Wake mode with whisper: does this audio begin with the wake phrase? `live`: the speech
+    /// is still going on, and the answer decides whether the rest of it is kept as the
+    /// command; otherwise the speech has ended and the audio is all of it.
+    Spot {
+        audio: Vec<f32>,
+        start_ms: u64,
+        end_ms: u64,
+        live: bool,
     },
     /// The person pressed and released the key without saying anything.
     Nothing {
@@ -64,6 +82,18 @@ struct Utterance {
     audio: Vec<f32>,
     /// Begun where the wake phrase was recognised mid-speech (no pre-roll).
     after_wake: bool,
+    /// Wake mode with whisper: speech not yet known to be addressed to SMART.
+    candidate: bool,
+    /// Its first [`SPOT_WINDOW_MS`] went to whisper while it went on.
+    spot_asked: bool,
+    /// Begins with the wake phrase, which the transcript drops.
+    strip: bool,
+}
+
+impl Utterance {
+    fn new(start: u64, audio: Vec<f32>) -> Utterance {
+        Utterance { start, audio, after_wake: false, candidate: false, spot_asked: false, strip: false }
+    }
 }
 
 pub struct Listener {
@@ -84,6 +114,8 @@ pub struct Listener {
     feeding_wake: bool,
     level: Vec<f32>,
     wake_phrase: Option<String>,
+    /// Wake mode: whisper, not vosk, listens for the phrase ([`Out::Spot`]).
+    spot: bool,
     /// Samples of utterance between partial transcripts; 0 for none.
     partial_every: usize,
     /// Utterance length at the last partial.
@@ -117,6 +149,7 @@ impl Listener {
             feeding_wake: false,
             level: vec![],
             wake_phrase,
+            spot: false,
             partial_every: 0,
             partial_at: 0,
         }
@@ -125,6 +158,12 @@ impl Listener {
     /// Partial transcripts every `ms` of an utterance in progress.
     pub fn with_partials(mut self, ms: Option<u32>) -> Listener {
         self.partial_every = ms.map_or(0, |ms| samples(u64::from(ms)) as usize);
+        self
+    }
+
+    /// Wake mode: whisper listens for the phrase ([`Out::Spot`]) instead of vosk.
+    pub fn spotting(mut self) -> Listener {
+        self.spot = true;
         self
     }
 
@@ -182,8 +221,24 @@ impl Listener {
         if self.held && self.endpointer.in_speech() {
             self.speech_in_hold = true;
         }
+        if let Some(u) = &mut self.utterance
+            && u.candidate
+            && !u.spot_asked
+            && ms(u.audio.len() as u64) >= SPOT_WINDOW_MS
+        {
+            u.spot_asked = true;
+            let window = samples(SPOT_WINDOW_MS) as usize;
+            let start_ms = ms(u.start);
+            out.push(Out::Spot {
+                audio: u.audio[..window].to_vec(),
+                start_ms,
+                end_ms: start_ms + SPOT_WINDOW_MS,
+                live: true,
+            });
+        }
         if self.partial_every > 0
             && let Some(u) = &self.utterance
+            && !u.candidate
             && (self.endpointer.in_speech() || self.held)
             && u.audio.len() >= self.partial_at + self.partial_every
         {
@@ -210,7 +265,9 @@ impl Listener {
         out.push(Out::Event(Event::SpeechStart { at_ms }));
         let (start, audio) = self.since(samples(at_ms).saturating_sub(samples(self.preroll_ms)));
         if self.command_mode() {
-            self.utterance = Some(Utterance { start, audio, after_wake: false });
+            self.utterance = Some(Utterance::new(start, audio));
+        } else if self.spot {
+            self.utterance = Some(Utterance { candidate: true, ..Utterance::new(start, audio) });
         } else if let Some(w) = wake {
             self.feeding_wake = true;
             if let Some(text) = w.feed(&audio)
@@ -232,16 +289,25 @@ impl Listener {
             return;
         }
         if let Some(u) = self.utterance.take() {
+            let end = samples(at_ms + END_PAD_MS).min(self.clock);
+            if u.candidate {
+                // Whether it was addressed to SMART is decided on all of it (a window asked
+                // about while it went on and not yet answered is superseded).
+                let mut audio = u.audio;
+                audio.truncate(end.saturating_sub(u.start) as usize);
+                out.push(Out::Spot { audio, start_ms: ms(u.start), end_ms: at_ms, live: false });
+                return;
+            }
             if u.after_wake && at_ms < ms(u.start) + MIN_COMMAND_MS {
                 // Only the phrase's tail followed it: the command is the next utterance.
                 self.armed_until = Some(self.clock + samples(ARMED_MS));
                 return;
             }
-            let end = samples(at_ms + END_PAD_MS).min(self.clock);
             let keep = end.saturating_sub(u.start) as usize;
             let mut audio = u.audio;
             audio.truncate(keep);
-            let strip = self.armed_until.take().and(self.wake_phrase.clone());
+            let armed = self.armed_until.take().is_some();
+            let strip = if armed || u.strip { self.wake_phrase.clone() } else { None };
             out.push(Out::Utterance { audio, start_ms: ms(u.start), end_ms: at_ms, strip });
         }
     }
@@ -257,7 +323,7 @@ impl Listener {
             self.armed_until = Some(self.clock + samples(ARMED_MS));
             if live {
                 self.feeding_wake = false;
-                self.utterance = Some(Utterance { start: self.clock, audio: vec![], after_wake: true });
+                self.utterance = Some(Utterance { after_wake: true, ..Utterance::new(self.clock, vec![]) });
             }
             true
         } else {
@@ -268,6 +334,36 @@ impl Listener {
         }
     }
 
+    /// Whisper heard the wake phrase in a [`Out::Spot`]. Live: the speech still going on is the
+    /// command, phrase and all (the transcript drops the phrase). Not live: the speech was the
+    /// phrase alone, and the next utterance is the command.
+    pub fn woke(&mut self, live: bool) {
+        if live {
+            if let Some(u) = &mut self.utterance
+                && u.candidate
+            {
+                u.candidate = false;
+                u.strip = true;
+            }
+        } else {
+            self.armed_until = Some(self.clock + samples(ARMED_MS));
+        }
+    }
+
+    /// Whisper did not hear the wake phrase at the start of the speech going on: the rest of
+    /// it is not listened to.
+    pub fn not_woken(&mut self) {
+        if self.utterance.as_ref().is_some_and(|u| u.candidate) {
+            self.utterance = None;
+        }
+    }
+
+    /// Whether a live [`Out::Spot`] still has speech to decide about (the speech may have
+    /// ended, with its own spot, before the live one was answered).
+    pub fn awaiting_spot(&self) -> bool {
+        self.utterance.as_ref().is_some_and(|u| u.candidate && u.spot_asked)
+    }
+
     /// Push-to-talk pressed: the utterance starts with the pre-roll.
     pub fn press(&mut self) {
         if self.held {
@@ -276,7 +372,7 @@ impl Listener {
         self.held = true;
         self.speech_in_hold = self.endpointer.in_speech();
         let (start, audio) = self.since(self.clock.saturating_sub(samples(self.preroll_ms)));
-        self.utterance = Some(Utterance { start, audio, after_wake: false });
+        self.utterance = Some(Utterance::new(start, audio));
     }
 
     /// Push-to-talk released: the utterance ends now.

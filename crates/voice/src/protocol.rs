@@ -36,9 +36,12 @@ pub enum Request {
     Load(Box<LoadVoice>),
     /// Run the whole listening path over a WAV file as if it were the microphone (without
     /// waiting in real time): VAD → end of speech → transcript, one transcript per utterance,
-    /// then [`Event::Done`].
+    /// then [`Event::Done`]. With `wake`, as the wake-word mode would: only speech that
+    /// begins with the wake phrase (or follows it) is transcribed as a command.
     TranscribeFile {
         path: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        wake: bool,
     },
     /// Open the microphone and listen. In push-to-talk mode audio is only kept between
     /// `push_to_talk {down: true}` and `{down: false}` (plus the pre-roll before the press); in
@@ -83,7 +86,7 @@ pub struct LoadVoice {
     /// the names under the allowed folders. `None`: open transcription only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,
-    /// The wake word's vosk model and phrase; `None` means push-to-talk only.
+    /// The wake word's phrase and engine; `None` means push-to-talk only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wake: Option<WakeConfig>,
     #[serde(default)]
@@ -143,9 +146,22 @@ impl Expect {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WakeConfig {
-    /// A vosk model directory.
-    pub model: String,
+    /// A vosk model directory; `None`: whisper listens for the phrase
+    /// ([`crate::wake_phrase`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     pub phrase: String,
+}
+
+/// What hears the wake phrase.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WakeEngine {
+    /// The loaded whisper model, on the first seconds of each stretch of speech.
+    #[default]
+    Whisper,
+    /// A vosk model restricted to the phrase.
+    Vosk,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -238,11 +254,11 @@ pub struct Loaded {
 pub enum WakeStatus {
     Ready {
         phrase: String,
+        #[serde(default)]
+        engine: WakeEngine,
     },
     /// No wake model configured, or it failed to load: push-to-talk still works.
-    Unavailable {
-        reason: String,
-    },
+    Unavailable { reason: String },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

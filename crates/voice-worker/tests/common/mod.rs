@@ -280,9 +280,18 @@ impl Worker {
 
     /// `transcribe_file`: every event it produces (they carry its id), through `done`.
     pub fn transcribe_file(&mut self, path: &Path) -> Vec<Event> {
+        self.transcribe(path, false)
+    }
+
+    /// `transcribe_file` in wake mode: only speech addressed to SMART is transcribed.
+    pub fn transcribe_file_waking(&mut self, path: &Path) -> Vec<Event> {
+        self.transcribe(path, true)
+    }
+
+    fn transcribe(&mut self, path: &Path, wake: bool) -> Vec<Event> {
         let id = self.next_id;
         self.next_id += 1;
-        let line = encode_request(id, Request::TranscribeFile { path: path.display().to_string() }).unwrap();
+        let line = encode_request(id, Request::TranscribeFile { path: path.display().to_string(), wake }).unwrap();
         writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush()).expect("the worker's stdin is closed");
         let deadline = Instant::now() + Duration::from_secs(180);
         let mut events = vec![];
@@ -350,6 +359,16 @@ impl Worker {
             Event::Loaded(l) => l,
             other => panic!("load was answered {other:?}"),
         }
+    }
+
+    /// The worker's CPU time so far (user + system), from /proc.
+    pub fn cpu_time(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        // Fields after the command name, which is in parentheses and may hold spaces.
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        let f: Vec<&str> = after.split_whitespace().collect();
+        let ticks: u64 = f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap();
+        Duration::from_millis(ticks * 10)
     }
 
     pub fn elapsed(&self) -> Duration {
