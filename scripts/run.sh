@@ -31,9 +31,11 @@ stamp=$(mktemp)
 trap 'rm -f "$used" "$stamp"' EXIT
 
 # The app, with dist/ embedded (custom-protocol) instead of loading the dev server, and the
-# proposer's worker binary beside the app and the CLI, in one build so dependencies are built once.
+# workers it starts beside it (the proposer's and the voice worker: without the latter the app
+# cannot hear), in one build so dependencies are built once. crates/runtime/tests/run_script.rs
+# checks this list against the workers the runtime starts.
 log "app: cargo build --release (target dir $CARGO_TARGET_DIR)"
-cargo build --release --bins -p smart-app -p smart-cli -p smart-proposer-worker \
+cargo build --release --bins -p smart-app -p smart-cli -p smart-proposer-worker -p smart-voice-worker \
   --message-format=json-render-diagnostics | python3 scripts/target_gc.py record "$used"
 app="$CARGO_TARGET_DIR/release/smart-app"
 python3 scripts/target_gc.py sweep "$CARGO_TARGET_DIR/release" "$used" "$stamp" || true

@@ -43,7 +43,7 @@ pub struct HudEvent {
     pub corr: String,
     /// state_changed | utterance | proposal | reply | outcome | worker_starting | worker_ready |
     /// worker_fault | preparing | prepared | illegal_transition | level | speech_start |
-    /// speech_end | wake | partial | heard | emergency
+    /// speech_end | wake | wake_rejected | partial | heard | emergency
     pub event: String,
     /// The interaction state entered (state_changed).
     pub state: Option<String>,
@@ -70,8 +70,9 @@ impl HudEvent {
             corr: env.corr.clone(),
             event: s("event").unwrap_or_default(),
             state: s("to"),
-            // The wake phrase and the emergency word read as the event's text.
-            text: s("text").or_else(|| s("phrase")).or_else(|| s("word")),
+            // The wake phrase, speech turned away for lack of it, and the emergency word read
+            // as the event's text.
+            text: s("text").or_else(|| s("phrase")).or_else(|| s("heard")).or_else(|| s("word")),
             tool: s("tool"),
             args: v.get("args").cloned(),
             outcome: v.get("report").and_then(|r| r.get("outcome")).and_then(Value::as_str).map(str::to_string),

@@ -169,7 +169,11 @@ function installFake() {
       state.renewed = true;
       return { outcome: "recorded", notify: false };
     },
-    verify_ledger: () => ({ ok: true, events: state.total, head: "ab", first_bad_seq: null, reason: null, scope: "new_events", checked_after: state.total - 3, whole_chain_verified_ms: null, whole_chain_running: false }),
+    verify_ledger: () => {
+      // Like the backend: no data dir set up, no ledger to open.
+      if (!state.setup.initialised) throw "no SMART data dir yet: run `smart init --root DIR`";
+      return { ok: true, events: state.total, head: "ab", first_bad_seq: null, reason: null, scope: "new_events", checked_after: state.total - 3, whole_chain_verified_ms: null, whole_chain_running: false };
+    },
     timeline: ({ offset, limit }) => {
       const rows = [];
       for (let i = offset; i < Math.min(state.total, offset + limit); i++) rows.push(row(state.total - i));
@@ -304,6 +308,17 @@ try {
   await page.waitForFunction(() => Number(document.querySelector('[data-testid="mic-level"]')?.getAttribute("value")) === 80);
   expect(true, "a level event fills the meter");
 
+  console.log("browser: settings say what hears the wake phrase and how well");
+  await page.evaluate(() => {
+    window.__fake.state.voice = { ...window.__fake.state.voice, wake: '"hey smart", heard by whisper (measured here: 1–3 % of wake phrases missed)' };
+  });
+  await page.getByRole("button", { name: "Settings" }).click();
+  const engine = page.getByTestId("wake-engine");
+  await engine.getByText("heard by whisper").waitFor();
+  expect((await engine.textContent()).includes("everything else said nearby is ignored"), "the wake word's promise and its measured rate");
+  await page.getByRole("button", { name: "HUD" }).click();
+  await page.getByTestId("command-input").waitFor();
+
   console.log("browser: live progress from the backend's events");
   await page.evaluate(() => window.__fake.emit("smart://hud", { corr: "x", event: "utterance", state: null, text: "tidy my inbox", tool: null, args: null, outcome: null, source: null, model: null, reason: null }));
   await page.evaluate(() => window.__fake.emit("smart://hud", { corr: "x", event: "state_changed", state: "reasoning", text: null, tool: null, args: null, outcome: null, source: null, model: null, reason: null }));
@@ -425,6 +440,11 @@ try {
   await fresh.goto(`${url}#fresh`);
   const onb = fresh.getByTestId("onboarding");
   await onb.waitFor();
+  // Nothing has been recorded: no red badge, no stop with nothing to stop.
+  expect((await fresh.getByTestId("verify-badge").textContent()).includes("no ledger yet"), "the header says there is no ledger yet");
+  expect((await fresh.locator(".badge-verify.bad").count()) === 0, "no failed-ledger badge on a fresh data dir");
+  expect((await fresh.getByTestId("emergency-stop").count()) === 0, "no emergency stop before there is anything to stop");
+  await fresh.screenshot({ path: join(OUT, "onboarding-fresh-header.png") });
   expect((await onb.textContent()).includes("/home/ana/.local/share/smart"), "where the data will live");
   await fresh.getByLabel("Allowed folder 1").fill("Documents");
   await fresh.getByRole("button", { name: "Allow these folders" }).click();
@@ -442,6 +462,9 @@ try {
   await fresh.getByRole("button", { name: "Start" }).click();
   await fresh.getByTestId("command-input").waitFor();
   expect(true, "onboarding ends in the HUD");
+  await fresh.getByTestId("emergency-stop").waitFor();
+  await fresh.getByText("ledger verified").waitFor();
+  expect(true, "after onboarding the ledger is verified and the stop is there");
   expect(errors.length === 0, `no page errors (${errors.join("; ")})`);
 
   console.log("browser: first contact: four questions, then how to go on, then skip");

@@ -90,6 +90,9 @@ export function fold(live: Live, ev: HudEvent): Live {
     case "wake":
       next.voiceNote = `wake word “${ev.text ?? ""}”`;
       break;
+    case "wake_rejected":
+      next.voiceNote = `not for me (no wake word): “${ev.text ?? ""}”`;
+      break;
     case "emergency":
       next.voiceNote = `emergency word “${ev.text ?? ""}”: everything stopped`;
       break;

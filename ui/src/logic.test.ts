@@ -145,6 +145,9 @@ describe("the live line", () => {
     expect(live).toMatchObject({ speaking: false, heard: "scan the Downloads folder" });
     live = fold(live, ev({ event: "wake", text: "hey smart" }));
     expect(live.voiceNote).toContain("hey smart");
+    live = fold(live, ev({ event: "wake_rejected", text: "could you pass the salt" }));
+    expect(live.voiceNote).toContain("not for me");
+    expect(live.voiceNote).toContain("pass the salt");
     expect(levelPercent(null)).toBe(0);
     expect(levelPercent(-90)).toBe(0);
     expect(levelPercent(3)).toBe(100);

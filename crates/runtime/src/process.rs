@@ -20,6 +20,11 @@ pub(crate) struct ChildProcess {
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
 }
 
+/// The worker binaries the runtime starts, each looked for beside the program that starts it:
+/// whatever builds the app or the CLI must build these too (`scripts/run.sh`; a test holds it
+/// to this list).
+pub const WORKERS: [&str; 2] = [crate::worker::PROPOSER_WORKER, crate::voice::VOICE_WORKER];
+
 /// A worker binary: the path in `env_var` when set, else `name` beside this program (or one
 /// level up, where test binaries find the workspace's binaries). The error says how to get it.
 pub fn locate(env_var: &str, name: &str) -> Result<PathBuf, String> {

@@ -42,10 +42,13 @@ impl VoiceWorkerError {
     }
 }
 
+/// The worker binary's name (its package's too).
+pub const VOICE_WORKER: &str = "smart-voice-worker";
+
 /// The voice worker binary: `SMART_VOICE_WORKER`, or `smart-voice-worker` beside this program.
 pub fn locate_voice_worker() -> Result<PathBuf, VoiceWorkerError> {
-    crate::process::locate("SMART_VOICE_WORKER", "smart-voice-worker")
-        .map_err(|reason| VoiceWorkerError::Spawn { program: "smart-voice-worker".into(), reason })
+    crate::process::locate("SMART_VOICE_WORKER", VOICE_WORKER)
+        .map_err(|reason| VoiceWorkerError::Spawn { program: VOICE_WORKER.into(), reason })
 }
 
 /// Deadlines. Loading reads ~100 MB of whisper weights (and a vosk model); a file of a minute

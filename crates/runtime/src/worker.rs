@@ -54,10 +54,13 @@ pub struct WorkerSpec {
     pub load: LoadRequest,
 }
 
+/// The worker binary's name (its package's too).
+pub const PROPOSER_WORKER: &str = "smart-proposer-worker";
+
 /// The worker binary: `SMART_PROPOSER_WORKER`, or `smart-proposer-worker` beside this program.
 pub fn locate_worker() -> Result<PathBuf, WorkerError> {
-    crate::process::locate("SMART_PROPOSER_WORKER", "smart-proposer-worker")
-        .map_err(|reason| WorkerError::Spawn { program: "smart-proposer-worker".into(), reason })
+    crate::process::locate("SMART_PROPOSER_WORKER", PROPOSER_WORKER)
+        .map_err(|reason| WorkerError::Spawn { program: PROPOSER_WORKER.into(), reason })
 }
 
 #[derive(Copy, Clone, Debug)]

@@ -27,6 +27,7 @@ use smart_voice::protocol::{
     CaptureMode, DeviceStatus, Event, EventLine, LoadVoice, Loaded, PROTOCOL_VERSION, Request, Transcript, VoiceError,
     VoiceErrorCode, WakeEngine, WakeStatus,
 };
+use smart_voice::wake_phrase::Addressed;
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -351,8 +352,17 @@ impl<W: Write> Worker<W> {
                 return Some(vec![Event::Error(err(VoiceErrorCode::Stt, e))]);
             }
         };
+        let addressed = match smart_voice::wake_phrase::addressed(&heard.text, &phrase) {
+            Addressed::Maybe => match models.stt.transcribe_after(audio, true, Some(&wake_lead(&phrase))) {
+                Ok(again) if smart_voice::wake_phrase::alone_when_expected(&again.text, &phrase) => {
+                    Addressed::Yes(String::new())
+                }
+                _ => Addressed::No,
+            },
+            other => other,
+        };
         let at_ms = listener.now_ms();
-        let Some(rest) = smart_voice::wake_phrase::addressed(&heard.text, &phrase) else {
+        let Addressed::Yes(rest) = addressed else {
             listener.not_woken();
             return Some(vec![Event::WakeRejected { at_ms, heard: heard.text }]);
         };
@@ -423,6 +433,14 @@ impl<W: Write> Worker<W> {
             }
         }
     }
+}
+
+/// What whisper is told was said before speech that may address SMART: a request made with
+/// the phrase, so the phrase is the text it expects to continue with.
+fn wake_lead(phrase: &str) -> String {
+    let mut c = phrase.chars();
+    let cap: String = c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default();
+    format!("{cap}, list my files.")
 }
 
 fn run(rx: Receiver<Msg>, tx: Sender<Msg>) {

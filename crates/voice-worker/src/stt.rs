@@ -74,6 +74,13 @@ impl Stt {
     /// Transcribes one utterance. `trim` false runs the full 30 s window (for the benchmark's
     /// comparison with whisper.cpp's defaults).
     pub fn transcribe(&self, samples: &[f32], trim: bool) -> Result<Heard, String> {
+        self.transcribe_after(samples, trim, None)
+    }
+
+    /// [`Stt::transcribe`] with `lead` said just before the audio, after the prompt: whisper
+    /// continues the text it is given, so speech that may begin with the wake phrase is heard
+    /// after a sentence that addressed SMART by it.
+    pub fn transcribe_after(&self, samples: &[f32], trim: bool, lead: Option<&str>) -> Result<Heard, String> {
         let started = Instant::now();
         let mut state = self.ctx.create_state().map_err(|e| format!("whisper state: {e:?}"))?;
         let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
@@ -97,7 +104,11 @@ impl Stt {
         let language =
             if self.multilingual { self.language.clone().unwrap_or_else(|| "auto".into()) } else { "en".into() };
         params.set_language(Some(language.as_str()));
-        if let Some(p) = &self.prompt {
+        let prompt = match (&self.prompt, lead) {
+            (Some(p), Some(l)) => Some(format!("{p} {l}")),
+            (p, l) => p.clone().or_else(|| l.map(str::to_string)),
+        };
+        if let Some(p) = &prompt {
             params.set_initial_prompt(p);
         }
         if let Some(e) = &self.expect {
