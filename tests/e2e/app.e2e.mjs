@@ -82,15 +82,27 @@ async function wd(method, path, body) {
   return json.value;
 }
 
-const driver = spawn(DRIVER, ["--port", String(PORT), "--native-port", String(PORT + 1)], {
-  env: { ...process.env, SMART_DATA_DIR: data },
-  stdio: ["ignore", "inherit", "inherit"],
-});
+/** tauri-driver, whose app window sees `dataDir` as its data dir. */
+function startDriver(dataDir) {
+  return spawn(DRIVER, ["--port", String(PORT), "--native-port", String(PORT + 1)], {
+    env: { ...process.env, SMART_DATA_DIR: dataDir },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+}
+let driver = startDriver(data);
 let session = null;
 
 async function cleanup() {
   if (session) await wd("DELETE", `/session/${session}`).catch(() => {});
+  session = null;
   driver.kill("SIGTERM");
+  await new Promise((r) => (driver.exitCode !== null || driver.signalCode !== null ? r() : driver.once("exit", r)));
+}
+
+async function openSession() {
+  await waitFor("tauri-driver", async () => (await fetch(`${BASE}/status`)).ok, 15_000);
+  const s = await wd("POST", "/session", { capabilities: { alwaysMatch: { "tauri:options": { application: APP } } } });
+  session = s.sessionId;
 }
 
 async function waitFor(what, fn, timeoutMs = 20_000) {
@@ -133,9 +145,7 @@ async function say(utterance) {
 }
 
 try {
-  await waitFor("tauri-driver", async () => (await fetch(`${BASE}/status`)).ok, 15_000);
-  const s = await wd("POST", "/session", { capabilities: { alwaysMatch: { "tauri:options": { application: APP } } } });
-  session = s.sessionId;
+  await openSession();
 
   step("the HUD comes up with the runtime's status");
   await waitFor("the HUD", () => exists("[data-testid=command-input]"));
@@ -220,6 +230,17 @@ try {
 
   step("the ledger still verifies");
   expect(smart("ledger", "verify").ok === true, "smart ledger verify ok");
+
+  step("a first run on an empty data dir tells the truth: no ledger yet, nothing to stop");
+  await cleanup();
+  const fresh = join(tmp, "fresh-data");
+  driver = startDriver(fresh);
+  await openSession();
+  await waitFor("the first-run flow", () => exists("[data-testid=onboarding]"));
+  await waitFor("the header's ledger line", async () => (await text("[data-testid=verify-badge]")).includes("no ledger yet"));
+  expect(!(await exists(".badge-verify.bad")), "no failed-ledger badge before there is a ledger");
+  expect(!(await exists("[data-testid=emergency-stop]")), "no emergency stop before there is anything to stop");
+  await shot("00-first-run");
   console.log(`e2e: ${passed} checks passed; screenshots in ${OUT}`);
   await cleanup();
   process.exit(0);
