@@ -1,6 +1,7 @@
 //! Declares the app's commands to Tauri's ACL: with an app manifest, a command is callable from
 //! a window only if a capability in `capabilities/` grants it there (`allow-<command>`). The
-//! decision-making commands are granted to the HUD window alone (`capabilities/hud.json`).
+//! decision-making commands are granted to the HUD window alone (`capabilities/hud.json`); the
+//! overlay may only bring the HUD up (`capabilities/overlay.json`).
 
 const COMMANDS: &[&str] = &[
     "get_status",
@@ -24,6 +25,7 @@ const COMMANDS: &[&str] = &[
     "heartbeat",
     "voice_status",
     "push_to_talk",
+    "show_main",
     "slow_loop_view",
     "bootstrap_answer",
     "bootstrap_skip",

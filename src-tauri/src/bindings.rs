@@ -11,7 +11,7 @@ use crate::HudEvent;
 use crate::hud::{Outcome, PendingList, PendingView, SayResult, StepView};
 use crate::onboarding::{FetchProgress, ModelRow, SetupState};
 use crate::preview::{FileRow, MoveRow, Preview};
-use crate::settings::Settings;
+use crate::settings::{OverlayPlace, Settings};
 use crate::slow_loop::{BootstrapResult, PerceiveResult, ProposeResult};
 use crate::timeline::{ActivityBar, EventDetail, TimelineFilter, TimelinePage, TimelineRow, VerifyBadge, VerifyScope};
 use crate::voice::VoiceStatus;
@@ -41,6 +41,7 @@ fn generate() -> String {
         SetupState::decl(&cfg),
         FetchProgress::decl(&cfg),
         Settings::decl(&cfg),
+        OverlayPlace::decl(&cfg),
         VoiceStatus::decl(&cfg),
         BootstrapResult::decl(&cfg),
         ProposeResult::decl(&cfg),

@@ -10,6 +10,7 @@
 mod hud;
 mod library;
 mod onboarding;
+mod overlay;
 mod preview;
 mod readiness;
 mod session;
@@ -107,6 +108,7 @@ fn setup<R: tauri::Runtime>(
         .manage(shell::WatchdogState::default())
         .manage(shell::DesktopState::default())
         .manage(voice::VoiceHost::default())
+        .manage(overlay::Overlay::default())
         .setup(move |app| {
             // Forward the runtime's bus to the web view. A lagging receiver loses old messages,
             // never the interaction (see smart_runtime::bus).
@@ -117,6 +119,7 @@ fn setup<R: tauri::Runtime>(
                     match rx.recv().await {
                         Ok(env) => {
                             let _ = handle.emit(HUD_EVENT, HudEvent::from_envelope(&env));
+                            overlay::follow(&handle, &env.event);
                         }
                         Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
                         Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
@@ -148,6 +151,7 @@ fn setup<R: tauri::Runtime>(
             shell::heartbeat,
             voice::voice_status,
             voice::push_to_talk,
+            overlay::show_main,
             slow_loop::slow_loop_view,
             slow_loop::bootstrap_answer,
             slow_loop::bootstrap_skip,

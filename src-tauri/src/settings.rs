@@ -1,4 +1,4 @@
-//! The person's settings for the app: push-to-talk hotkey, wake word, voice output.
+//! The person's settings for the app: push-to-talk hotkey, wake word, voice output, overlay.
 //!
 //! They live in `<data dir>/settings.toml`, beside the ledger, so one data dir is one person's
 //! whole setup. None of them is authority: the kernel's policy (roots, gates, budgets) is fixed
@@ -22,6 +22,19 @@ pub struct Settings {
     pub wake_phrase: String,
     /// Speak replies aloud (needs the voice worker).
     pub voice_output: bool,
+    /// Where the overlay shows a spoken turn (`overlay.rs`), or off.
+    pub overlay: OverlayPlace,
+}
+
+/// The screen edge the overlay appears at.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum OverlayPlace {
+    Off,
+    Top,
+    #[default]
+    Bottom,
 }
 
 impl Default for Settings {
@@ -31,6 +44,7 @@ impl Default for Settings {
             wake_word: false,
             wake_phrase: "hey smart".into(),
             voice_output: false,
+            overlay: OverlayPlace::Bottom,
         }
     }
 }
@@ -100,9 +114,13 @@ mod tests {
             wake_word: true,
             wake_phrase: "hello computer".into(),
             voice_output: true,
+            overlay: OverlayPlace::Top,
         };
         save(dir.path(), &s).unwrap();
         assert_eq!(load(dir.path()).unwrap(), s);
+        // A file written before the overlay setting existed still reads, with the default.
+        std::fs::write(dir.path().join("settings.toml"), "hotkey = \"Alt+F9\"\nwake_word = true\n").unwrap();
+        assert_eq!(load(dir.path()).unwrap().overlay, OverlayPlace::Bottom);
         assert!(!dir.path().join(".settings.toml.tmp").exists());
     }
 

@@ -39,12 +39,15 @@ pub fn plugins<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             tauri_plugin_global_shortcut::Builder::new()
                 .with_handler(|app, _shortcut, event| {
                     // Held to talk: the press opens the utterance (with the pre-roll before it),
-                    // the release ends it. Without voice the HUD gets the focus for typing.
+                    // the release ends it; the overlay shows the turn and the focus stays where
+                    // the person is working. Without voice the HUD gets the focus for typing.
                     let down = event.state == ShortcutState::Pressed;
                     let voice = app.state::<crate::voice::VoiceHost>();
                     let spoken = voice.push_to_talk(down).is_ok();
                     if down {
-                        show_hud(app);
+                        if !spoken {
+                            show_hud(app);
+                        }
                         let _ = app.emit(PUSH_TO_TALK_EVENT, spoken);
                     }
                 })

@@ -280,6 +280,37 @@ fn only_the_hud_window_may_decide_stop_or_undo() {
     assert_eq!(invoke(&main, "get_status", json!({})).unwrap()["stance"], "sensemaking", "the HUD's stop went through");
 }
 
+/// The overlay (`overlay.rs`) reads like any window and may bring up the HUD, nothing more.
+#[test]
+fn the_overlay_may_bring_up_the_hud_but_decide_nothing() {
+    let d = data_at_l3();
+    let app = setup(mock_builder(), Ok(d.data.clone()), |_| ()).build(tauri::generate_context!(test = true)).unwrap();
+    let overlay = app.get_webview_window(crate::overlay::LABEL).unwrap_or_else(|| {
+        tauri::WebviewWindowBuilder::new(&app, crate::overlay::LABEL, tauri::WebviewUrl::default()).build().unwrap()
+    });
+    let other = tauri::WebviewWindowBuilder::new(&app, "other", tauri::WebviewUrl::default()).build().unwrap();
+    let stance = invoke(&overlay, "get_status", json!({})).unwrap()["stance"].clone();
+    assert!(invoke(&overlay, "voice_status", json!({})).is_ok());
+    assert!(invoke(&overlay, "show_main", json!({})).is_ok(), "the overlay's one command");
+    let e = err_text(invoke(&other, "show_main", json!({})));
+    assert!(e.contains("not allowed"), "show_main from a window that is not the overlay: {e}");
+    for (cmd, args) in [
+        ("decide", json!({"pendingId": "x", "callHash": "y", "approve": true})),
+        ("emergency_stop", json!({})),
+        ("undo", json!({"seq": 1})),
+        ("say", json!({"text": "scan docs"})),
+        ("push_to_talk", json!({"down": true})),
+        (
+            "set_settings",
+            json!({"settings": {"hotkey": "Alt+F9", "wake_word": false, "wake_phrase": "hey smart", "voice_output": false}}),
+        ),
+    ] {
+        let e = err_text(invoke(&overlay, cmd, args));
+        assert!(e.contains("not allowed"), "{cmd} from the overlay: {e}");
+    }
+    assert_eq!(invoke(&overlay, "get_status", json!({})).unwrap()["stance"], stance, "nothing was stopped");
+}
+
 #[test]
 fn first_launch_creates_the_data_dir_only_for_existing_full_paths() {
     let tmp = tempfile::tempdir().unwrap();

@@ -195,10 +195,14 @@ function installFake() {
       m.status = "verified";
       return m;
     },
-    get_settings: () => ({ hotkey: "CommandOrControl+Shift+Space", wake_word: false, wake_phrase: "hey smart", voice_output: false }),
+    get_settings: () => ({ hotkey: "CommandOrControl+Shift+Space", wake_word: false, wake_phrase: "hey smart", voice_output: false, overlay: "bottom" }),
     set_settings: ({ settings }) => settings,
     heartbeat: () => null,
     voice_status: () => state.voice,
+    show_main: () => {
+      state.shownMain = (state.shownMain ?? 0) + 1;
+      return null;
+    },
     push_to_talk: ({ down }) => {
       state.presses.push(down);
       return null;
@@ -239,7 +243,7 @@ function installFake() {
   let next = 1;
   window.__TAURI_EVENT_PLUGIN_INTERNALS__ = { unregisterListener: () => {} };
   window.__TAURI_INTERNALS__ = {
-    metadata: { currentWindow: { label: "main" }, currentWebview: { windowLabel: "main", label: "main" } },
+    metadata: (() => { const l = window.location.hash === "#overlay" ? "overlay" : "main"; return { currentWindow: { label: l }, currentWebview: { windowLabel: l, label: l } }; })(),
     transformCallback: (cb) => {
       const id = next++;
       callbacks.set(id, cb);
@@ -465,6 +469,43 @@ try {
   await fresh.getByTestId("emergency-stop").waitFor();
   await fresh.getByText("ledger verified").waitFor();
   expect(true, "after onboarding the ledger is verified and the stop is there");
+  expect(errors.length === 0, `no page errors (${errors.join("; ")})`);
+
+  console.log("browser: the overlay follows a spoken turn and sends a waiting call to the HUD");
+  const ov = await browser.newPage({ viewport: { width: 420, height: 132 } });
+  ov.on("pageerror", (e) => errors.push(e.message));
+  await ov.addInitScript(installFake);
+  await ov.goto(`${url}#overlay`);
+  await ov.getByTestId("overlay").waitFor();
+  expect((await ov.getByTestId("command-input").count()) === 0, "the overlay is not the HUD");
+  const hudEv = (fields) => ({ corr: "o", event: "state_changed", state: null, text: null, tool: null, args: null, outcome: null, source: null, model: null, reason: null, level: null, ...fields });
+  const send = (fields) => ov.evaluate((p) => window.__fake.emit("smart://hud", p), hudEv(fields));
+  await send({ state: "LISTENING" });
+  await send({ event: "speech_start" });
+  await send({ event: "level", level: -15 });
+  await ov.getByTestId("overlay-state").getByText("Listening").waitFor();
+  await ov.getByTestId("overlay-level").waitFor();
+  await ov.screenshot({ path: join(OUT, "overlay-listening.png") });
+  await send({ event: "speech_end" });
+  await send({ state: "TRANSCRIBING" });
+  await ov.getByText("Hearing").waitFor();
+  await send({ event: "utterance", text: "quarantine the two old logs in Downloads" });
+  await send({ state: "REASONING" });
+  await ov.getByText("Thinking").waitFor();
+  await send({ event: "proposal", tool: "apply.quarantine", source: "model", args: { paths: ["/home/ana/Downloads/a.log", "/home/ana/Downloads/b.log"] } });
+  await send({ state: "AWAITING_CONFIRM" });
+  await ov.getByText("Waiting for you").waitFor();
+  expect((await ov.getByTestId("overlay-proposal").textContent()) === "quarantine 2 files", "the proposal in words");
+  expect((await ov.getByTestId("overlay-heard").textContent()).includes("two old logs"), "what was heard");
+  await ov.screenshot({ path: join(OUT, "overlay-waiting.png") });
+  await ov.getByTestId("overlay-review").click();
+  await ov.waitForFunction(() => window.__fake.state.shownMain === 1);
+  const overlayCalls = await ov.evaluate(() => window.__fake.state.calls.map((c) => c.cmd));
+  expect(!overlayCalls.some((c) => ["decide", "undo", "emergency_stop", "say"].includes(c)), `the overlay decides nothing (${overlayCalls.join(", ")})`);
+  await send({ event: "outcome", outcome: "refused" });
+  await send({ state: "IDLE" });
+  await ov.getByText("Refused").waitFor();
+  await ov.screenshot({ path: join(OUT, "overlay-refused.png") });
   expect(errors.length === 0, `no page errors (${errors.join("; ")})`);
 
   console.log("browser: first contact: four questions, then how to go on, then skip");

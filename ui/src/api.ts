@@ -60,6 +60,8 @@ export const api = {
   proposeGate: (gate: string, severity: string, reason: string) =>
     invoke<ProposeResult>("propose_gate", { gate, severity, reason }),
   perceive: () => invoke<PerceiveResult>("perceive"),
+  /** The overlay's one action: bring up the HUD (where the confirmation dialog is). */
+  showMain: () => invoke<void>("show_main"),
 };
 
 /** Events the backend emits (see src-tauri/src/lib.rs, shell.rs, onboarding.rs). */

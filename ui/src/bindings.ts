@@ -177,7 +177,13 @@ wake_word: boolean, wake_phrase: string,
 /**
  * Speak replies aloud (needs the voice worker).
  */
-voice_output: boolean, };
+voice_output: boolean, 
+/**
+ * Where the overlay shows a spoken turn (`overlay.rs`), or off.
+ */
+overlay: OverlayPlace, };
+
+export type OverlayPlace = "off" | "top" | "bottom";
 
 export type VoiceStatus = { 
 /**
