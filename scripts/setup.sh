@@ -15,7 +15,7 @@ log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 APT_TAURI="libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev libxdo-dev libssl-dev build-essential pkg-config file xdg-utils"
 # The real app window under Xvfb, driven over WebDriver (WebKitWebDriver), and the built UI in
 # a headless Chromium (playwright-core drives the Debian browser; it never downloads one).
-APT_HEADLESS="xvfb xauth webkit2gtk-driver chromium"
+APT_HEADLESS="xvfb xauth webkit2gtk-driver chromium x11-utils xdotool"
 APT_KEYRING="dbus-x11 keyutils gnome-keyring libdbus-1-dev"
 # llama.cpp is built from source by the llama-cpp-2 crate (cmake, a C++ compiler, bindgen's libclang).
 APT_NATIVE="cmake clang libclang-dev"

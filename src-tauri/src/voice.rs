@@ -275,6 +275,11 @@ async fn pump<R: Runtime>(
                     if settings.voice_output {
                         let _ = sup.call(Request::Earcon { kind: Earcon::Listening }).await;
                     }
+                    // The press starts the turn (the overlay shows it at once), not the first
+                    // sound the VAD finds: a silent press ends as an empty transcript.
+                    if let Ok(mut a) = session.open().await {
+                        a.voice_event(&corr, &Event::SpeechStart { at_ms: 0 }, Trigger::PushToTalk);
+                    }
                 }
                 if let Err(e) = sup.call(Request::PushToTalk { down }).await {
                     tracing::warn!(error = %e, "push-to-talk");

@@ -82,13 +82,51 @@ async function wd(method, path, body) {
   return json.value;
 }
 
-/** tauri-driver, whose app window sees `dataDir` as its data dir. */
-function startDriver(dataDir) {
+/** tauri-driver, whose app window sees `dataDir` as its data dir (and `env` besides). */
+function startDriver(dataDir, env = {}) {
   return spawn(DRIVER, ["--port", String(PORT), "--native-port", String(PORT + 1)], {
-    env: { ...process.env, SMART_DATA_DIR: dataDir },
+    env: { ...process.env, SMART_DATA_DIR: dataDir, ...env },
     stdio: ["ignore", "inherit", "inherit"],
   });
 }
+
+/**
+ * A microphone for a machine without a sound card: a private PulseAudio server whose null
+ * sink's monitor is the default source (as the voice worker's tests make one). Its env makes
+ * the app's voice worker hear it.
+ */
+async function startMicrophone() {
+  const dir = mkdtempSync(join(tmpdir(), "smart-e2e-pulse-"));
+  const home = join(dir, "home");
+  const run = join(dir, "run");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(run, { recursive: true });
+  const socket = join(dir, "native");
+  const env = { ...process.env, HOME: home, PULSE_RUNTIME_PATH: run, XDG_RUNTIME_DIR: run };
+  delete env.PULSE_SERVER;
+  const child = spawn(
+    "pulseaudio",
+    ["-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--system=false", "--disallow-exit",
+      "-L", `module-native-protocol-unix socket=${socket} auth-anonymous=1`, "-L", "module-null-sink sink_name=vsink", "-L", "module-always-sink"],
+    { env, stdio: "ignore" },
+  );
+  const micEnv = { PULSE_SERVER: `unix:${socket}`, HOME: home };
+  const pactl = (...args) => execFileSync("pactl", args, { env: { ...process.env, ...micEnv }, stdio: "pipe" });
+  await waitFor("pulseaudio", async () => existsSync(socket) && (pactl("info"), true), 15_000);
+  pactl("set-default-source", "vsink.monitor");
+  return { child, env: micEnv };
+}
+
+/** xdotool, its output trimmed. */
+const xdo = (...args) => execFileSync("xdotool", args, { encoding: "utf8" }).trim();
+/** The X ids of the visible windows named exactly `name`. */
+const visible = (name) => {
+  try {
+    return xdo("search", "--onlyvisible", "--name", `^${name}$`).split("\n").filter((l) => l.length > 0);
+  } catch {
+    return []; // xdotool exits 1 when nothing matches
+  }
+};
 let driver = startDriver(data);
 let session = null;
 
@@ -241,6 +279,39 @@ try {
   expect(!(await exists(".badge-verify.bad")), "no failed-ledger badge before there is a ledger");
   expect(!(await exists("[data-testid=emergency-stop]")), "no emergency stop before there is anything to stop");
   await shot("00-first-run");
+
+  step("push-to-talk shows the overlay and the focus stays where the person was working");
+  await cleanup();
+  const mic = await startMicrophone();
+  try {
+    driver = startDriver(data, mic.env);
+    await openSession();
+    await waitFor("voice listening", async () => (await text("[data-testid=voice-status]")).includes("hold the hotkey"), 90_000);
+    expect(visible("SMART overlay").length === 0, "the overlay is hidden while nothing is said");
+    // Another application has the focus: a plain X window.
+    const holder = spawn("xmessage", ["-title", "smart-e2e-focus", "another application"], { stdio: "ignore" });
+    try {
+      const id = await waitFor("the other window", () => visible("smart-e2e-focus")[0], 10_000);
+      xdo("windowfocus", "--sync", id);
+      const before = xdo("getwindowfocus");
+      expect(before === id, `the other window has the focus (${before} vs ${id})`);
+      xdo("keydown", "ctrl+shift+space");
+      const overlayId = await waitFor("the overlay to show", () => visible("SMART overlay")[0], 10_000);
+      expect(xdo("getwindowfocus") === before, "holding push-to-talk did not move the focus");
+      const geo = xdo("getwindowgeometry", overlayId);
+      await sleep(800);
+      xdo("keyup", "ctrl+shift+space");
+      // The press is silence: nothing heard, the turn ends, the overlay goes a few seconds later.
+      await waitFor("the overlay to hide after the turn", () => visible("SMART overlay").length === 0, 30_000);
+      expect(xdo("getwindowfocus") === before, "after the turn the focus is still where it was");
+      expect(geo.includes("Geometry: 420x"), `the overlay's size, not the HUD's (${geo})`);
+    } finally {
+      holder.kill("SIGTERM");
+    }
+  } finally {
+    await cleanup();
+    mic.child.kill("SIGTERM");
+  }
   console.log(`e2e: ${passed} checks passed; screenshots in ${OUT}`);
   await cleanup();
   process.exit(0);
