@@ -304,17 +304,9 @@ impl<W: Write> Worker<W> {
                         Ok(heard) => {
                             let text = match &strip {
                                 Some(phrase) => smart_voice::wake_phrase::strip(&heard.text, phrase),
-                                None => heard.text,
+                                None => heard.text.clone(),
                             };
-                            Event::Transcript(Transcript {
-                                text,
-                                confidence: heard.confidence,
-                                no_speech: heard.no_speech,
-                                language: heard.language,
-                                start_ms,
-                                end_ms,
-                                timings: smart_voice::protocol::SttTimings { vad_ms, ..heard.timings },
-                            })
+                            Event::Transcript(transcript(text, heard, start_ms, end_ms, vad_ms))
                         }
                         Err(e) => Event::Error(err(VoiceErrorCode::Stt, e)),
                     }
@@ -373,15 +365,7 @@ impl<W: Write> Worker<W> {
             listener.woke(live);
         } else {
             // The speech was the phrase and the command, and it has been transcribed.
-            events.push(Event::Transcript(Transcript {
-                text: rest,
-                confidence: heard.confidence,
-                no_speech: heard.no_speech,
-                language: heard.language,
-                start_ms,
-                end_ms,
-                timings: smart_voice::protocol::SttTimings { vad_ms, ..heard.timings },
-            }));
+            events.push(Event::Transcript(transcript(rest, heard, start_ms, end_ms, vad_ms)));
         }
         Some(events)
     }
@@ -432,6 +416,20 @@ impl<W: Write> Worker<W> {
                 alive
             }
         }
+    }
+}
+
+/// What was said (`text`: what whisper heard, perhaps without the wake phrase) as a transcript
+/// of the audio from `start_ms` to `end_ms`.
+fn transcript(text: String, heard: stt::Heard, start_ms: u64, end_ms: u64, vad_ms: u64) -> Transcript {
+    Transcript {
+        text,
+        confidence: heard.confidence,
+        no_speech: heard.no_speech,
+        language: heard.language,
+        start_ms,
+        end_ms,
+        timings: smart_voice::protocol::SttTimings { vad_ms, ..heard.timings },
     }
 }
 

@@ -6,6 +6,12 @@
 //! still on the screen. Earcons are short tone patterns generated here (no sound files to
 //! ship): rising for listening, a single high tone for accepted, falling for refused, two
 //! pulses for needs-approval.
+//!
+//! Speech uses the platform's service (`tts`: speech-dispatcher on Linux, AVFoundation, SAPI)
+//! when there is one. A Linux desktop often has none running, while espeak-ng — which SMART's
+//! setup installs anyway, for its spoken tests — is there: then the reply is synthesised by
+//! espeak-ng into a WAV file and played through the same output stream as the earcons, so a
+//! reply is heard wherever an earcon is.
 
 use rodio::Source;
 use smart_voice::protocol::{DeviceStatus, Earcon};
@@ -14,7 +20,40 @@ use std::time::Duration;
 pub struct Output {
     stream: Option<rodio::OutputStream>,
     tts: Option<tts::Tts>,
+    /// Playing espeak-ng's speech (without a platform service): a reply replaces the last.
+    espeak: Option<rodio::Sink>,
     pub status: DeviceStatus,
+}
+
+/// Whether espeak-ng can be run.
+fn espeak_available() -> bool {
+    std::process::Command::new("espeak-ng")
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// `text` said by espeak-ng, as 16 kHz mono samples.
+fn espeak(text: &str) -> Result<Vec<f32>, String> {
+    let wav = std::env::temp_dir().join(format!("smart-voice-reply-{}.wav", std::process::id()));
+    let status = std::process::Command::new("espeak-ng")
+        .args(["-v", "en-us", "-s", "165", "-w"])
+        .arg(&wav)
+        // After `--`, a reply that begins with "-" is text, not an option.
+        .arg("--")
+        .arg(text)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("espeak-ng: {e}"))?;
+    if !status.success() {
+        return Err(format!("espeak-ng exited with {status}"));
+    }
+    let samples = crate::audio::read_wav(&wav.to_string_lossy());
+    let _ = std::fs::remove_file(&wav);
+    samples
 }
 
 /// (frequency Hz, milliseconds) steps; 0 Hz is a pause.
@@ -29,7 +68,7 @@ pub fn pattern(kind: Earcon) -> &'static [(f32, u64)] {
 
 impl Output {
     pub fn off() -> Output {
-        Output { stream: None, tts: None, status: DeviceStatus::Off }
+        Output { stream: None, tts: None, espeak: None, status: DeviceStatus::Off }
     }
 
     pub fn open() -> Output {
@@ -37,6 +76,9 @@ impl Output {
         let tts = tts::Tts::default();
         let status = match (&stream, &tts) {
             (Ok(_), Ok(_)) => DeviceStatus::Available { name: "default output, platform speech".into() },
+            (Ok(_), Err(_)) if espeak_available() => {
+                DeviceStatus::Available { name: "default output, speech by espeak-ng".into() }
+            }
             (Ok(_), Err(e)) => {
                 DeviceStatus::Available { name: format!("default output (earcons only: no speech service: {e})") }
             }
@@ -44,9 +86,14 @@ impl Output {
                 DeviceStatus::Unavailable { reason: format!("no audio output: {e}; replies are shown as text only") }
             }
         };
+        let espeak = match (&stream, &tts) {
+            (Ok(s), Err(_)) if espeak_available() => Some(rodio::Sink::connect_new(s.mixer())),
+            _ => None,
+        };
         Output {
             stream: stream.ok(),
             tts: if matches!(status, DeviceStatus::Available { .. }) { tts.ok() } else { None },
+            espeak,
             status,
         }
     }
@@ -66,9 +113,20 @@ impl Output {
 
     /// Speaks `text` (interrupting a reply still being spoken). Nothing happens without speech.
     pub fn speak(&mut self, text: &str) -> bool {
-        match &mut self.tts {
-            Some(t) => t.speak(text, true).is_ok(),
-            None => false,
+        if let Some(t) = &mut self.tts {
+            return t.speak(text, true).is_ok();
+        }
+        let Some(sink) = &self.espeak else { return false };
+        match espeak(text) {
+            Ok(samples) => {
+                if !sink.empty() {
+                    sink.stop();
+                }
+                sink.append(rodio::buffer::SamplesBuffer::new(1, 16_000, samples));
+                sink.play();
+                true
+            }
+            Err(_) => false,
         }
     }
 }

@@ -286,8 +286,8 @@ fn on_the_microphone_the_phrase_wakes_whisper_and_the_command_after_it_is_the_on
     let quiet = Instant::now();
     std::thread::sleep(Duration::from_secs(5));
     let idle = w.cpu_time().saturating_sub(cpu0).as_secs_f32() / quiet.elapsed().as_secs_f32();
-    // Other speech playing.
-    let talk: Vec<PathBuf> = CONVERSATION[..6]
+    // Other speech playing (ordinary conversation; the near misses are the file suite's).
+    let talk: Vec<PathBuf> = CONVERSATION[NEAR_MISSES..NEAR_MISSES + 6]
         .iter()
         .enumerate()
         .map(|(i, t)| common::speak(dir.path(), &format!("o{i}"), t, VOICES[i % VOICES.len()], 165, 0.2, 0.6))
