@@ -259,6 +259,7 @@ function installFake() {
   };
   window.__fake = {
     state,
+    pendingCall,
     emit(event, payload) {
       for (const id of state.listeners[event] ?? []) callbacks.get(id)?.({ event, id, payload });
     },
@@ -472,7 +473,7 @@ try {
   expect(errors.length === 0, `no page errors (${errors.join("; ")})`);
 
   console.log("browser: the overlay follows a spoken turn and sends a waiting call to the HUD");
-  const ov = await browser.newPage({ viewport: { width: 420, height: 132 } });
+  const ov = await browser.newPage({ viewport: { width: 420, height: 160 } });
   ov.on("pageerror", (e) => errors.push(e.message));
   await ov.addInitScript(installFake);
   await ov.goto(`${url}#overlay`);
@@ -493,8 +494,13 @@ try {
   await send({ state: "REASONING" });
   await ov.getByText("Thinking").waitFor();
   await send({ event: "proposal", tool: "apply.quarantine", source: "model", args: { paths: ["/home/ana/Downloads/a.log", "/home/ana/Downloads/b.log"] } });
+  await ov.evaluate(() => {
+    window.__fake.state.pending = [window.__fake.pendingCall()];
+  });
   await send({ state: "AWAITING_CONFIRM" });
   await ov.getByText("Waiting for you").waitFor();
+  await ov.getByTestId("overlay-gate").getByText(/approve in [0-9]+ s/).waitFor();
+  expect(true, "a time gate's countdown on the waiting call");
   expect((await ov.getByTestId("overlay-proposal").textContent()) === "quarantine 2 files", "the proposal in words");
   expect((await ov.getByTestId("overlay-heard").textContent()).includes("two old logs"), "what was heard");
   await ov.screenshot({ path: join(OUT, "overlay-waiting.png") });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { IDLE, type Live } from "./hud";
-import { overlayView, proposalWords } from "./overlay";
+import { gateWords, overlayView, proposalWords } from "./overlay";
 
 const at = (state: string, extra: Partial<Live> = {}): Live => ({ ...IDLE, state, ...extra });
 
@@ -30,5 +30,14 @@ describe("proposalWords", () => {
     expect(proposalWords("propose.move", { moves: [{ from: "/a/x.txt", to: "/b/x.txt" }] })).toBe("plan to move x.txt");
     expect(proposalWords("orbit.get_context", {})).toBe("tell you where things stand");
     expect(proposalWords("new.tool_name", null)).toBe("tool name");
+  });
+});
+
+describe("gateWords", () => {
+  it("counts down to the time gate and says nothing once it is open", () => {
+    expect(gateWords(12_000, 0)).toBe("approve in 12 s");
+    expect(gateWords(12_000, 11_001)).toBe("approve in 1 s");
+    expect(gateWords(12_000, 12_000)).toBeNull();
+    expect(gateWords(600_000, 0)).toBe("approve in 10 min");
   });
 });

@@ -88,3 +88,11 @@ export function proposalWords(tool: string, args: unknown): string {
   if (ps.length === 1) return `${verb} ${base(ps[0] ?? "")}`;
   return `${verb} ${ps.length} files`;
 }
+
+/** A waiting call's time gate in words: "approve in 12 s", or null once it is open. */
+export function gateWords(admissibleAtMs: number, nowMs: number): string | null {
+  const left = Math.ceil((admissibleAtMs - nowMs) / 1000);
+  if (left <= 0) return null;
+  if (left < 120) return `approve in ${left} s`;
+  return `approve in ${Math.ceil(left / 60)} min`;
+}
