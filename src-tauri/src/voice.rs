@@ -159,11 +159,7 @@ fn describe_device(d: &DeviceStatus) -> String {
 fn status_of(loaded: &Loaded, mode: Option<CaptureMode>) -> VoiceStatus {
     let wake = match &loaded.wake {
         WakeStatus::Ready { phrase, engine } => {
-            let by = match engine {
-                smart_voice::protocol::WakeEngine::Whisper => "whisper",
-                smart_voice::protocol::WakeEngine::Vosk => "vosk",
-            };
-            format!("\"{phrase}\", heard by {by} ({})", smart_voice::wake_phrase::measured(*engine))
+            format!("\"{phrase}\", heard by {} ({})", engine.name(), smart_voice::wake_phrase::measured(*engine))
         }
         WakeStatus::Unavailable { reason } => format!("unavailable — {reason}"),
     };

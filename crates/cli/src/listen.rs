@@ -92,7 +92,7 @@ fn print_loaded(l: &Loaded, ms: u128) {
         say!("expecting: {} forms of the command words and the names under the roots", l.expected_forms);
     }
     match &l.wake {
-        WakeStatus::Ready { phrase, engine } => say!("wake word: \"{phrase}\" (heard by {engine:?})"),
+        WakeStatus::Ready { phrase, engine } => say!("wake word: \"{phrase}\" (heard by {})", engine.name()),
         WakeStatus::Unavailable { reason } => say!("wake word: unavailable — {reason}"),
     }
     match &l.input {

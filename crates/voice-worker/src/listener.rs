@@ -300,7 +300,7 @@ impl Listener {
             }
             if u.after_wake && at_ms < ms(u.start) + MIN_COMMAND_MS {
                 // Only the phrase's tail followed it: the command is the next utterance.
-                self.armed_until = Some(self.clock + samples(ARMED_MS));
+                self.arm();
                 return;
             }
             let keep = end.saturating_sub(u.start) as usize;
@@ -320,7 +320,7 @@ impl Listener {
         let Some(phrase) = self.wake_phrase.clone() else { return false };
         if heard_phrase(text, &phrase) {
             out.push(Out::Event(Event::Wake { at_ms: self.now_ms(), phrase: phrase.clone() }));
-            self.armed_until = Some(self.clock + samples(ARMED_MS));
+            self.arm();
             if live {
                 self.feeding_wake = false;
                 self.utterance = Some(Utterance { after_wake: true, ..Utterance::new(self.clock, vec![]) });
@@ -332,6 +332,12 @@ impl Listener {
             }
             false
         }
+    }
+
+    /// The phrase was heard with nothing after it: the next utterance, if it starts within
+    /// [`ARMED_MS`], is the command.
+    fn arm(&mut self) {
+        self.armed_until = Some(self.clock + samples(ARMED_MS));
     }
 
     /// Whisper heard the wake phrase in a [`Out::Spot`]. Live: the speech still going on is the
@@ -346,7 +352,7 @@ impl Listener {
                 u.strip = true;
             }
         } else {
-            self.armed_until = Some(self.clock + samples(ARMED_MS));
+            self.arm();
         }
     }
 

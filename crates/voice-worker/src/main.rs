@@ -246,14 +246,14 @@ impl<W: Write> Worker<W> {
         for chunk in audio.chunks(1600) {
             let models =
                 self.models.as_mut().ok_or_else(|| err(VoiceErrorCode::NotLoaded, "no voice models are loaded"))?;
-            let vosk = if wake { models.wake.as_mut().and_then(WakeWord::vosk) } else { None };
+            // A listener in VAD mode never feeds the wake recogniser, so it can always be given.
+            let vosk = models.wake.as_mut().and_then(WakeWord::vosk);
             let outs = listener.push(chunk, &mut models.vad, vosk).map_err(|e| err(VoiceErrorCode::Internal, e))?;
             if !self.deliver(id, outs, Some(&mut listener)) {
                 return Ok(());
             }
         }
-        let vosk =
-            if wake { self.models.as_mut().and_then(|m| m.wake.as_mut()).and_then(WakeWord::vosk) } else { None };
+        let vosk = self.models.as_mut().and_then(|m| m.wake.as_mut()).and_then(WakeWord::vosk);
         let outs = listener.finish(vosk);
         self.deliver(id, outs, Some(&mut listener));
         let audio_ms = audio.len() as u64 * 1000 / 16_000;
@@ -269,17 +269,12 @@ impl<W: Write> Worker<W> {
                 Out::Event(e) => e,
                 Out::Spot { audio, start_ms, end_ms, live } => {
                     let Some(listener) = listener.as_deref_mut() else { continue };
-                    match self.spot(listener, &audio, start_ms, end_ms, live) {
-                        Some(events) => {
-                            for e in events {
-                                if !self.send(id, e) {
-                                    return false;
-                                }
-                            }
-                            continue;
+                    for e in self.spot(listener, &audio, start_ms, end_ms, live).unwrap_or_default() {
+                        if !self.send(id, e) {
+                            return false;
                         }
-                        None => continue,
                     }
+                    continue;
                 }
                 Out::Partial { audio } => {
                     let Some(models) = self.models.as_mut() else { continue };

@@ -74,9 +74,11 @@ impl Output {
     pub fn open() -> Output {
         let stream = rodio::OutputStreamBuilder::open_default_stream();
         let tts = tts::Tts::default();
+        // Looked for once, and only when there is no platform speech.
+        let espeak_only = tts.is_err() && espeak_available();
         let status = match (&stream, &tts) {
             (Ok(_), Ok(_)) => DeviceStatus::Available { name: "default output, platform speech".into() },
-            (Ok(_), Err(_)) if espeak_available() => {
+            (Ok(_), Err(_)) if espeak_only => {
                 DeviceStatus::Available { name: "default output, speech by espeak-ng".into() }
             }
             (Ok(_), Err(e)) => {
@@ -87,7 +89,7 @@ impl Output {
             }
         };
         let espeak = match (&stream, &tts) {
-            (Ok(s), Err(_)) if espeak_available() => Some(rodio::Sink::connect_new(s.mixer())),
+            (Ok(s), Err(_)) if espeak_only => Some(rodio::Sink::connect_new(s.mixer())),
             _ => None,
         };
         Output {

@@ -164,6 +164,16 @@ pub enum WakeEngine {
     Vosk,
 }
 
+impl WakeEngine {
+    /// The engine's name as a person reads it.
+    pub fn name(self) -> &'static str {
+        match self {
+            WakeEngine::Whisper => "whisper",
+            WakeEngine::Vosk => "vosk",
+        }
+    }
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CaptureMode {
