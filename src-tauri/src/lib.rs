@@ -44,7 +44,7 @@ pub struct HudEvent {
     pub corr: String,
     /// state_changed | utterance | proposal | reply | outcome | worker_starting | worker_ready |
     /// worker_fault | preparing | prepared | illegal_transition | level | speech_start |
-    /// speech_end | wake | wake_rejected | partial | heard | emergency
+    /// speech_end | wake | wake_rejected | partial | heard | emergency | spoken
     pub event: String,
     /// The interaction state entered (state_changed).
     pub state: Option<String>,

@@ -150,6 +150,21 @@ mod tests {
         assert_eq!(on_transition(Reasoning, Planning, Trigger::ToolCallsGenerated), Visibility::Unchanged);
     }
 
+    /// The overlay says a proposal in words from a table in `ui/src/overlay.ts`; a tool missing
+    /// from it would show under its registry name, and a draft (`propose.quarantine`) read as
+    /// the act itself when the table guessed from the name's last part.
+    #[test]
+    fn the_overlay_has_words_for_every_registry_tool() {
+        let table = include_str!("../../ui/src/overlay.ts");
+        for spec in smart_tools::specs() {
+            assert!(
+                table.contains(&format!("\"{}\": \"", spec.name)),
+                "ui/src/overlay.ts VERBS has no words for {}",
+                spec.name
+            );
+        }
+    }
+
     #[test]
     fn the_overlay_sits_centred_at_the_chosen_edge_of_its_screen() {
         let (screen, own) = ((1920.0, 1080.0), (420.0, 132.0));

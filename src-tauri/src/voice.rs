@@ -16,6 +16,7 @@
 use crate::session::Session;
 use crate::settings;
 use serde::Serialize;
+use smart_kernel::RefusalCode;
 use smart_models::Models;
 use smart_runtime::SayOptions;
 use smart_runtime::assistant::Heard;
@@ -315,7 +316,14 @@ async fn pump<R: Runtime>(
                         let (cue, line) = spoken_reply(&result);
                         let _ = sup.call(Request::Earcon { kind: cue }).await;
                         if let Some(text) = line {
-                            let _ = sup.call(Request::Speak { text }).await;
+                            let turn = match &result {
+                                Ok(Heard::Turn(r)) => r.corr.clone(),
+                                _ => corr.clone(),
+                            };
+                            // Only words that were said aloud are shown as said.
+                            if sup.call(Request::Speak { text: text.clone() }).await.is_ok() && loaded.speaks() {
+                                session.bus().emit(&turn, BusEvent::Spoken { text });
+                            }
                         }
                     }
                     if let Err(e) = result {
@@ -352,7 +360,18 @@ fn spoken_reply(result: &Result<Heard, String>) -> (Earcon, Option<String>) {
             Some(rep) => match rep.outcome {
                 "committed" => (Earcon::Accepted, Some("Done.".into())),
                 "pending" => (Earcon::NeedsApproval, Some("That needs your approval.".into())),
-                _ => (Earcon::Refused, Some(format!("Refused: {}", rep.reason.clone().unwrap_or_default()))),
+                "refused" => {
+                    // The kernel's sentence names tools and commands, which read badly aloud;
+                    // the code's short phrase is said and the sentence stays on screen.
+                    let words = rep
+                        .code
+                        .as_deref()
+                        .and_then(|c| serde_json::from_value::<RefusalCode>(serde_json::Value::from(c)).ok())
+                        .map_or("the reason is on screen", RefusalCode::spoken);
+                    (Earcon::Refused, Some(format!("Refused: {words}.")))
+                }
+                "denied" => (Earcon::Refused, Some("Denied.".into())),
+                _ => (Earcon::Refused, Some("That did not work; the details are on screen.".into())),
             },
         },
     }
@@ -370,4 +389,58 @@ pub async fn voice_status<R: Runtime>(app: AppHandle<R>, host: State<'_, VoiceHo
 pub async fn push_to_talk<R: Runtime>(app: AppHandle<R>, host: State<'_, VoiceHost>, down: bool) -> Result<(), String> {
     host.ensure_started(&app);
     host.push_to_talk(down)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smart_runtime::assistant::{Proposal, Step};
+    use smart_runtime::bus::ProposalSource;
+    use smart_runtime::{CallReport, SayReport};
+
+    fn turn(outcome: &'static str, code: Option<&str>) -> Result<Heard, String> {
+        let report = CallReport {
+            code: code.map(str::to_string),
+            reason: Some("fs.compact is L4 (transform); above L1 a call needs an active commitment lease".into()),
+            ..CallReport::bare(outcome)
+        };
+        Ok(Heard::Turn(SayReport {
+            corr: "t".into(),
+            utterance: "compact the docs folder".into(),
+            steps: vec![Step {
+                source: ProposalSource::Template,
+                proposal: Proposal { tool: "fs.compact".into(), args: serde_json::json!({}) },
+                report: Some(report),
+                raw: None,
+                timings: None,
+            }],
+            reply: None,
+            ended: outcome.into(),
+            model: None,
+            bootstrap: None,
+            understanding: None,
+            advisories: vec![],
+            ranking: None,
+        }))
+    }
+
+    #[test]
+    fn each_outcome_is_said_in_a_few_plain_words() {
+        assert_eq!(spoken_reply(&turn("committed", None)), (Earcon::Accepted, Some("Done.".into())));
+        assert_eq!(
+            spoken_reply(&turn("pending", None)),
+            (Earcon::NeedsApproval, Some("That needs your approval.".into()))
+        );
+        // A refusal says the code's phrase, not the kernel's sentence with tool names in it.
+        assert_eq!(
+            spoken_reply(&turn("refused", Some("no_lease"))),
+            (Earcon::Refused, Some("Refused: it needs a commitment lease first.".into()))
+        );
+        assert_eq!(
+            spoken_reply(&turn("refused", Some("a_code_from_the_future"))),
+            (Earcon::Refused, Some("Refused: the reason is on screen.".into()))
+        );
+        assert_eq!(spoken_reply(&turn("denied", None)), (Earcon::Refused, Some("Denied.".into())));
+        assert_eq!(spoken_reply(&Ok(Heard::Nothing)), (Earcon::Refused, None));
+    }
 }

@@ -8,7 +8,7 @@
 // a failure shows what the window looked like; the run fails on the first broken expectation.
 
 import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync, existsSync, realpathSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync, existsSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -127,6 +127,40 @@ const visible = (name) => {
     return []; // xdotool exits 1 when nothing matches
   }
 };
+/**
+ * Loud time in a 16 kHz mono WAV that `parec` recorded: the milliseconds of 20 ms frames above
+ * −45 dBFS (a tone or speech; the null sink is silent otherwise).
+ */
+function loudMs(wav) {
+  const bytes = readFileSync(wav);
+  const at = bytes.indexOf("data");
+  if (at < 0) throw new Error(`${wav} is not a WAV file`);
+  const pcm = bytes.subarray(at + 8);
+  let loud = 0;
+  for (let f = 0; f + 640 <= pcm.length; f += 640) {
+    let sum = 0;
+    for (let i = f; i < f + 640; i += 2) sum += (pcm.readInt16LE(i) / 32768) ** 2;
+    if (20 * Math.log10(Math.sqrt(sum / 320) + 1e-9) > -45) loud += 20;
+  }
+  return loud;
+}
+
+/** Records what the null sink plays (what a loudspeaker would) into `wav` until stopped. */
+function recordOutput(env, wav) {
+  const child = spawn(
+    "parec",
+    ["--device=vsink.monitor", "--rate=16000", "--channels=1", "--format=s16le", "--file-format=wav", wav],
+    { env: { ...process.env, ...env }, stdio: "ignore" },
+  );
+  return {
+    stop: () =>
+      new Promise((r) => {
+        child.once("exit", r);
+        child.kill("SIGINT"); // parec finishes the WAV header on SIGINT
+      }),
+  };
+}
+
 let driver = startDriver(data);
 let session = null;
 
@@ -282,6 +316,15 @@ try {
 
   step("push-to-talk shows the overlay and the focus stays where the person was working");
   await cleanup();
+  // A lease again after the emergency stop, and the layers below L4 climbed, so that a spoken
+  // compaction waits for approval (as the first one did when typed).
+  smart("lease", "draft", "--frame", "compact the docs folder", "--horizon", "short", "--expires-in", "1h");
+  smart("gate", "commitment", "--decision", "Compact the docs folder", "--rationale", "an archive can be undone");
+  smart("call", "fs.scan", "--args", JSON.stringify({ path: join(root, "docs") }));
+  smart("call", "cluster.duplicates", "--args", JSON.stringify({ path: join(root, "docs") }));
+  const plan2 = smart("call", "propose.move", "--args", JSON.stringify({ moves: [{ from: join(root, "docs/b.txt"), to: join(root, "docs/c.txt") }] }));
+  const applied2 = smart("call", "apply.move", "--args", JSON.stringify({ proposal: plan2.artifact }));
+  if (applied2.outcome !== "committed") throw new Error(`voice setup: apply.move ${JSON.stringify(applied2)}`);
   const mic = await startMicrophone();
   try {
     driver = startDriver(data, mic.env);
@@ -308,6 +351,104 @@ try {
     } finally {
       holder.kill("SIGTERM");
     }
+
+    step("say it back: spoken replies on, in the settings");
+    await click("nav .tab:nth-child(3)");
+    await waitFor("the settings", () => exists("[data-testid=voice-output]"));
+    const speaks = await wd("GET", `/session/${session}/element/${await find("[data-testid=voice-output]")}/selected`);
+    if (!speaks) await click("[data-testid=voice-output]");
+    await click("[data-testid=settings] button[type=submit]");
+    await waitFor("the settings saved", async () => (await text("[data-testid=settings]")).includes("Saved"));
+    await click("nav .tab:nth-child(1)");
+    // Saving restarts the voice worker with the new settings.
+    await waitFor("voice listening again", async () => (await text("[data-testid=voice-status]")).includes("hold the hotkey"), 90_000);
+
+    const main = await wd("GET", `/session/${session}/window`);
+    const inOverlay = async (fn) => {
+      const handles = await wd("GET", `/session/${session}/window/handles`);
+      const other = handles.find((h) => h !== main);
+      if (!other) throw new Error(`no overlay window among ${handles.length} handle(s)`);
+      await wd("POST", `/session/${session}/window`, { handle: other });
+      try {
+        return await fn();
+      } finally {
+        await wd("POST", `/session/${session}/window`, { handle: main });
+      }
+    };
+    // The DOM's text, not WebDriver's rendered text: the overlay fades out (opacity 0) before
+    // it is hidden, and WebDriver reads a transparent element as empty.
+    const overlayText = (css) =>
+      inOverlay(() =>
+        wd("POST", `/session/${session}/execute/sync`, {
+          script: "return document.querySelector(arguments[0])?.textContent?.trim() ?? '';",
+          args: [css],
+        }),
+      );
+
+    /**
+     * One spoken turn, as a person has it: hold the hotkey, say `utterance` (espeak-ng into
+     * the microphone), let go. The overlay must end on `label` and show `reply` as said aloud,
+     * and the loudspeaker (the null sink) must have played the earcon and about that much speech.
+     */
+    async function spokenTurn(name, utterance, label, reply, whileShown = async () => {}) {
+      const wav = join(tmp, `${name}.wav`);
+      execFileSync("espeak-ng", ["-v", "en-us", "-w", wav, utterance]);
+      xdo("keydown", "ctrl+shift+space");
+      await waitFor("the overlay to show", () => visible("SMART overlay")[0], 10_000);
+      await sleep(800); // the listening earcon plays first
+      const listening = await overlayText("[data-testid=overlay-state]");
+      expect(listening === "Listening", `${name}: the overlay listens while the key is held (${listening}; the HUD: ${await text("[data-testid=live]")})`);
+      execFileSync("paplay", ["--device=vsink", wav], { env: { ...process.env, ...mic.env } });
+      await sleep(300);
+      const played = join(OUT, `${name}.played.wav`);
+      const rec = recordOutput(mic.env, played);
+      await sleep(200);
+      xdo("keyup", "ctrl+shift+space");
+      const said = await waitFor(`${name}: the overlay to show the reply said aloud`, () => overlayText("[data-testid=overlay-spoken]"), 60_000).catch(
+        async (e) => {
+          const overlay = await overlayText("[data-testid=overlay]").catch((x) => `(unreadable: ${x.message})`);
+          throw new Error(`${e.message}; the overlay showed ${JSON.stringify(overlay)}, the HUD ${JSON.stringify(await text("[data-testid=live]"))}`);
+        },
+      );
+      const state = await overlayText("[data-testid=overlay-state]");
+      const heard = await overlayText("[data-testid=overlay-heard]");
+      await inOverlay(() => shot(`voice-${name}`)).catch(() => {});
+      expect(state === label, `${name}: the overlay ends on ${label} (${state})`);
+      await whileShown();
+      // The reply plays to its end (a few seconds at most) before the recording stops.
+      await sleep(reply.split(" ").length * 450 + 1_500);
+      await rec.stop();
+      const loud = loudMs(played);
+      console.log(`e2e: ${name}: heard ${heard}, overlay ${state}, said ${said}, ${loud} ms of sound played`);
+      expect(said === `Said: “${reply}”`, `${name}: the overlay shows what was said aloud (${said})`);
+      const words = reply.split(" ").length;
+      // An earcon (≥ 60 ms) and the reply (espeak-ng: about 360 ms a word; allow half).
+      expect(loud >= 60 + words * 180 && loud <= 2_000 + words * 800, `${name}: ${loud} ms of earcon and speech for ${JSON.stringify(reply)}`);
+      await waitFor(`${name}: the overlay to hide`, () => visible("SMART overlay").length === 0, 30_000);
+    }
+
+    // The person is working in another application when the call comes to wait for them.
+    const working = spawn("xmessage", ["-title", "smart-e2e-focus", "another application"], { stdio: "ignore" });
+    try {
+      const other = await waitFor("the other window", () => visible("smart-e2e-focus")[0], 10_000);
+      xdo("windowfocus", "--sync", other);
+      await spokenTurn("pending", "compress the docs folder", "Waiting for you", "That needs your approval.", async () => {
+        step("the overlay's 'waiting for you' brings up the dialog in the main window");
+        expect(xdo("getwindowfocus") === other, "a waiting call did not take the focus by itself");
+        await inOverlay(() => click("[data-testid=overlay-review]"));
+        const hud = visible("SMART")[0];
+        await waitFor("the HUD to take the focus", () => xdo("getwindowfocus") === hud, 10_000);
+        await waitFor("the confirmation dialog in the main window", () => exists("[data-testid=confirm-dialog]"), 20_000);
+        expect((await text("[data-testid=confirm-dialog]")).includes("fs.compact"), "the dialog is the spoken call's");
+      });
+    } finally {
+      working.kill("SIGTERM");
+    }
+    await spokenTurn("emergency", "stop", "Stopped", "Stopped.");
+    await waitFor("Sensemaking after the spoken stop", async () => (await text(".stance-grid .current")) === "Sensemaking");
+    expect(!(await exists("[data-testid=confirm-dialog]")), "the stop cancelled the waiting call");
+    await spokenTurn("refused", "compress the docs folder", "Refused", "Refused: it needs a commitment lease first.");
+    await spokenTurn("committed", "scan the docs folder", "Done", "Done.");
   } finally {
     await cleanup();
     mic.child.kill("SIGTERM");

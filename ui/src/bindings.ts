@@ -119,7 +119,7 @@ export type HudEvent = { corr: string,
 /**
  * state_changed | utterance | proposal | reply | outcome | worker_starting | worker_ready |
  * worker_fault | preparing | prepared | illegal_transition | level | speech_start |
- * speech_end | wake | wake_rejected | partial | heard | emergency
+ * speech_end | wake | wake_rejected | partial | heard | emergency | spoken
  */
 event: string, 
 /**

@@ -11,6 +11,8 @@ export interface Live {
   proposal: { tool: string; source: string; args: unknown } | null;
   outcome: string | null;
   reply: string | null;
+  /** What SMART said aloud when the spoken turn ended ("Done.", "That needs your approval."). */
+  spoken: string | null;
   worker: string | null;
   fault: string | null;
   /** The microphone's loudness (dBFS) while capturing; null when nothing is captured. */
@@ -19,6 +21,8 @@ export interface Live {
   speaking: boolean;
   /** A wake phrase or emergency word just heard. */
   voiceNote: string | null;
+  /** An emergency word stopped everything in this turn. */
+  stopped: boolean;
 }
 
 export const IDLE: Live = {
@@ -28,17 +32,22 @@ export const IDLE: Live = {
   proposal: null,
   outcome: null,
   reply: null,
+  spoken: null,
   worker: null,
   fault: null,
   level: null,
   speaking: false,
   voiceNote: null,
+  stopped: false,
 };
 
 export function fold(live: Live, ev: HudEvent): Live {
   // A new interaction clears the previous one's details.
+  // So does starting to listen: a spoken turn begins at the key press or the wake word, before
+  // anything is heard, and the last turn's outcome ("pending") is not this one's.
+  const listens = ev.event === "state_changed" && live.state.toLowerCase() === "idle" && ev.state?.toLowerCase() === "listening";
   const base =
-    ev.event === "utterance" && ev.corr !== live.corr
+    (ev.event === "utterance" && ev.corr !== live.corr) || listens
       ? { ...IDLE, state: live.state, worker: live.worker, level: live.level, speaking: live.speaking }
       : live;
   const next: Live = { ...base, corr: ev.corr };
@@ -58,6 +67,9 @@ export function fold(live: Live, ev: HudEvent): Live {
       break;
     case "reply":
       next.reply = ev.text;
+      break;
+    case "spoken":
+      next.spoken = ev.text;
       break;
     case "worker_starting":
       next.worker = "loading the model…";
@@ -95,6 +107,7 @@ export function fold(live: Live, ev: HudEvent): Live {
       break;
     case "emergency":
       next.voiceNote = `emergency word “${ev.text ?? ""}”: everything stopped`;
+      next.stopped = true;
       break;
     default:
       break;

@@ -5,7 +5,7 @@
 import type { Live } from "./hud";
 
 export interface OverlayView {
-  /** Listening, Hearing, Thinking, Waiting for you, Doing it, Done, Refused, Denied. */
+  /** Listening, Hearing, Thinking, Waiting for you, Doing it, Done, Stopped, Refused, Denied. */
   label: string;
   /** For styling: active, waiting, done, refused. */
   tone: "active" | "waiting" | "done" | "refused";
@@ -13,6 +13,8 @@ export interface OverlayView {
   proposal: string | null;
   /** A call waits for the person's decision in the HUD. */
   waiting: boolean;
+  /** The turn is over: the overlay fades out before the window is hidden. */
+  ended: boolean;
 }
 
 /** "AWAITING_CONFIRM", "awaiting_confirm" → "awaitingconfirm". */
@@ -21,39 +23,55 @@ const key = (s: string): string => s.replace(/_/g, "").toLowerCase();
 /** What the turn is doing, from the interaction state and the kernel's outcome. */
 export function overlayView(live: Live): OverlayView {
   const proposal = live.proposal ? proposalWords(live.proposal.tool, live.proposal.args) : null;
+  const ended = key(live.state) === "idle";
   const waiting = key(live.state) === "awaitingconfirm" || live.outcome === "pending";
-  if (waiting) return { label: "Waiting for you", tone: "waiting", proposal, waiting };
+  const view = (label: string, tone: OverlayView["tone"]): OverlayView => ({ label, tone, proposal, waiting, ended });
+  if (waiting) return view("Waiting for you", "waiting");
   switch (key(live.state)) {
     case "listening":
-      return { label: "Listening", tone: "active", proposal, waiting };
+      return view("Listening", "active");
     case "transcribing":
-      return { label: "Hearing", tone: "active", proposal, waiting };
+      return view("Hearing", "active");
     case "reasoning":
     case "planning":
     case "riskclassifying":
-      return { label: "Thinking", tone: "active", proposal, waiting };
+      return view("Thinking", "active");
     case "executing":
-      return { label: "Doing it", tone: "active", proposal, waiting };
+      return view("Doing it", "active");
     default:
       break;
   }
-  if (live.outcome === "refused") return { label: "Refused", tone: "refused", proposal, waiting };
-  if (live.outcome === "denied") return { label: "Denied", tone: "refused", proposal, waiting };
-  return { label: "Done", tone: "done", proposal, waiting };
+  if (live.stopped) return view("Stopped", "refused");
+  if (live.outcome === "refused") return view("Refused", "refused");
+  if (live.outcome === "denied") return view("Denied", "refused");
+  return view("Done", "done");
 }
 
+// Every registry tool in a person's words (a Rust test in src-tauri/src/overlay.rs holds this
+// table to the registry): a draft must never read as the act ("draft a quarantine list of", not
+// "quarantine"), and a tool's registry name is no sentence ("rebuild.index").
 const VERBS: Record<string, string> = {
   "fs.scan": "scan",
-  "fs.list": "list",
-  "fs.read": "read",
   "fs.hash": "hash",
-  "cluster.duplicates": "find duplicates in",
-  "propose.move": "plan to move",
-  "apply.move": "move",
-  "apply.quarantine": "quarantine",
-  "apply.patch": "edit",
-  "rag.search": "search",
+  "fs.read": "read",
+  "rag.search": "search the documents",
   "orbit.get_context": "tell you where things stand",
+  "cluster.duplicates": "find duplicates in",
+  "infer.superseded_docs": "find outdated versions in",
+  "rag.assemble_context": "bundle",
+  "rag.validate_applicability": "check the index is current for",
+  "propose.patch": "draft an edit to",
+  "propose.move": "plan to move",
+  "propose.redirects": "record the new place of",
+  "propose.quarantine": "draft a quarantine list of",
+  "apply.patch": "apply the edit",
+  "apply.move": "carry out the move plan",
+  "db.upsert": "remember a note",
+  "fs.quarantine": "quarantine",
+  "fs.compact": "compress",
+  "rebuild.index": "rebuild the search index",
+  "quarantine.purge": "permanently purge the quarantine",
+  undo: "undo",
 };
 
 /** The last part of a path, as a person would name it. */

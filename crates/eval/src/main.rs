@@ -29,7 +29,7 @@ use smart_models::{ModelStatus, Models};
 use smart_proposer::phrases::PhraseContext;
 use smart_proposer::protocol::LoadRequest;
 use smart_proposer::understand;
-use smart_runtime::assistant::Heard;
+use smart_runtime::assistant::{Heard, Templated};
 use smart_runtime::model_choice::{VoiceChoice, folder_vocabulary, hearing_vocabulary, voice_load};
 use smart_runtime::voice::{Voice, VoiceTimeouts, locate_voice_worker};
 use smart_runtime::worker::{WorkerSpec, locate_worker};
@@ -345,15 +345,19 @@ fn run_tree(
             plan_tool: Some("apply.move".into()),
             visible,
         };
+        let names = smart_runtime::understanding::context(&engine, &root, Default::default())?;
         let answers: Vec<Answer> = run
             .cases
             .iter()
             .map(|c| {
                 let t0 = Instant::now();
-                let got = smart_runtime::assistant::template(&understand::read(&c.text).text, &ctx);
+                let got = smart_runtime::assistant::template(&understand::read(&c.text), &ctx, &names);
                 let ms = t0.elapsed().as_secs_f64() * 1000.0;
                 match got {
-                    Some((tool, args)) => Answer { tool: Some(tool), args, ms, ..Answer::default() },
+                    Some(Templated::Call { tool, args }) => Answer { tool: Some(tool), args, ms, ..Answer::default() },
+                    Some(Templated::Ask(question)) => {
+                        Answer { reply: Some(question), asked: true, ms, ..Answer::default() }
+                    }
                     None => Answer { ms, ..Answer::default() },
                 }
             })

@@ -64,6 +64,46 @@ codes! {
     BootstrapInvalid = "bootstrap_invalid": "Bootstrap cannot take that step in its current stage.",
 }
 
+impl RefusalCode {
+    /// The refusal said aloud, short enough for a spoken reply ("Refused: …"); the full
+    /// sentence stays on screen. Exhaustive, so a new code cannot be left unspoken.
+    pub fn spoken(self) -> &'static str {
+        use RefusalCode::*;
+        match self {
+            UnknownTool => "there is no such tool",
+            SchemaInvalid => "the request was malformed",
+            PathInvalid => "a path could not be read",
+            PathOutsideRoots => "that is outside the folders you allowed",
+            ScopeInvalid => "the scope does not cover it",
+            NoLease => "it needs a commitment lease first",
+            StanceCeiling => "the current stance does not allow it",
+            LayerNotReached => "it needs the smaller steps first",
+            TimeGate => "it is too soon after the last step",
+            BudgetExhausted => "the lease's budget is used up",
+            MonotoneBound => "it was repeated too often",
+            MutationNotPermitted => "the scope does not allow changes",
+            SnapshotStale => "a file changed since it was planned",
+            ArtifactUnknown => "there is no such plan to apply",
+            PendingUnknown => "nothing is waiting with that id",
+            SignatureInvalid => "the approval was not signed by this device",
+            ApprovalMismatch => "the approval was for another call",
+            ApprovalExpired => "the approval has expired",
+            ApprovalReplayed => "that approval was already used",
+            NotReversible => "that cannot be undone",
+            GateForbidden => "that change of stance is not allowed",
+            NoDraft => "there is no lease draft",
+            LeaseInvalid => "the lease draft is not valid",
+            EmergencyCooldown => "the emergency stop was used too recently",
+            WriteForbidden => "that memory write is not allowed",
+            MemoryInvalid => "the memory update was malformed",
+            ProposalInvalid => "the proposal was not accepted",
+            WorkOrderInvalid => "the work order does not cover it",
+            BootstrapMode => "setup is not finished",
+            BootstrapInvalid => "setup cannot take that step now",
+        }
+    }
+}
+
 impl fmt::Display for RefusalCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -92,6 +132,15 @@ impl fmt::Display for Refusal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_code_can_be_said_in_a_short_phrase() {
+        for code in RefusalCode::ALL {
+            let words = code.spoken().split_whitespace().count();
+            assert!((3..=9).contains(&words), "{code}: {:?} is not a short spoken phrase", code.spoken());
+            assert!(!code.spoken().contains(['_', '.', '(', '`']), "{code}: {:?} reads badly aloud", code.spoken());
+        }
+    }
 
     #[test]
     fn codes_serialise_as_their_documented_strings() {

@@ -191,13 +191,42 @@ fn turn_record(report: &SayReport, at: smart_kernel::Millis) -> smart_advisors::
     }
 }
 
+/// What the phrase templates make of an utterance.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Templated {
+    Call {
+        tool: String,
+        args: Value,
+    },
+    /// The words are a command for one tool, but a name in them is two things: which?
+    Ask(String),
+}
+
 /// The phrase templates' answer to an utterance already read (`understand::read`), when it
-/// stands: a template is exact, but only about words, so a name it was given that exists
-/// nowhere, or exists only in another spelling, goes to understanding instead, which resolves
-/// it against the real names or says it found nothing. The eval's `templates` mode runs exactly
-/// this, so "templates alone" measures the fast path the pipeline takes.
-pub fn template(read_text: &str, ctx: &PhraseContext) -> Option<(String, Value)> {
-    phrases::propose(read_text, ctx).filter(|(_, a)| named_paths_exist(a))
+/// stands. A template is exact about words, not about names: it joins what was said to the
+/// working folder. When every file it names exists, spelt exactly so, that is the call. When
+/// one does not ("quarantine keep.log" for `docs/keep.log`, "scan pictures" for `Pictures`),
+/// the template has still told which tool the words ask for, and the names that exist decide
+/// the arguments — the same recipe (`understand::fill`) that fills them for the model's choice:
+/// one existing entry is the call, two are a question, none leaves the utterance to the model.
+/// (Measured: a bare file name in a subfolder went to the model, which ranked
+/// `quarantine.purge` first for "quarantine keep.log" and purged nothing.) The eval's
+/// `templates` mode runs exactly this, so "templates alone" measures the fast path the
+/// pipeline takes.
+pub fn template(reading: &understand::Reading, phrase: &PhraseContext, ctx: &understand::Context) -> Option<Templated> {
+    let (tool, args) = phrases::propose(&reading.text, phrase)?;
+    if named_paths_exist(&args) {
+        return Some(Templated::Call { tool, args });
+    }
+    let mentions = understand::mentions::find(reading, &ctx.vocab);
+    match understand::fill(&tool, reading, &mentions, ctx) {
+        understand::Filled::Args(args) => Some(Templated::Call { tool, args }),
+        ambiguous @ understand::Filled::Ambiguous { .. } => match understand::decide::explain(&ambiguous, &ctx.base) {
+            Some(Understood::Ask { question }) => Some(Templated::Ask(question)),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Whether every file a proposal's arguments name as its input exists, spelt exactly as it is
@@ -654,8 +683,12 @@ impl Assistant {
                 plan_tool: ctx.newest.as_ref().map(|(t, _)| t.clone()),
                 visible: visible.clone(),
             };
-            if let Some((tool, args)) = template(&reading.text, &phrase) {
-                return Ok(Answer::Call { source: ProposalSource::Template, tool, args, timings: None });
+            match template(&reading, &phrase, &ctx) {
+                Some(Templated::Call { tool, args }) => {
+                    return Ok(Answer::Call { source: ProposalSource::Template, tool, args, timings: None });
+                }
+                Some(Templated::Ask(question)) => return Ok(Answer::Ask(question)),
+                None => {}
             }
         }
         let mentions = understand::mentions::find(&reading, &ctx.vocab);
@@ -843,5 +876,52 @@ mod tests {
             |dir: &str| json!({"moves": [{"from": f, "to": d.path().join(dir).join("a.txt").to_string_lossy()}]});
         assert!(named_paths_exist(&into("Scans")));
         assert!(!named_paths_exist(&into("scans")), "the destination folder is spelt otherwise");
+    }
+
+    /// Regression: "quarantine keep.log" with the file in `docs/` went past the template (no
+    /// `keep.log` in the working folder) to the model, which ranked `quarantine.purge` first.
+    #[test]
+    fn a_template_s_tool_takes_the_names_that_exist_when_it_guessed_the_place_wrong() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        for f in ["docs/keep.log", "docs/a/notes.txt", "old/notes.txt"] {
+            std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
+            std::fs::write(root.join(f), "x").unwrap();
+        }
+        std::fs::create_dir_all(root.join("Pictures")).unwrap();
+        let base = root.to_string_lossy().to_string();
+        let ctx = understand::Context {
+            vocab: understanding::vocabulary(std::slice::from_ref(&base), understanding::WalkLimits::default()),
+            base: base.clone(),
+            artifacts: Default::default(),
+            newest: None,
+            batches: vec![],
+            recent: vec![],
+        };
+        let phrase = PhraseContext {
+            base: base.clone(),
+            last_plan: None,
+            plan_tool: None,
+            visible: ["fs.quarantine", "fs.scan", "quarantine.purge"].map(String::from).to_vec(),
+        };
+        let t = |text: &str| template(&understand::read(text), &phrase, &ctx);
+        let at = |p: &str| root.join(p).to_string_lossy().to_string();
+        assert_eq!(
+            t("quarantine keep.log"),
+            Some(Templated::Call { tool: "fs.quarantine".into(), args: json!({"paths": [at("docs/keep.log")]}) })
+        );
+        assert_eq!(
+            t("scan the pictures folder"),
+            Some(Templated::Call { tool: "fs.scan".into(), args: json!({"path": at("Pictures")}) })
+        );
+        // Two files of that name: the template's tool asks which, it does not pick one.
+        assert!(matches!(t("quarantine notes.txt"), Some(Templated::Ask(q)) if q.contains("notes.txt")));
+        // A name that is nowhere is left to understanding, which says so.
+        assert_eq!(t("quarantine missing.log"), None);
+        // Spelt exactly where the template looks: the template's own answer, unchanged.
+        assert_eq!(
+            t("quarantine docs/keep.log"),
+            Some(Templated::Call { tool: "fs.quarantine".into(), args: json!({"paths": [at("docs/keep.log")]}) })
+        );
     }
 }

@@ -99,6 +99,10 @@ pub enum BusEvent {
     Emergency {
         word: String,
     },
+    /// What SMART said aloud at the end of a spoken turn (the overlay shows the same words).
+    Spoken {
+        text: String,
+    },
 }
 
 impl BusEvent {

@@ -81,9 +81,9 @@ impl Output {
             (Ok(_), Err(_)) if espeak_only => {
                 DeviceStatus::Available { name: "default output, speech by espeak-ng".into() }
             }
-            (Ok(_), Err(e)) => {
-                DeviceStatus::Available { name: format!("default output (earcons only: no speech service: {e})") }
-            }
+            (Ok(_), Err(e)) => DeviceStatus::Available {
+                name: format!("default output ({}: no speech service: {e})", smart_voice::protocol::EARCONS_ONLY),
+            },
             (Err(e), _) => {
                 DeviceStatus::Unavailable { reason: format!("no audio output: {e}; replies are shown as text only") }
             }

@@ -244,6 +244,9 @@ pub enum Event {
     },
 }
 
+/// How an output that plays earcons but cannot speak names itself (`Loaded::speaks`).
+pub const EARCONS_ONLY: &str = "earcons only";
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Loaded {
     pub whisper: String,
@@ -257,6 +260,13 @@ pub struct Loaded {
     /// transcription only).
     #[serde(default)]
     pub expected_forms: usize,
+}
+
+impl Loaded {
+    /// Whether a reply is said aloud, not only shown (an output that can speak).
+    pub fn speaks(&self) -> bool {
+        matches!(&self.output, DeviceStatus::Available { name } if !name.contains(EARCONS_ONLY))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -374,6 +384,25 @@ pub fn decode_event(line: &str) -> Result<EventLine, String> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
+
+    #[test]
+    fn only_an_output_with_speech_says_a_reply_aloud() {
+        let with = |output| Loaded {
+            whisper: "tiny.en".into(),
+            multilingual: false,
+            wake: WakeStatus::Unavailable { reason: "off".into() },
+            input: DeviceStatus::Off,
+            output,
+            load_ms: 0,
+            whisper_cpp: String::new(),
+            expected_forms: 0,
+        };
+        assert!(with(DeviceStatus::Available { name: "default output, speech by espeak-ng".into() }).speaks());
+        let earcons = format!("default output ({EARCONS_ONLY}: no speech service: none)");
+        assert!(!with(DeviceStatus::Available { name: earcons }).speaks());
+        assert!(!with(DeviceStatus::Unavailable { reason: "no audio output".into() }).speaks());
+        assert!(!with(DeviceStatus::Off).speaks());
+    }
 
     #[test]
     fn requests_and_events_survive_the_wire() {
