@@ -13,6 +13,7 @@
 use smart_voice::bias::{Boost, PhraseTrie, loop_continuation, surface_forms};
 use smart_voice::protocol::Expect;
 use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicU32, Ordering};
 use whisper_rs::{FullParams, WhisperContext, WhisperSysContext, WhisperSysState, WhisperTokenData};
 
 /// The expected phrases as whisper's token ids, and how much to prefer them.
@@ -96,4 +97,87 @@ unsafe extern "C" fn boost_logits(
         _ => &[],
     };
     e.apply(history, logits);
+}
+
+/// A transcript whisper is made to write, token by token, adding up how likely it found each
+/// token given the audio and the tokens before it ([`crate::stt::Stt::score`]). Teacher
+/// forcing through `full` keeps whisper's trimmed encoder window, so a score costs one short
+/// transcription.
+pub struct Forced {
+    /// The text's tokens, then end-of-text.
+    target: Vec<i32>,
+    n_vocab: usize,
+    eot: i32,
+    /// The sum of log-probabilities so far, as `f32` bits (written by the hook).
+    logp: AtomicU32,
+}
+
+impl Forced {
+    pub fn new(ctx: &WhisperContext, text: &str) -> Result<Forced, String> {
+        let mut target = ctx.tokenize(text, 64).map_err(|e| format!("whisper could not tokenize {text:?}: {e:?}"))?;
+        target.push(ctx.token_eot());
+        Ok(Forced {
+            target,
+            n_vocab: usize::try_from(ctx.n_vocab()).unwrap_or(0),
+            eot: ctx.token_eot(),
+            logp: AtomicU32::new(0f32.to_bits()),
+        })
+    }
+
+    /// Makes whisper call [`force_logits`] with `self` on every step of the next `full` run
+    /// with `params`; `self` must outlive that run (the caller holds it across it).
+    pub fn install(&self, params: &mut FullParams) {
+        // SAFETY: the pointer is to `self`, which outlives the run (above); the hook writes only
+        // through the atomic.
+        unsafe {
+            params.set_filter_logits_callback(Some(force_logits));
+            params.set_filter_logits_callback_user_data(self as *const Forced as *mut c_void);
+        }
+    }
+
+    /// The text's log-probability, once the run is over.
+    pub fn logp(&self) -> f32 {
+        f32::from_bits(self.logp.load(Ordering::Relaxed))
+    }
+
+    /// How many tokens were scored (the text's and its end).
+    pub fn tokens(&self) -> usize {
+        self.target.len()
+    }
+
+    fn apply(&self, history: &[WhisperTokenData], logits: &mut [f32]) {
+        let step = history.iter().filter(|t| t.id < self.eot).count();
+        let Some(&want) = self.target.get(step) else { return };
+        let Some(at) = usize::try_from(want).ok().filter(|&i| i < logits.len()) else { return };
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let lse = max + logits.iter().map(|l| (l - max).exp()).sum::<f32>().ln();
+        let token_logp = (logits[at] - lse).max(-30.0);
+        self.logp.store((self.logp() + token_logp).to_bits(), Ordering::Relaxed);
+        let kept = logits[at];
+        logits.fill(f32::NEG_INFINITY);
+        logits[at] = if kept.is_finite() { kept } else { 0.0 };
+    }
+}
+
+/// whisper.cpp's `whisper_logits_filter_callback`, forcing a [`Forced`] text.
+unsafe extern "C" fn force_logits(
+    _ctx: *mut WhisperSysContext,
+    _state: *mut WhisperSysState,
+    tokens: *const WhisperTokenData,
+    n_tokens: c_int,
+    logits: *mut f32,
+    user_data: *mut c_void,
+) {
+    if user_data.is_null() || logits.is_null() {
+        return;
+    }
+    // SAFETY: as for `boost_logits`: `user_data` is the `Forced` that `install` registered and
+    // that outlives the run; `logits` holds `n_vocab` floats; `tokens` holds `n_tokens` entries.
+    let f = unsafe { &*(user_data as *const Forced) };
+    let logits = unsafe { std::slice::from_raw_parts_mut(logits, f.n_vocab) };
+    let history = match usize::try_from(n_tokens) {
+        Ok(n) if n > 0 && !tokens.is_null() => unsafe { std::slice::from_raw_parts(tokens, n) },
+        _ => &[],
+    };
+    f.apply(history, logits);
 }

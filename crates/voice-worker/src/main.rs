@@ -348,6 +348,20 @@ impl<W: Write> Worker<W> {
             },
             other => other,
         };
+        // Taken by its sound, not its letters: whisper must also find the phrase itself about as
+        // likely for this audio as what it heard ("Hey Mark" is not "hey smart" said badly).
+        let addressed = match addressed {
+            Addressed::Yes(rest)
+                if rest.trim().is_empty() && smart_voice::wake_phrase::after_phrase(&heard.text, &phrase).is_none() =>
+            {
+                if phrase_is_likely(&models.stt, audio, &phrase, &heard.text) {
+                    Addressed::Yes(rest)
+                } else {
+                    Addressed::No
+                }
+            }
+            other => other,
+        };
         let at_ms = listener.now_ms();
         let Addressed::Yes(rest) = addressed else {
             listener.not_woken();
@@ -475,6 +489,9 @@ fn main() -> ExitCode {
     if argv.get(1).map(String::as_str) == Some("--stt-bench") {
         return bench(&argv[2..]);
     }
+    if argv.get(1).map(String::as_str) == Some("--score") {
+        return score_texts(&argv[2..]);
+    }
     let (tx, rx) = channel();
     let reader_tx = tx.clone();
     std::thread::spawn(move || {
@@ -493,6 +510,52 @@ fn main() -> ExitCode {
     });
     run(rx, tx);
     ExitCode::SUCCESS
+}
+
+/// Whether whisper, made to write the wake phrase for `audio`, finds it about as likely as
+/// `heard` (what it wrote freely) — `smart_voice::wake_phrase::sounds_like_phrase` decides on
+/// the scores. A failure to score is a no: a wake must be sure.
+fn phrase_is_likely(stt: &stt::Stt, audio: &[f32], phrase: &str, heard: &str) -> bool {
+    let forms = smart_voice::wake_phrase::written_forms(phrase);
+    let best =
+        forms.iter().filter_map(|f| stt.score(audio, f).ok()).max_by(|a, b| a.per_token().total_cmp(&b.per_token()));
+    match (best, stt.score(audio, &format!(" {}", heard.trim()))) {
+        (Some(p), Ok(h)) => smart_voice::wake_phrase::sounds_like_phrase(&p, &h),
+        _ => false,
+    }
+}
+
+/// How likely whisper finds each text for one file, and what it hears freely (the wake word's
+/// acoustic check, by hand): `--score MODEL WAV TEXT...` prints one line, `"text" logp/tokens`
+/// for each, the free transcript last.
+fn score_texts(args: &[String]) -> ExitCode {
+    let (Some(model), Some(wav)) = (args.first(), args.get(1)) else {
+        eprintln!("usage: smart-voice-worker --score MODEL WAV [TEXT...]");
+        return ExitCode::from(2);
+    };
+    let run = || -> Result<String, String> {
+        let stt = stt::Stt::load(model, 2, None, None)?;
+        let audio = audio::read_wav(wav)?;
+        let heard = stt.transcribe(&audio, true)?;
+        let mut texts: Vec<String> = args[2..].to_vec();
+        texts.push(format!(" {}", heard.text));
+        let mut line = vec![];
+        for t in &texts {
+            let s = stt.score(&audio, t)?;
+            line.push(format!("{t:?} {:.2}/{}", s.logp, s.tokens));
+        }
+        Ok(line.join(" | "))
+    };
+    match run() {
+        Ok(line) => {
+            println!("{line}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("smart-voice-worker: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// whisper.cpp with our trimmed window and with its 30 s default, on one file, for

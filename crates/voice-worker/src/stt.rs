@@ -157,6 +157,44 @@ impl Stt {
     }
 }
 
+impl Stt {
+    /// How likely whisper finds `text` as the transcript of `samples`: the sum of the
+    /// log-probabilities of its tokens and of its end, each given the audio and the tokens
+    /// before it (whisper made to write exactly `text`, [`crate::expect::Forced`]); no prompt
+    /// and no expected phrases, so two texts are compared on the audio alone.
+    pub fn score(&self, samples: &[f32], text: &str) -> Result<smart_voice::wake_phrase::Scored, String> {
+        let forced = crate::expect::Forced::new(&self.ctx, text)?;
+        let mut state = self.ctx.create_state().map_err(|e| format!("whisper state: {e:?}"))?;
+        let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
+        params.set_n_threads(self.threads);
+        params.set_no_context(true);
+        params.set_single_segment(true);
+        params.set_no_timestamps(true);
+        params.set_print_special(false);
+        params.set_print_progress(false);
+        params.set_print_realtime(false);
+        params.set_print_timestamps(false);
+        params.set_suppress_blank(false);
+        params.set_temperature_inc(0.0);
+        params.set_max_tokens(64);
+        let language =
+            if self.multilingual { self.language.clone().unwrap_or_else(|| "en".into()) } else { "en".into() };
+        params.set_language(Some(language.as_str()));
+        params.set_audio_ctx(audio_ctx_for(samples.len(), self.max_ctx));
+        forced.install(&mut params);
+        let min = SAMPLE_RATE as usize + SAMPLE_RATE as usize / 10;
+        let padded;
+        let audio = if samples.len() < min {
+            padded = [samples, &vec![0.0; min - samples.len()]].concat();
+            &padded[..]
+        } else {
+            samples
+        };
+        state.full(params, audio).map_err(|e| format!("whisper failed: {e:?}"))?;
+        Ok(smart_voice::wake_phrase::Scored { logp: forced.logp(), tokens: forced.tokens() })
+    }
+}
+
 /// whisper's habits on silence and noise: bracketed non-speech tags ("[BLANK_AUDIO]",
 /// "(wind blowing)") are not words anyone said.
 fn clean(text: &str) -> String {

@@ -256,6 +256,31 @@ fn speech_without_the_wake_phrase_and_noise_never_wake_whisper() {
     assert!(rejected.len() >= CONVERSATION.len() * 2 * 8 / 10, "only {} rejections: {rejected:#?}", rejected.len());
 }
 
+/// Regression: "hey Mark" said alone woke SMART every time in a long run of other speech (5 of
+/// 5), "a smart hat" 9 of 14. A stretch as short as the phrase was taken by its sound code, and
+/// whisper hears espeak-ng's "hey smart" alone as "case marked", so text could not tell them
+/// apart; whisper now also scores the phrase itself against the audio.
+#[test]
+fn a_short_phrase_that_only_sounds_like_the_wake_phrase_does_not_wake_it() {
+    let _serial = common::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = ready_worker(&[]);
+    let mut woke = vec![];
+    let mut i = 0;
+    for text in ["hey mark", "a smart hat", "face mask on", "hey stewart", "hey sam, smart thinking"] {
+        for voice in ["en-us", "en-gb+f3", "en-029"] {
+            i += 1;
+            let clip = common::speak(dir.path(), &format!("alike{i}"), text, voice, 175, 0.3, 0.8);
+            let events = w.transcribe_file_waking(&clip);
+            if wakes(&events) > 0 {
+                woke.push(format!("{text:?} ({voice})"));
+            }
+        }
+    }
+    eprintln!("sound-alikes said alone: {} of {i} woke it: {woke:?}", woke.len());
+    assert!(woke.is_empty(), "woke on a phrase that only sounds like the wake phrase: {woke:?}");
+}
+
 #[test]
 fn in_wake_mode_a_file_without_a_wake_engine_is_refused_not_taken_as_commands() {
     let _serial = common::serial();
