@@ -18,15 +18,15 @@
 
 /// What each engine was measured to do, in words for the settings. whisper's figures are the
 /// voice worker's `wake_whisper` suite (tiny.en, espeak-ng: five voices, three speeds, clean and
-/// over pink noise) and runs of other speech through `smart listen --wav F --wake` (eight
-/// voices, noise under all of it and noise alone between): no wake in 1,140 ordinary
-/// utterances over 68 minutes, but 30 in 220 short phrases chosen to sound like it ("hey
-/// Mark", "a smart hat", "hey smartie"). The person is told both.
+/// over pink noise) and an 85-minute run of other speech through `smart listen --wav F --wake`
+/// (eight voices, noise under all of it and noise alone between): no wake in 1,107 ordinary
+/// utterances; 14 in 326 short phrases chosen to sound like it, all but two beginning with its
+/// sounds ("hey smartie", "hey smarty pants"). The person is told both.
 pub fn measured(engine: crate::protocol::WakeEngine) -> &'static str {
     match engine {
         crate::protocol::WakeEngine::Whisper => {
-            "measured here: 1–3 % of wake phrases missed; no false wake in an hour of other speech, \
-             but short phrases that sound like it (\"hey Mark\") can wake it"
+            "measured here: 1–3 % of wake phrases missed; no false wake in 1,107 sentences of other speech, \
+             but words that begin like it (\"hey smartie\") can wake it"
         }
         crate::protocol::WakeEngine::Vosk => "not measured for English here (no English vosk model could be had)",
     }
