@@ -24,9 +24,21 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Step {
-    Mkdir { path: PathBuf },
-    Move { from: PathBuf, to: PathBuf },
-    Write { path: PathBuf },
+    Mkdir {
+        path: PathBuf,
+    },
+    Move {
+        from: PathBuf,
+        to: PathBuf,
+    },
+    Write {
+        path: PathBuf,
+    },
+    /// An empty folder removed (an undo removes the folders the call it reverses made); rolled
+    /// back by making it again, so the moves logged before it have somewhere to go back to.
+    Rmdir {
+        path: PathBuf,
+    },
 }
 
 /// An open step log, appended to and synced before each step.
@@ -141,6 +153,13 @@ fn undo_step(w: Writer<'_>, step: &Step) -> Result<bool, String> {
             w.remove_any(path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
             Ok(true)
         }
+        Step::Rmdir { path } => {
+            if exists(w, path)? {
+                return Ok(false);
+            }
+            w.create_dir(path).map_err(|e| format!("cannot make the folder {} again: {e}", path.display()))?;
+            Ok(true)
+        }
         Step::Mkdir { path } => match w.meta(path) {
             Ok(m) if m.kind == Kind::Dir => {
                 w.remove_dir(path).map_err(|e| format!("cannot remove the folder {}: {e}", path.display()))?;
@@ -200,6 +219,39 @@ mod tests {
         }
         assert!(!q.exists(), "the batch folder it made is gone");
         // Rolling back again finds nothing left to do.
+        assert_eq!(roll_back(std::slice::from_ref(&root), &path).unwrap(), RolledBack::default());
+    }
+
+    /// Regression (found by the SIGKILL trials of `smart-cli`'s crash_batches): the undo of a
+    /// move put every file back and removed the folder the move had made, and was killed before
+    /// its receipt; rolling the undo back could put no file back, for the folder was gone and
+    /// its removal not logged.
+    #[test]
+    fn an_undo_cut_off_after_removing_the_folder_it_emptied_is_rolled_back_into_it() {
+        let t = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(t.path()).unwrap();
+        fs::create_dir_all(root.join("in")).unwrap();
+        fs::create_dir_all(root.join("out")).unwrap();
+        for name in ["f0", "f1"] {
+            fs::write(root.join("out").join(name), name).unwrap();
+        }
+        let steps = vec![
+            Step::Move { from: root.join("out/f1"), to: root.join("in/f1") },
+            Step::Move { from: root.join("out/f0"), to: root.join("in/f0") },
+            Step::Rmdir { path: root.join("out") },
+        ];
+        for name in ["f1", "f0"] {
+            fs::rename(root.join("out").join(name), root.join("in").join(name)).unwrap();
+        }
+        fs::remove_dir(root.join("out")).unwrap();
+        let path = root.join("u.steps");
+        log(&path, &steps);
+        let done = roll_back(std::slice::from_ref(&root), &path).unwrap();
+        assert_eq!(done, RolledBack { undone: 3, problems: vec![] });
+        for name in ["f0", "f1"] {
+            assert_eq!(fs::read(root.join("out").join(name)).unwrap(), name.as_bytes());
+        }
+        // An Rmdir logged but never taken leaves the folder as it is.
         assert_eq!(roll_back(std::slice::from_ref(&root), &path).unwrap(), RolledBack::default());
     }
 

@@ -64,7 +64,19 @@ fn remove_created_dirs(w: Writer<'_>, rollback: &Value) -> Result<Vec<String>, S
     };
     let mut dirs: Vec<PathBuf> = created.into_iter().map(PathBuf::from).collect();
     dirs.sort_by(|a, b| b.components().count().cmp(&a.components().count()).then_with(|| a.cmp(b)));
-    Ok(dirs.iter().filter(|d| w.remove_dir(d).is_ok()).map(|d| d.to_string_lossy().into_owned()).collect())
+    Ok(dirs
+        .iter()
+        .filter(|d| w.list(d).is_ok_and(|entries| entries.is_empty()) && remove_empty_dir(w, d))
+        .map(|d| d.to_string_lossy().into_owned())
+        .collect())
+}
+
+/// Removes the empty folder `dir` (best effort, as tidying up is), logged first: an undo cut
+/// off after it must be rolled back into the folder, not fail to find it (regression: a kill
+/// just after the undo of a 120-file move had removed the folder the move made left the
+/// rollback unable to put any file back). Not removed when the step cannot be logged.
+fn remove_empty_dir(w: Writer<'_>, dir: &Path) -> bool {
+    w.intend(&crate::exec::steps::Step::Rmdir { path: dir.to_path_buf() }).is_ok() && w.remove_dir(dir).is_ok()
 }
 
 /// Moves every quarantined item back, then removes the batch folder if only the manifest is left.
@@ -84,7 +96,7 @@ fn undo_quarantine(w: Writer<'_>, rollback: &Value) -> Result<(usize, Vec<String
         let only_manifest = w.list(batch).map(|entries| entries.iter().all(|e| e.name == MANIFEST)).unwrap_or(false);
         if only_manifest {
             let _ = w.remove_file(&batch.join(MANIFEST));
-            if w.remove_dir(batch).is_ok() {
+            if remove_empty_dir(w, batch) {
                 removed.push(batch.to_string_lossy().into_owned());
             }
         }
