@@ -41,11 +41,15 @@ export const IDLE: Live = {
   stopped: false,
 };
 
+/** "AWAITING_CONFIRM", "awaiting_confirm" → "awaitingconfirm": the runtime's state names, spelt
+ *  either way, compared as one. */
+export const stateKey = (s: string): string => s.replace(/_/g, "").toLowerCase();
+
 export function fold(live: Live, ev: HudEvent): Live {
   // A new interaction clears the previous one's details.
   // So does starting to listen: a spoken turn begins at the key press or the wake word, before
   // anything is heard, and the last turn's outcome ("pending") is not this one's.
-  const listens = ev.event === "state_changed" && live.state.toLowerCase() === "idle" && ev.state?.toLowerCase() === "listening";
+  const listens = ev.event === "state_changed" && stateKey(live.state) === "idle" && stateKey(ev.state ?? "") === "listening";
   const base =
     (ev.event === "utterance" && ev.corr !== live.corr) || listens
       ? { ...IDLE, state: live.state, worker: live.worker, level: live.level, speaking: live.speaking }

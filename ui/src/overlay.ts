@@ -2,7 +2,7 @@
 // The same live line as the HUD (hud.ts `fold`), said the way a person glancing at the edge of
 // the screen needs it: what SMART is doing, what it heard, what it means to do, how it ended.
 
-import type { Live } from "./hud";
+import { stateKey as key, type Live } from "./hud";
 
 export interface OverlayView {
   /** Listening, Hearing, Thinking, Waiting for you, Doing it, Done, Stopped, Refused, Denied. */
@@ -17,8 +17,6 @@ export interface OverlayView {
   ended: boolean;
 }
 
-/** "AWAITING_CONFIRM", "awaiting_confirm" → "awaitingconfirm". */
-const key = (s: string): string => s.replace(/_/g, "").toLowerCase();
 
 /** What the turn is doing, from the interaction state and the kernel's outcome. */
 export function overlayView(live: Live): OverlayView {

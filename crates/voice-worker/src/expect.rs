@@ -52,16 +52,25 @@ impl Expectation {
         })
     }
 
-    /// Makes whisper call [`boost_logits`] with `self` on every step of the next `full` run
+    /// Makes whisper call [`Hook::apply`] with `self` on every step of the next `full` run
     /// with `params`. `self` must outlive that run: [`crate::stt::Stt`] owns both and runs
     /// whisper within one borrow of itself.
     pub fn install(&self, params: &mut FullParams) {
-        // SAFETY: the pointer is to `self`, which outlives the run (above); the hook only reads
-        // through it.
-        unsafe {
-            params.set_filter_logits_callback(Some(boost_logits));
-            params.set_filter_logits_callback_user_data(self as *const Expectation as *mut c_void);
-        }
+        install(self, params);
+    }
+}
+
+/// What whisper.cpp's logits hook runs: [`Expectation`]'s bias or a [`Forced`] text. Both only
+/// read through `&self` (a `Forced` writes its score to an atomic), write into the logits slice
+/// whisper.cpp sized, and cannot panic.
+trait Hook {
+    fn n_vocab(&self) -> usize;
+    fn apply(&self, history: &[WhisperTokenData], logits: &mut [f32]);
+}
+
+impl Hook for Expectation {
+    fn n_vocab(&self) -> usize {
+        self.n_vocab
     }
 
     fn apply(&self, history: &[WhisperTokenData], logits: &mut [f32]) {
@@ -75,8 +84,19 @@ impl Expectation {
     }
 }
 
-/// whisper.cpp's `whisper_logits_filter_callback`.
-unsafe extern "C" fn boost_logits(
+/// Makes whisper call [`logits_hook`] with `hook` on every step of the next `full` run with
+/// `params`; `hook` must outlive that run (each caller holds it across the run).
+fn install<H: Hook>(hook: &H, params: &mut FullParams) {
+    // SAFETY: the pointer is to `hook`, which outlives the run (above); the hook is used only
+    // through `&H`.
+    unsafe {
+        params.set_filter_logits_callback(Some(logits_hook::<H>));
+        params.set_filter_logits_callback_user_data(hook as *const H as *mut c_void);
+    }
+}
+
+/// whisper.cpp's `whisper_logits_filter_callback`, running the [`Hook`] it was installed with.
+unsafe extern "C" fn logits_hook<H: Hook>(
     _ctx: *mut WhisperSysContext,
     _state: *mut WhisperSysState,
     tokens: *const WhisperTokenData,
@@ -87,16 +107,16 @@ unsafe extern "C" fn boost_logits(
     if user_data.is_null() || logits.is_null() {
         return;
     }
-    // SAFETY: `user_data` is the `Expectation` that `install` registered and that outlives the
-    // run; `logits` holds `n_vocab` floats for this decoder (whisper.cpp's contract); `tokens`
-    // holds `n_tokens` entries when not null.
-    let e = unsafe { &*(user_data as *const Expectation) };
-    let logits = unsafe { std::slice::from_raw_parts_mut(logits, e.n_vocab) };
+    // SAFETY: `user_data` is the `H` that `install` registered and that outlives the run;
+    // `logits` holds `n_vocab` floats for this decoder (whisper.cpp's contract); `tokens` holds
+    // `n_tokens` entries when not null.
+    let hook = unsafe { &*(user_data as *const H) };
+    let logits = unsafe { std::slice::from_raw_parts_mut(logits, hook.n_vocab()) };
     let history = match usize::try_from(n_tokens) {
         Ok(n) if n > 0 && !tokens.is_null() => unsafe { std::slice::from_raw_parts(tokens, n) },
         _ => &[],
     };
-    e.apply(history, logits);
+    hook.apply(history, logits);
 }
 
 /// A transcript whisper is made to write, token by token, adding up how likely it found each
@@ -124,15 +144,10 @@ impl Forced {
         })
     }
 
-    /// Makes whisper call [`force_logits`] with `self` on every step of the next `full` run
+    /// Makes whisper call [`Hook::apply`] with `self` on every step of the next `full` run
     /// with `params`; `self` must outlive that run (the caller holds it across it).
     pub fn install(&self, params: &mut FullParams) {
-        // SAFETY: the pointer is to `self`, which outlives the run (above); the hook writes only
-        // through the atomic.
-        unsafe {
-            params.set_filter_logits_callback(Some(force_logits));
-            params.set_filter_logits_callback_user_data(self as *const Forced as *mut c_void);
-        }
+        install(self, params);
     }
 
     /// The text's log-probability, once the run is over.
@@ -143,6 +158,12 @@ impl Forced {
     /// How many tokens were scored (the text's and its end).
     pub fn tokens(&self) -> usize {
         self.target.len()
+    }
+}
+
+impl Hook for Forced {
+    fn n_vocab(&self) -> usize {
+        self.n_vocab
     }
 
     fn apply(&self, history: &[WhisperTokenData], logits: &mut [f32]) {
@@ -157,27 +178,4 @@ impl Forced {
         logits.fill(f32::NEG_INFINITY);
         logits[at] = if kept.is_finite() { kept } else { 0.0 };
     }
-}
-
-/// whisper.cpp's `whisper_logits_filter_callback`, forcing a [`Forced`] text.
-unsafe extern "C" fn force_logits(
-    _ctx: *mut WhisperSysContext,
-    _state: *mut WhisperSysState,
-    tokens: *const WhisperTokenData,
-    n_tokens: c_int,
-    logits: *mut f32,
-    user_data: *mut c_void,
-) {
-    if user_data.is_null() || logits.is_null() {
-        return;
-    }
-    // SAFETY: as for `boost_logits`: `user_data` is the `Forced` that `install` registered and
-    // that outlives the run; `logits` holds `n_vocab` floats; `tokens` holds `n_tokens` entries.
-    let f = unsafe { &*(user_data as *const Forced) };
-    let logits = unsafe { std::slice::from_raw_parts_mut(logits, f.n_vocab) };
-    let history = match usize::try_from(n_tokens) {
-        Ok(n) if n > 0 && !tokens.is_null() => unsafe { std::slice::from_raw_parts(tokens, n) },
-        _ => &[],
-    };
-    f.apply(history, logits);
 }

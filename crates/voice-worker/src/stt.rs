@@ -83,20 +83,9 @@ impl Stt {
     pub fn transcribe_after(&self, samples: &[f32], trim: bool, lead: Option<&str>) -> Result<Heard, String> {
         let started = Instant::now();
         let mut state = self.ctx.create_state().map_err(|e| format!("whisper state: {e:?}"))?;
-        let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
-        params.set_n_threads(self.threads);
-        params.set_no_context(true);
-        params.set_single_segment(true);
-        params.set_no_timestamps(true);
-        params.set_print_special(false);
-        params.set_print_progress(false);
-        params.set_print_realtime(false);
-        params.set_print_timestamps(false);
+        let mut params = self.one_pass();
         params.set_suppress_blank(true);
         params.set_suppress_nst(true);
-        // One pass: the fallback ladder re-decodes at higher temperatures, which multiplies the
-        // time of exactly the unclear utterances and is rarely better on a short command.
-        params.set_temperature_inc(0.0);
         // A trimmed window makes whisper prone to repeating itself to the end of its token
         // budget ("Stop! Stop! Stop! ..."); people say at most ~4 tokens a second.
         let seconds = samples.len() / SAMPLE_RATE as usize + 1;
@@ -116,16 +105,7 @@ impl Stt {
         }
         let audio_ctx = if trim { audio_ctx_for(samples.len(), self.max_ctx) } else { self.max_ctx };
         params.set_audio_ctx(audio_ctx);
-        // whisper needs at least a second of audio; shorter clips are padded with silence.
-        let min = SAMPLE_RATE as usize + SAMPLE_RATE as usize / 10;
-        let padded;
-        let audio = if samples.len() < min {
-            padded = [samples, &vec![0.0; min - samples.len()]].concat();
-            &padded[..]
-        } else {
-            samples
-        };
-        state.full(params, audio).map_err(|e| format!("whisper failed: {e:?}"))?;
+        state.full(params, &at_least_a_second(samples)).map_err(|e| format!("whisper failed: {e:?}"))?;
         let mut text = String::new();
         let (mut p_sum, mut p_n, mut no_speech) = (0.0f32, 0u32, 0.0f32);
         let eot = self.ctx.token_eot();
@@ -155,9 +135,7 @@ impl Stt {
             },
         })
     }
-}
 
-impl Stt {
     /// How likely whisper finds `text` as the transcript of `samples`: the sum of the
     /// log-probabilities of its tokens and of its end, each given the audio and the tokens
     /// before it (whisper made to write exactly `text`, [`crate::expect::Forced`]); no prompt
@@ -165,6 +143,22 @@ impl Stt {
     pub fn score(&self, samples: &[f32], text: &str) -> Result<smart_voice::wake_phrase::Scored, String> {
         let forced = crate::expect::Forced::new(&self.ctx, text)?;
         let mut state = self.ctx.create_state().map_err(|e| format!("whisper state: {e:?}"))?;
+        let mut params = self.one_pass();
+        params.set_suppress_blank(false);
+        params.set_max_tokens(64);
+        let language =
+            if self.multilingual { self.language.clone().unwrap_or_else(|| "en".into()) } else { "en".into() };
+        params.set_language(Some(language.as_str()));
+        params.set_audio_ctx(audio_ctx_for(samples.len(), self.max_ctx));
+        forced.install(&mut params);
+        state.full(params, &at_least_a_second(samples)).map_err(|e| format!("whisper failed: {e:?}"))?;
+        Ok(smart_voice::wake_phrase::Scored { logp: forced.logp(), tokens: forced.tokens() })
+    }
+
+    /// Greedy, one segment, no timestamps, nothing printed — and one pass: the fallback ladder
+    /// re-decodes at higher temperatures, which multiplies the time of exactly the unclear
+    /// utterances and is rarely better on a short command.
+    fn one_pass<'a, 'b>(&self) -> FullParams<'a, 'b> {
         let mut params = FullParams::new(SamplingStrategy::Greedy { best_of: 1 });
         params.set_n_threads(self.threads);
         params.set_no_context(true);
@@ -174,24 +168,18 @@ impl Stt {
         params.set_print_progress(false);
         params.set_print_realtime(false);
         params.set_print_timestamps(false);
-        params.set_suppress_blank(false);
         params.set_temperature_inc(0.0);
-        params.set_max_tokens(64);
-        let language =
-            if self.multilingual { self.language.clone().unwrap_or_else(|| "en".into()) } else { "en".into() };
-        params.set_language(Some(language.as_str()));
-        params.set_audio_ctx(audio_ctx_for(samples.len(), self.max_ctx));
-        forced.install(&mut params);
-        let min = SAMPLE_RATE as usize + SAMPLE_RATE as usize / 10;
-        let padded;
-        let audio = if samples.len() < min {
-            padded = [samples, &vec![0.0; min - samples.len()]].concat();
-            &padded[..]
-        } else {
-            samples
-        };
-        state.full(params, audio).map_err(|e| format!("whisper failed: {e:?}"))?;
-        Ok(smart_voice::wake_phrase::Scored { logp: forced.logp(), tokens: forced.tokens() })
+        params
+    }
+}
+
+/// whisper needs at least a second of audio; shorter clips are padded with silence.
+fn at_least_a_second(samples: &[f32]) -> std::borrow::Cow<'_, [f32]> {
+    let min = SAMPLE_RATE as usize + SAMPLE_RATE as usize / 10;
+    if samples.len() < min {
+        std::borrow::Cow::Owned([samples, &vec![0.0; min - samples.len()]].concat())
+    } else {
+        std::borrow::Cow::Borrowed(samples)
     }
 }
 
