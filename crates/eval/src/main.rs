@@ -56,13 +56,15 @@ struct Opts {
     /// How strongly whisper prefers the command words and names (`None`: the default).
     boost: Option<smart_voice::bias::Boost>,
     understand: smart_runtime::understanding::UnderstandOptions,
+    /// Transcripts recorded by an earlier `--spoken --json` run, read again without audio.
+    replay_heard: Option<PathBuf>,
 }
 
 const USAGE: &str =
     "smart-eval [--split dev|test|dev,test] [--seed N] [--trees N] [--modes templates,model,pipeline] [--models a,b]
            [--every K] [--limit N] [--spoken] [--variants N] [--whisper NAME] [--json OUT] [--verbose]
            [--style S] [--best-call P] [--margin M] [--fallback F] [--open-hearing] [--require-schema-valid]
-           [--bias-start B] [--bias-follow B]
+           [--bias-start B] [--bias-follow B] [--replay-heard JSON]
 Scores the phrase templates, the proposer models and the whole pipeline on a folder tree made
 from the seed (a new one each run unless --seed is given).
   --split           which eval set(s): dev (tune on it) or test (report only); default dev
@@ -82,6 +84,9 @@ from the seed (a new one each run unless --seed is given).
                     no command words or names expected while decoding)
   --bias-start B    logits added to a token that begins a command word or name (default 2)
   --bias-follow B   logits added to a token that continues one already begun (default 2)
+  --replay-heard J  the spoken passes again from the transcripts an earlier `--spoken --json J`
+                    run recorded (same split, seed and --every), without audio or whisper:
+                    what a change to reading does to what was heard
   --require-schema-valid   exit 1 if any proposal fails its tool's schema, or any case errors";
 
 fn parse_args() -> Result<Opts> {
@@ -102,6 +107,7 @@ fn parse_args() -> Result<Opts> {
         whisper: None,
         boost: None,
         understand: Default::default(),
+        replay_heard: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -117,6 +123,7 @@ fn parse_args() -> Result<Opts> {
             "--every" => o.every = val()?.parse::<usize>().context("--every")?.max(1),
             "--limit" => o.limit = Some(val()?.parse().context("--limit")?),
             "--json" => o.json = Some(PathBuf::from(val()?)),
+            "--replay-heard" => o.replay_heard = Some(PathBuf::from(val()?)),
             "--verbose" | "-v" => o.verbose = true,
             "--require-schema-valid" => o.require_schema_valid = true,
             "--spoken" => o.spoken = true,
@@ -277,7 +284,73 @@ async fn spoken_pass(
             Err(e) => Answer { ms, error: Some(e.to_string()), ..Answer::default() },
         };
         ans.wer = Some(smart_voice::word_error_rate(&c.speech, &t.text));
+        ans.confidence = Some(t.confidence);
         ans.heard = Some(t.text);
+        answers.push(ans);
+    }
+    Ok(answers)
+}
+
+/// The transcripts of each spoken pass an earlier `--json` run recorded, by mode, in case order.
+/// The cases must be the same ones (the same split, seed and `--every`): a transcript read
+/// against another sentence's expectations would measure nothing.
+fn recorded_transcripts(path: &Path, cases: &[Case]) -> Result<Vec<(String, Vec<String>)>> {
+    let body: Value = serde_json::from_str(&std::fs::read_to_string(path).with_context(|| path.display().to_string())?)
+        .with_context(|| format!("{}: not an eval --json file", path.display()))?;
+    let recorded: Vec<&str> = body["cases"].as_array().into_iter().flatten().filter_map(|c| c["id"].as_str()).collect();
+    let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+    if recorded != ids {
+        bail!(
+            "{} recorded other cases ({} of them) than this run has ({}): use its split, seed and --every",
+            path.display(),
+            recorded.len(),
+            ids.len()
+        );
+    }
+    let mut out = vec![];
+    for r in body["results"].as_array().into_iter().flatten() {
+        let Some(mode) = r["score"]["mode"].as_str().filter(|m| m.starts_with("spoken")) else { continue };
+        let heard =
+            r["answers"].as_array().into_iter().flatten().map(|a| a["heard"].as_str().unwrap_or("").to_string());
+        out.push((format!("replayed {mode}"), heard.collect()));
+    }
+    if out.is_empty() {
+        bail!("{} has no spoken passes (record one with --spoken --json)", path.display());
+    }
+    Ok(out)
+}
+
+/// A spoken pass from recorded transcripts: the same reading as [`spoken_pass`], no audio.
+async fn replayed_pass(a: &mut Assistant, run: &Run, heard: &[String]) -> Result<Vec<Answer>> {
+    let opts = SayOptions { propose_only: true, no_templates: false, base: Some(run.root.clone()) };
+    let mut answers = vec![];
+    for (c, text) in run.cases.iter().zip(heard) {
+        commit_after(a.engine(), c)?;
+        let t = Transcript {
+            text: text.clone(),
+            confidence: 1.0,
+            no_speech: 0.0,
+            language: "en".into(),
+            start_ms: 0,
+            end_ms: 0,
+            timings: Default::default(),
+        };
+        let t0 = Instant::now();
+        let mut ans = if text.is_empty() {
+            Answer::default()
+        } else {
+            match a.hear(&t, &opts).await {
+                Ok(Heard::Turn(rep)) => answer_of(Ok(rep), 0.0),
+                Ok(Heard::Nothing) => Answer::default(),
+                Ok(Heard::Emergency { word, .. }) => {
+                    Answer { reply: Some(format!("emergency: {word}")), ..Answer::default() }
+                }
+                Err(e) => Answer { error: Some(e.to_string()), ..Answer::default() },
+            }
+        };
+        ans.ms = t0.elapsed().as_secs_f64() * 1000.0;
+        ans.wer = Some(smart_voice::word_error_rate(&c.speech, text));
+        ans.heard = Some(text.clone());
         answers.push(ans);
     }
     Ok(answers)
@@ -368,7 +441,7 @@ fn run_tree(
     let default = models.catalog().default_for("proposer").map(|m| m.name.clone());
     let chosen: Vec<String> = opts.models.clone().unwrap_or_else(|| default.iter().cloned().collect());
     let want_model = opts.modes.iter().any(|m| m == "model");
-    let want_pipeline = opts.modes.iter().any(|m| m == "pipeline") || opts.spoken;
+    let want_pipeline = opts.modes.iter().any(|m| m == "pipeline") || opts.spoken || opts.replay_heard.is_some();
     for name in &chosen {
         let m = models.get(name).map_err(|e| anyhow!("{e}"))?;
         if models.status(m) == ModelStatus::Missing {
@@ -398,6 +471,13 @@ fn run_tree(
         if is_default && opts.modes.iter().any(|m| m == "pipeline") {
             let answers = rt.block_on(typed(&mut a, &run, false))?;
             results.push(("pipeline".into(), run.cases.clone(), answers));
+        }
+        if is_default && let Some(recorded) = &opts.replay_heard {
+            for (mode, heard) in recorded_transcripts(recorded, &run.cases)? {
+                eprintln!("{mode} (replayed transcripts): {} cases…", run.cases.len());
+                let answers = rt.block_on(replayed_pass(&mut a, &run, &heard))?;
+                results.push((mode, run.cases.clone(), answers));
+            }
         }
         if is_default && opts.spoken {
             spoken::available()?;
@@ -488,7 +568,11 @@ fn main() -> Result<()> {
             "splits": opts.splits, "seed": opts.seed, "trees": opts.trees, "cases": all_cases.iter().map(|c| json!({
                 "id": c.id, "text": c.text, "speech": c.speech, "tool": c.tool, "args": c.args,
             })).collect::<Vec<_>>(),
-            "results": results.iter().map(|(s, a)| json!({"score": s, "answers": a})).collect::<Vec<Value>>(),
+            "results": results.iter().zip(&by_mode).map(|((s, a), (_, cases, _))| json!({
+                "score": s,
+                "answers": a,
+                "right_call": a.iter().zip(cases).map(|(a, c)| a.right_call(c)).collect::<Vec<_>>(),
+            })).collect::<Vec<Value>>(),
         });
         std::fs::write(out, serde_json::to_string_pretty(&body)?)?;
     }
@@ -508,4 +592,47 @@ fn main() -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn case(id: &str) -> Case {
+        Case {
+            id: id.into(),
+            text: "scan Flyers".into(),
+            speech: "scan Flyers".into(),
+            tool: Some("fs.scan".into()),
+            args: json!({}),
+            after: None,
+            root: "/r".into(),
+        }
+    }
+
+    #[test]
+    fn recorded_transcripts_are_read_back_per_spoken_pass_and_only_for_the_same_cases() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("run.json");
+        let body = json!({
+            "cases": [{"id": "dev:1"}, {"id": "dev:4"}],
+            "results": [
+                {"score": {"mode": "pipeline"}, "answers": [{}, {}]},
+                {"score": {"mode": "spoken tiny · en-us 140 wpm"}, "answers": [{"heard": "Scan fliers."}, {}]},
+            ],
+        });
+        std::fs::write(&file, body.to_string()).unwrap();
+        let got = recorded_transcripts(&file, &[case("dev:1"), case("dev:4")]).unwrap();
+        assert_eq!(
+            got,
+            vec![("replayed spoken tiny · en-us 140 wpm".to_string(), vec!["Scan fliers.".to_string(), String::new()])]
+        );
+        // Other cases (another seed, split or --every): refused, nothing read against them.
+        let err = recorded_transcripts(&file, &[case("dev:1"), case("dev:7")]).unwrap_err().to_string();
+        assert!(err.contains("recorded other cases"), "{err}");
+        std::fs::write(&file, json!({"cases": [{"id": "dev:1"}], "results": []}).to_string()).unwrap();
+        let err = recorded_transcripts(&file, &[case("dev:1")]).unwrap_err().to_string();
+        assert!(err.contains("no spoken passes"), "{err}");
+    }
 }

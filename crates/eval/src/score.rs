@@ -26,6 +26,9 @@ pub struct Answer {
     pub heard: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wer: Option<f64>,
+    /// Spoken eval: whisper's mean token probability for what it heard.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f32>,
     /// How the model ranked the tools (the chance of a call, the best tools).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ranking: Option<smart_runtime::understanding::RankingView>,

@@ -700,7 +700,8 @@ impl Assistant {
         report.model = Some(info.name);
         let fill = |tool: &str| understand::fill(tool, &reading, &mentions, &ctx);
         report.ranking = Some(understanding::RankingView::from(&ranking));
-        Ok(match understand::decide(&ranking, &fill, &ctx.base, &self.understand_opts.thresholds) {
+        let named = mentions.iter().any(|m| !m.candidates().is_empty());
+        Ok(match understand::decide(&ranking, &fill, named, &ctx.base, &self.understand_opts.thresholds) {
             Understood::Call { tool, args } => {
                 Answer::Call { source: ProposalSource::Model, tool, args, timings: Some(timings) }
             }

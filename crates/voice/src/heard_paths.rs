@@ -49,7 +49,8 @@ fn path_distance(heard: &Parts, existing: &Parts) -> Option<usize> {
     if heard.lower.len() != existing.lower.len() {
         return None;
     }
-    let misheard: Vec<usize> = (0..heard.lower.len()).filter(|&i| heard.lower[i] != existing.lower[i]).collect();
+    let misheard: Vec<usize> =
+        (0..heard.lower.len()).filter(|&i| !same_but_plural(&heard.lower[i], &existing.lower[i])).collect();
     if misheard.len() == heard.lower.len() {
         return None;
     }
@@ -63,6 +64,13 @@ fn path_distance(heard: &Parts, existing: &Parts) -> Option<usize> {
         total += distance(h, e, allowed(e.len()) + lone)?;
     }
     Some(total)
+}
+
+/// Two parts that differ by no more than a final "s": whisper drops plurals ("budget slash
+/// agenda.md" for `Budgets/agenda.md`), and a part heard so holds its path in place as one
+/// heard exactly does.
+fn same_but_plural(heard: &str, existing: &str) -> bool {
+    heard == existing || existing.strip_suffix('s') == Some(heard) || heard.strip_suffix('s') == Some(existing)
 }
 
 /// The existing path `heard` stands for, when one is clearly nearest.
@@ -192,6 +200,10 @@ mod tests {
                 "make a context pack from folder/spring/minutes.csv",
                 "make a context pack from Photos/spring/minutes.csv",
             ),
+            // What broke: a folder heard without its plural held nothing in place, so
+            // "budget/crash 2019.pdf" stayed a path that names nothing.
+            ("the document payslip/crash 2019.pdf moved", "the document Payslips/scratch 2019.pdf moved"),
+            ("read flyer/summer/playlist.txt", "read Flyers/summer/playlist.txt"),
         ] {
             assert_eq!(correct(heard, TREE), want, "{heard}");
         }

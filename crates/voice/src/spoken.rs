@@ -24,7 +24,54 @@ pub fn as_request(transcript: &str, names: &[String]) -> String {
         .map(once_extension)
         .map(|w| snap(&w, names))
         .collect();
-    into_heard_as_until(words, names).join(" ")
+    into_heard_as_until(numbers_said_in_parts(words), names).join(" ")
+}
+
+/// whisper writes a number said in words in the parts it was said in: "four thousand five
+/// hundred twelve" comes out "4500 12", "4,500-12" or "4,500 and 12". A round number followed
+/// by one smaller than its round part is one number ("the locker code is 4512").
+fn numbers_said_in_parts(words: Vec<String>) -> Vec<String> {
+    fn value(w: &str) -> Option<u64> {
+        let digits = w.replace(',', "");
+        let grouped_ok = w.split(',').skip(1).all(|g| g.len() == 3);
+        (grouped_ok && !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) && !digits.starts_with('0'))
+            .then(|| digits.parse().ok())
+            .flatten()
+    }
+    // The part a round number leaves free: 4500 takes up to 99 after it, 4000 up to 999.
+    fn joins(round: u64, rest: u64) -> bool {
+        let free = if round.is_multiple_of(1000) { 1000 } else { 100 };
+        round >= 100 && round.is_multiple_of(100) && rest > 0 && rest < free
+    }
+    let mut out: Vec<String> = vec![];
+    let mut i = 0;
+    while i < words.len() {
+        let w = &words[i];
+        let core = trim_punct(w);
+        // "4,500-12" in one word.
+        if let Some((a, b)) = core.split_once('-')
+            && let (Some(round), Some(rest)) = (value(a), value(b))
+            && joins(round, rest)
+        {
+            out.push(format!("{}{}", round + rest, trailing(w)));
+            i += 1;
+            continue;
+        }
+        if let Some(round) = value(core).filter(|_| trailing(w).is_empty()) {
+            let skip = usize::from(words.get(i + 1).is_some_and(|n| n == "and"));
+            if let Some(next) = words.get(i + 1 + skip)
+                && let Some(rest) = value(trim_punct(next))
+                && joins(round, rest)
+            {
+                out.push(format!("{}{}", round + rest, trailing(next)));
+                i += 2 + skip;
+                continue;
+            }
+        }
+        out.push(w.clone());
+        i += 1;
+    }
+    out
 }
 
 /// whisper hears "into" after a name as "until" ("move diary.csv until vacation photos"):
@@ -75,7 +122,18 @@ pub fn snap(word: &str, names: &[String]) -> String {
             let n = n.to_lowercase();
             // A file said without its extension ("hash notes" for notes.txt) is its stem.
             let stem = n.rsplit_once('.').map_or(n.as_str(), |(s, _)| s);
-            n == w || n == format!("{w}s") || format!("{n}s") == w || (stem != n && stem == w)
+            // "contact.csv" for contacts.csv: the plural dropped before the extension.
+            let plural_before_extension = |a: &str, b: &str| {
+                a.rsplit_once('.')
+                    .zip(b.rsplit_once('.'))
+                    .is_some_and(|((sa, ea), (sb, eb))| ea == eb && !sb.is_empty() && sa == format!("{sb}s"))
+            };
+            n == w
+                || n == format!("{w}s")
+                || format!("{n}s") == w
+                || (stem != n && stem == w)
+                || plural_before_extension(&n, &w)
+                || plural_before_extension(&w, &n)
         })
         .collect();
     match matches.as_slice() {
@@ -85,12 +143,23 @@ pub fn snap(word: &str, names: &[String]) -> String {
 }
 
 fn join_spoken_paths(transcript: &str) -> String {
-    let words: Vec<&str> = transcript.split_whitespace().collect();
+    let words = spoken_separators_apart(transcript);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let mut out: Vec<String> = vec![];
     let mut i = 0;
     while i < words.len() {
         let w = words[i];
         let lower = trim_punct(w).to_lowercase();
+        // A pause before "slash" or "dot" is whisper's comma, not the end of the name:
+        // "Garden Plans, slash scanned".
+        if (lower == "slash" || lower == "dot")
+            && let Some(last) = out.last_mut()
+            && last.ends_with(',')
+            && is_name(last.trim_end_matches(','))
+        {
+            let name = last.trim_end_matches(',').to_string();
+            *last = name;
+        }
         // whisper sometimes hears the pause before an extension as a full stop: "old. log".
         if let Some(next) = words.get(i + 1)
             && w.ends_with('.')
@@ -127,6 +196,49 @@ fn join_spoken_paths(transcript: &str) -> String {
     }
     text
 }
+
+/// The words of `transcript`, with "slash" and "dot" that whisper hyphenated to a neighbour
+/// ("wallpaper slash-backing list.json") made words of their own again, and the compounds
+/// whisper writes for a spoken command verb ("throwaway") split back into it.
+fn spoken_separators_apart(transcript: &str) -> Vec<String> {
+    let mut out = vec![];
+    for w in transcript.split_whitespace() {
+        let lower = w.to_lowercase();
+        if let Some(verb) = VERB_COMPOUNDS.iter().find(|(c, _)| trim_punct(&lower) == *c).map(|(_, v)| v) {
+            let first_upper = w.chars().next().is_some_and(char::is_uppercase);
+            for (k, part) in verb.split(' ').enumerate() {
+                let mut part = part.to_string();
+                if k == 0 && first_upper {
+                    part = part[..1].to_uppercase() + &part[1..];
+                }
+                out.push(part);
+            }
+            if let Some(last) = out.last_mut() {
+                last.push_str(trailing(w));
+            }
+            continue;
+        }
+        let mut rest = w;
+        loop {
+            let l = rest.to_lowercase();
+            // Only after a name: "slash-and-burn" after "the" is a word of its own.
+            let after_name = out.last().is_some_and(|p: &String| is_name(p.trim_end_matches(',')));
+            let cut = ["slash-", "dot-"].iter().find(|p| after_name && l.starts_with(**p) && rest.len() > p.len());
+            match cut {
+                Some(p) => {
+                    out.push(rest[..p.len() - 1].to_string());
+                    rest = &rest[p.len()..];
+                }
+                None => break,
+            }
+        }
+        out.push(rest.to_string());
+    }
+    out
+}
+
+/// Command verbs whisper writes as one word.
+const VERB_COMPOUNDS: [(&str, &str); 3] = [("throwaway", "throw away"), ("cleanup", "clean up"), ("zipup", "zip up")];
 
 fn trim_punct(w: &str) -> &str {
     w.trim_matches(|c: char| matches!(c, '.' | ',' | '!' | '?' | ';' | ':' | '"'))
@@ -176,6 +288,15 @@ mod tests {
             ("Hash, notes.txt,", "Hash notes.txt"),
             ("Read the file roadmap.md.md.", "Read the file roadmap.md"),
             ("open a.png.md.md.md", "open a.png.md"),
+            // What broke: a pause before "slash" (whisper's comma) kept the path apart, and the
+            // verb before it was read as part of the folder's name.
+            ("zip up Garden Plans, slash scanned.", "zip up Garden Plans/scanned"),
+            (
+                "Suggest quarantining wallpapers slash-packing list.json",
+                "Suggest quarantining wallpapers/packing list.json",
+            ),
+            // A command verb whisper wrote as one word.
+            ("Throwaway old.log, and new.log", "Throw away old.log and new.log"),
         ] {
             assert_eq!(as_request(heard, &[]), want, "{heard}");
         }
@@ -191,6 +312,7 @@ mod tests {
             "see 1.1.1 and more",
             "it is v2.2",
             "a.b.c",
+            "the slash-and-burn way",
         ] {
             assert_eq!(as_request(heard, &[]), heard);
         }
@@ -204,6 +326,17 @@ mod tests {
         assert_eq!(as_request("Scan the download folder.", &names), "Scan the Downloads folder");
         assert_eq!(as_request("find duplicates in pictures", &names), "find duplicates in Pictures");
         assert_eq!(as_request("hash Notes.txt", &names), "hash notes.txt");
+        // A number whisper wrote in the parts it was said in.
+        for heard in ["the locker code is 4500 12", "the locker code is 4,500-12.", "the locker code is 4,500 and 12"] {
+            assert_eq!(as_request(heard, &names), "the locker code is 4512", "{heard}");
+        }
+        assert_eq!(as_request("code 3000 250", &names), "code 3250");
+        for kept in ["move 12 30 files", "keep 4500 120", "page 450 12", "2019 12"] {
+            assert_eq!(as_request(kept, &names), kept);
+        }
+        // The plural dropped before the extension.
+        assert_eq!(as_request("throw away contact.csv", &["contacts.csv".into()]), "throw away contacts.csv");
+        assert_eq!(as_request("read note.txt", &names), "read notes.txt");
         assert_eq!(as_request("hash notes", &names), "hash notes.txt");
         assert_eq!(as_request("quarantine old. log.", &["old.log".into()]), "quarantine old.log");
         assert_eq!(as_request("What is in the report, folder?", &["reports".into()]), "What is in the reports folder");

@@ -497,8 +497,18 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
                 if mid == "should" && m >= 2 && lower[m - 1] == "it" && lower[m - 2] == "but" { m - 2 } else { m };
             let a_start = lower[..a_end]
                 .iter()
-                .rposition(|w| matches!(w.as_str(), "says" | "say" | "that" | "so" | "typo" | "it"))
+                .rposition(|w| matches!(w.as_str(), "says" | "say" | "that" | "so" | "typo" | "it" | "it's" | "its"))
                 .map_or(0, |i| i + 1);
+            // whisper hears "it says octopus" as "it's an octopus": the article is not the text.
+            let a_start = if a_start > 0
+                && matches!(lower[a_start - 1].as_str(), "it's" | "its")
+                && a_start + 1 < a_end
+                && matches!(lower[a_start].as_str(), "a" | "an")
+            {
+                a_start + 1
+            } else {
+                a_start
+            };
             let b = text(m + skip_after, words.len());
             let a = text(a_start, a_end);
             if !a.is_empty() && !b.is_empty() && m + skip_after <= words.len() {
@@ -735,6 +745,12 @@ mod tests {
         assert_eq!(
             args("propose.patch", "fix shopping_list.md it says tuesday but it should say thursday"),
             json!({"path": "/r/shopping_list.md", "find": "tuesday", "replace": "thursday"})
+        );
+        // What broke: whisper heard "it says tuesday" as "it's an tuesday", and "Fix it's an
+        // tuesday" was the find.
+        assert_eq!(
+            args("propose.patch", "Fix shopping_list.md it's an octopus but it should say thursday"),
+            json!({"path": "/r/shopping_list.md", "find": "octopus", "replace": "thursday"})
         );
         assert_eq!(
             args("propose.patch", "edit shopping_list.md so that purple becomes orange"),

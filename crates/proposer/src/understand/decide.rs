@@ -24,12 +24,19 @@
 //!    for stale documents, nor a request for the status). A name said that exists nowhere is
 //!    the person's to correct — unless a close tool expects exactly such a name (a redirect's
 //!    old path).
+//!    Two limits keep a stand-in from acting on something the person did not mean. A tool that
+//!    needs nothing from the sentence (it applies what an earlier turn prepared) does not stand
+//!    in when the sentence names a file or folder: "replace tools that will live in
+//!    Budgets/agenda.md", heard wrong, is a request about that file, not to apply the patch
+//!    prepared before. And a purge, whose only argument is a quarantine batch, is not what a
+//!    sentence naming files or folders in the tree asks for ("throwaway contacts.csv"): any
+//!    ranked tool that takes those names stands in, however far behind.
 //! 5. Otherwise — a name that is nowhere, a name that is two things, nothing prepared to apply,
 //!    or nothing named — say so, as a question where the person can answer one.
 //!
 //! A question or a reply is never a call: nothing is guessed at L3 or L4.
 
-use super::args::{Filled, Missing};
+use super::args::{Filled, Missing, Recipe, recipe};
 use super::rank::{Ranking, USES};
 use super::vocab::EntryKind;
 use serde_json::Value;
@@ -113,8 +120,9 @@ pub fn explain(filled: &Filled, base: &str) -> Option<Understood> {
     }
 }
 
-/// The answer for a ranking, where `fill(tool)` gives that tool's arguments for what was said.
-pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, base: &str, t: &Thresholds) -> Understood {
+/// The answer for a ranking, where `fill(tool)` gives that tool's arguments for what was said
+/// and `named` says whether the sentence names a file or folder that exists.
+pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, base: &str, t: &Thresholds) -> Understood {
     let Some((best, best_lp)) = ranking.tools.first().map(|(t, lp)| (t.as_str(), *lp)) else {
         return Understood::NoCall;
     };
@@ -140,13 +148,13 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, base: &str, t: &
         filled,
         Filled::Defaulted(_) | Filled::Implied(_) | Filled::Missing(Missing::Path { not_found: Some(_), .. })
     );
-    if (missing || weak)
-        && let Some((_, best_lp)) = ranking.tools.first()
-    {
-        for (tool, _) in ranking.tools.iter().skip(1).take_while(|(_, lp)| *lp >= best_lp - t.fallback) {
+    let purge_of_named = named && recipe(best) == Some(Recipe::Batch) && matches!(filled, Filled::Implied(_));
+    if missing || weak || purge_of_named {
+        let window = if purge_of_named { f32::INFINITY } else { t.fallback };
+        for (tool, _) in ranking.tools.iter().skip(1).take_while(|(_, lp)| *lp >= best_lp - window) {
             match fill(tool) {
                 Filled::Args(args) => return Understood::Call { tool: tool.clone(), args },
-                Filled::Implied(args) if missing => return Understood::Call { tool: tool.clone(), args },
+                Filled::Implied(args) if missing && !named => return Understood::Call { tool: tool.clone(), args },
                 _ => {}
             }
         }
@@ -182,31 +190,31 @@ mod tests {
     #[test]
     fn the_rules_apply_in_their_order() {
         let t = Thresholds { best_call: 0.3, margin: 0.7, fallback: 0.0 };
-        assert_eq!(decide(&ranking(0.3, &[("fs.scan", 0.9)]), &fills, "/r", &t), Understood::NoCall);
+        assert_eq!(decide(&ranking(0.3, &[("fs.scan", 0.9)]), &fills, false, "/r", &t), Understood::NoCall);
         // Certainly a call, but to no tool in particular.
         assert_eq!(
-            decide(&ranking(1.0, &[("fs.scan", 0.2), ("cluster.duplicates", 0.18)]), &fills, "/r", &t),
+            decide(&ranking(1.0, &[("fs.scan", 0.2), ("cluster.duplicates", 0.18)]), &fills, false, "/r", &t),
             Understood::NoCall
         );
         assert_eq!(
-            decide(&ranking(0.9, &[("fs.scan", 0.9), ("cluster.duplicates", 0.1)]), &fills, "/r", &t),
+            decide(&ranking(0.9, &[("fs.scan", 0.9), ("cluster.duplicates", 0.1)]), &fills, false, "/r", &t),
             Understood::Call { tool: "fs.scan".into(), args: json!({"path": "/r/Recipes"}) }
         );
         assert!(matches!(
-            decide(&ranking(0.9, &[("fs.scan", 0.55), ("cluster.duplicates", 0.45)]), &fills, "/r", &t),
+            decide(&ranking(0.9, &[("fs.scan", 0.55), ("cluster.duplicates", 0.45)]), &fills, false, "/r", &t),
             Understood::Ask { question } if question.contains("identical content")
         ));
         // Close, but the second cannot be called with what was said: no question about it.
         assert_eq!(
-            decide(&ranking(0.9, &[("fs.scan", 0.55), ("apply.move", 0.45)]), &fills, "/r", &t),
+            decide(&ranking(0.9, &[("fs.scan", 0.55), ("apply.move", 0.45)]), &fills, false, "/r", &t),
             Understood::Call { tool: "fs.scan".into(), args: json!({"path": "/r/Recipes"}) }
         );
         assert_eq!(
-            decide(&ranking(0.9, &[("fs.hash", 0.9)]), &fills, "/r", &t),
+            decide(&ranking(0.9, &[("fs.hash", 0.9)]), &fills, false, "/r", &t),
             Understood::Ask { question: "I did not find \"x.pdf\" in your folders. Which file do you mean?".into() }
         );
         assert!(matches!(
-            decide(&ranking(0.9, &[("apply.move", 0.9)]), &fills, "/r", &t),
+            decide(&ranking(0.9, &[("apply.move", 0.9)]), &fills, false, "/r", &t),
             Understood::Say { reply } if reply.contains("no move plan")
         ));
     }
@@ -225,29 +233,69 @@ mod tests {
         };
         // Nothing named for the best tool; a close one that needs nothing stands in.
         assert_eq!(
-            decide(&ranking(0.9, &[("fs.read", 0.6), ("orbit.get_context", 0.3)]), &fills, "/r", &t),
+            decide(&ranking(0.9, &[("fs.read", 0.6), ("orbit.get_context", 0.3)]), &fills, false, "/r", &t),
             Understood::Call { tool: "orbit.get_context".into(), args: json!({}) }
         );
         // Too far behind: ask what to read.
         assert_eq!(
-            decide(&ranking(0.9, &[("fs.read", 0.9), ("orbit.get_context", 0.05)]), &fills, "/r", &t),
+            decide(&ranking(0.9, &[("fs.read", 0.9), ("orbit.get_context", 0.05)]), &fills, false, "/r", &t),
             Understood::Ask { question: "Which file do you mean?".into() }
         );
         // The best would search the working folder only because nothing was named; a close tool
         // the sentence gives arguments to is the better reading, one that needs none is not.
         assert_eq!(
-            decide(&ranking(0.9, &[("infer.superseded_docs", 0.7), ("db.upsert", 0.2)]), &fills, "/r", &t),
+            decide(&ranking(0.9, &[("infer.superseded_docs", 0.7), ("db.upsert", 0.2)]), &fills, false, "/r", &t),
             Understood::Call { tool: "db.upsert".into(), args: json!({"value": "the boiler was serviced"}) }
         );
         assert_eq!(
-            decide(&ranking(0.9, &[("infer.superseded_docs", 0.7), ("orbit.get_context", 0.3)]), &fills, "/r", &t),
+            decide(
+                &ranking(0.9, &[("infer.superseded_docs", 0.7), ("orbit.get_context", 0.3)]),
+                &fills,
+                false,
+                "/r",
+                &t
+            ),
             Understood::Call { tool: "infer.superseded_docs".into(), args: json!({"path": "/r"}) }
         );
         // A name that is nowhere is the person's to correct, whatever else is likely.
         assert!(matches!(
-            decide(&ranking(0.9, &[("fs.hash", 0.6), ("orbit.get_context", 0.4)]), &fills, "/r", &t),
+            decide(&ranking(0.9, &[("fs.hash", 0.6), ("orbit.get_context", 0.4)]), &fills, false, "/r", &t),
             Understood::Ask { .. }
         ));
+    }
+
+    #[test]
+    fn a_sentence_naming_files_is_not_answered_by_a_tool_that_ignores_them() {
+        let t = Thresholds::default();
+        let fills = |tool: &str| match tool {
+            "propose.patch" => Filled::Missing(Missing::Words("what to replace")),
+            "apply.patch" => Filled::Implied(json!({"proposal": "ab"})),
+            "quarantine.purge" => Filled::Implied(json!({"batch": "0123456789abcdef"})),
+            "fs.quarantine" => Filled::Args(json!({"paths": ["/r/contacts.csv"]})),
+            _ => Filled::Implied(json!({})),
+        };
+        // What broke: "replace tools that will live in budget slash agenda.md" (a misheard
+        // "replace tuesday with linen in …") applied the patch prepared before.
+        let patch = ranking(1.0, &[("propose.patch", 0.34), ("apply.patch", 0.21)]);
+        assert_eq!(
+            decide(&patch, &fills, true, "/r", &t),
+            Understood::Ask { question: "Tell me what to replace.".into() }
+        );
+        // Nothing named: "make the change" may well mean the prepared one.
+        assert_eq!(
+            decide(&patch, &fills, false, "/r", &t),
+            Understood::Call { tool: "apply.patch".into(), args: json!({"proposal": "ab"}) }
+        );
+        // What broke: "throwaway contacts.csv and …" purged the newest quarantine batch.
+        let purge = ranking(1.0, &[("quarantine.purge", 0.98), ("fs.quarantine", 0.01)]);
+        assert_eq!(
+            decide(&purge, &fills, true, "/r", &t),
+            Understood::Call { tool: "fs.quarantine".into(), args: json!({"paths": ["/r/contacts.csv"]}) }
+        );
+        assert_eq!(
+            decide(&purge, &fills, false, "/r", &t),
+            Understood::Call { tool: "quarantine.purge".into(), args: json!({"batch": "0123456789abcdef"}) }
+        );
     }
 
     #[test]
