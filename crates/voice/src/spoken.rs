@@ -6,9 +6,13 @@
 //! transcript is proposed on, the few spoken spellings of paths are joined back ("dot" between
 //! a name and a short extension, "slash" between two names), pauses heard as commas and the
 //! sentence's closing punctuation are dropped, and a heard name that matches exactly one
-//! existing name up to case, plural or extension becomes that name. It is deterministic and conservative: "dot" only joins a word to a
-//! 1–5 character alphanumeric extension and neither joins a function word ("a slash at the
-//! end"), so "connect the dots" or "dot your i's" are left alone.
+//! existing name up to case, plural or extension becomes that name. Two more of whisper's
+//! spellings are read back: a command verb written as one word ("throwaway"), and a number
+//! written in the parts it was said in ("4500 12" for 4512).
+//!
+//! It is deterministic and conservative: "dot" only joins a word to a 1–5 character
+//! alphanumeric extension and neither joins a function word ("a slash at the end"), so
+//! "connect the dots" or "dot your i's" are left alone.
 //! The transcript itself is kept as heard; only the proposers see this form.
 
 /// The request a transcript stands for; `names` are the names that exist where the person
