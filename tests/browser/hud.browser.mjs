@@ -196,7 +196,11 @@ function installFake() {
       return m;
     },
     get_settings: () => ({ hotkey: "CommandOrControl+Shift+Space", wake_word: false, wake_phrase: "hey smart", voice_output: false, overlay: "bottom" }),
-    set_settings: ({ settings }) => settings,
+    set_settings: ({ settings }) => {
+      // As the backend does: saving restarts the voice worker.
+      state.voice = { ...state.voice, state: "starting", detail: "starting the voice worker…" };
+      return settings;
+    },
     heartbeat: () => null,
     voice_status: () => state.voice,
     show_main: () => {
@@ -321,7 +325,17 @@ try {
   const engine = page.getByTestId("wake-engine");
   await engine.getByText("heard by whisper").waitFor();
   expect((await engine.textContent()).includes("everything else said nearby is ignored"), "the wake word's promise and its measured rate");
+  // What broke (found by the e2e): after saving, the HUD still said "hold the hotkey" while the
+  // voice worker restarted, and a press in that time opened the HUD instead of the microphone.
+  await page.getByTestId("settings").getByRole("button", { name: "Save" }).click();
+  await page.getByTestId("settings").getByText("Saved").waitFor();
   await page.getByRole("button", { name: "HUD" }).click();
+  const voiceLine = (await page.getByTestId("voice-status").textContent()) ?? "";
+  expect(voiceLine.includes("starting the voice worker") && !voiceLine.includes("hold the hotkey"), `the HUD says voice is restarting once settings are saved (${voiceLine.trim()})`);
+  await page.evaluate(() => {
+    window.__fake.state.voice = { ...window.__fake.state.voice, state: "listening", detail: "hold the hotkey to talk (ggml-tiny.en.bin)" };
+  });
+  await page.getByTestId("voice-status").getByText("hold the hotkey to talk").waitFor();
   await page.getByTestId("command-input").waitFor();
 
   console.log("browser: live progress from the backend's events");
