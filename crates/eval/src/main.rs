@@ -274,21 +274,25 @@ async fn spoken_pass(
             continue;
         };
         let r = a.hear(&t, &opts).await;
-        let ms = t0.elapsed().as_secs_f64() * 1000.0;
-        let mut ans = match r {
-            Ok(Heard::Turn(rep)) => answer_of(Ok(rep), ms),
-            Ok(Heard::Nothing) => Answer { ms, ..Answer::default() },
-            Ok(Heard::Emergency { word, .. }) => {
-                Answer { ms, reply: Some(format!("emergency: {word}")), ..Answer::default() }
-            }
-            Err(e) => Answer { ms, error: Some(e.to_string()), ..Answer::default() },
-        };
+        let mut ans = answer_of_heard(r, t0.elapsed().as_secs_f64() * 1000.0);
         ans.wer = Some(smart_voice::word_error_rate(&c.speech, &t.text));
         ans.confidence = Some(t.confidence);
         ans.heard = Some(t.text);
         answers.push(ans);
     }
     Ok(answers)
+}
+
+/// What one heard utterance came to, `ms` after the audio (or the transcript) was given.
+fn answer_of_heard(r: Result<Heard, smart_runtime::AssistantError>, ms: f64) -> Answer {
+    match r {
+        Ok(Heard::Turn(rep)) => answer_of(Ok(rep), ms),
+        Ok(Heard::Nothing) => Answer { ms, ..Answer::default() },
+        Ok(Heard::Emergency { word, .. }) => {
+            Answer { ms, reply: Some(format!("emergency: {word}")), ..Answer::default() }
+        }
+        Err(e) => Answer { ms, error: Some(e.to_string()), ..Answer::default() },
+    }
 }
 
 /// The transcripts of each spoken pass an earlier `--json` run recorded, by mode, in case order.
@@ -336,19 +340,9 @@ async fn replayed_pass(a: &mut Assistant, run: &Run, heard: &[String]) -> Result
             timings: Default::default(),
         };
         let t0 = Instant::now();
-        let mut ans = if text.is_empty() {
-            Answer::default()
-        } else {
-            match a.hear(&t, &opts).await {
-                Ok(Heard::Turn(rep)) => answer_of(Ok(rep), 0.0),
-                Ok(Heard::Nothing) => Answer::default(),
-                Ok(Heard::Emergency { word, .. }) => {
-                    Answer { reply: Some(format!("emergency: {word}")), ..Answer::default() }
-                }
-                Err(e) => Answer { error: Some(e.to_string()), ..Answer::default() },
-            }
-        };
-        ans.ms = t0.elapsed().as_secs_f64() * 1000.0;
+        // Nothing was transcribed: nothing was heard (as when the worker sent no transcript).
+        let r = if text.is_empty() { Ok(Heard::Nothing) } else { a.hear(&t, &opts).await };
+        let mut ans = answer_of_heard(r, t0.elapsed().as_secs_f64() * 1000.0);
         ans.wer = Some(smart_voice::word_error_rate(&c.speech, text));
         ans.heard = Some(text.clone());
         answers.push(ans);

@@ -700,7 +700,7 @@ impl Assistant {
         report.model = Some(info.name);
         let fill = |tool: &str| understand::fill(tool, &reading, &mentions, &ctx);
         report.ranking = Some(understanding::RankingView::from(&ranking));
-        let named = mentions.iter().any(|m| !m.candidates().is_empty());
+        let named = understand::mentions::names_existing(&mentions);
         Ok(match understand::decide(&ranking, &fill, named, &ctx.base, &self.understand_opts.thresholds) {
             Understood::Call { tool, args } => {
                 Answer::Call { source: ProposalSource::Model, tool, args, timings: Some(timings) }

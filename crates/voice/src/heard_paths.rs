@@ -19,6 +19,7 @@
 //! - a path that exists as heard is never touched.
 
 use crate::phonetic::{code, distance};
+use crate::spoken::same_but_plural;
 
 /// At most this many words before and after the word holding the slash may belong to the path
 /// ("Vacation Photos/beach day.png" is four words).
@@ -49,6 +50,7 @@ fn path_distance(heard: &Parts, existing: &Parts) -> Option<usize> {
     if heard.lower.len() != existing.lower.len() {
         return None;
     }
+    // A part heard without its plural holds its path in place as one heard exactly does.
     let misheard: Vec<usize> =
         (0..heard.lower.len()).filter(|&i| !same_but_plural(&heard.lower[i], &existing.lower[i])).collect();
     if misheard.len() == heard.lower.len() {
@@ -64,13 +66,6 @@ fn path_distance(heard: &Parts, existing: &Parts) -> Option<usize> {
         total += distance(h, e, allowed(e.len()) + lone)?;
     }
     Some(total)
-}
-
-/// Two parts that differ by no more than a final "s": whisper drops plurals ("budget slash
-/// agenda.md" for `Budgets/agenda.md`), and a part heard so holds its path in place as one
-/// heard exactly does.
-fn same_but_plural(heard: &str, existing: &str) -> bool {
-    heard == existing || existing.strip_suffix('s') == Some(heard) || heard.strip_suffix('s') == Some(existing)
 }
 
 /// The existing path `heard` stands for, when one is clearly nearest.

@@ -127,23 +127,23 @@ pub fn snap(word: &str, names: &[String]) -> String {
             // A file said without its extension ("hash notes" for notes.txt) is its stem.
             let stem = n.rsplit_once('.').map_or(n.as_str(), |(s, _)| s);
             // "contact.csv" for contacts.csv: the plural dropped before the extension.
-            let plural_before_extension = |a: &str, b: &str| {
-                a.rsplit_once('.')
-                    .zip(b.rsplit_once('.'))
-                    .is_some_and(|((sa, ea), (sb, eb))| ea == eb && !sb.is_empty() && sa == format!("{sb}s"))
-            };
-            n == w
-                || n == format!("{w}s")
-                || format!("{n}s") == w
-                || (stem != n && stem == w)
-                || plural_before_extension(&n, &w)
-                || plural_before_extension(&w, &n)
+            let plural_before_extension =
+                w.rsplit_once('.').zip(n.rsplit_once('.')).is_some_and(|((sw, ew), (sn, en))| {
+                    ew == en && !sw.is_empty() && !sn.is_empty() && same_but_plural(sw, sn)
+                });
+            same_but_plural(&w, &n) || (stem != n && stem == w) || plural_before_extension
         })
         .collect();
     match matches.as_slice() {
         [only] => word.replacen(core, only, 1),
         _ => word.to_string(),
     }
+}
+
+/// Two words that differ by no more than a final "s": whisper drops plurals ("the download
+/// folder" for `Downloads`, "budget slash agenda.md" for `Budgets/agenda.md`).
+pub(crate) fn same_but_plural(heard: &str, existing: &str) -> bool {
+    heard == existing || existing.strip_suffix('s') == Some(heard) || heard.strip_suffix('s') == Some(existing)
 }
 
 fn join_spoken_paths(transcript: &str) -> String {

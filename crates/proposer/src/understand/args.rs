@@ -13,7 +13,7 @@
 //! [`Filled::Ambiguous`], which the assistant turns into a question or a plain "I did not find
 //! …", never a guess.
 
-use super::mentions::{Mention, MentionKind};
+use super::mentions::{Mention, MentionKind, names_existing};
 use super::reading::Reading;
 use super::vocab::{EntryKind, Vocabulary};
 use serde_json::{Value, json};
@@ -135,7 +135,7 @@ pub fn fill(tool: &str, r: &Reading, mentions: &[Mention], ctx: &Context) -> Fil
         Recipe::Paths => paths(mentions, ctx, None, r).map_or_else(|f| f, |p| Filled::Args(json!({ "paths": p }))),
         Recipe::Quarantine => {
             let lower = r.lower();
-            let says_list = lower.iter().any(|w| w == "list") && !mentions.iter().any(|m| !m.candidates().is_empty());
+            let says_list = lower.iter().any(|w| w == "list") && !names_existing(mentions);
             match ctx.artifacts.get(tool) {
                 Some(h) if says_list => Filled::Implied(json!({ "proposal": h })),
                 None if says_list => Filled::Missing(Missing::Artifact("quarantine list")),

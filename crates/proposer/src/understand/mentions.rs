@@ -60,6 +60,11 @@ impl Mention {
     }
 }
 
+/// Whether any of `mentions` names a file or folder that exists.
+pub fn names_existing(mentions: &[Mention]) -> bool {
+    mentions.iter().any(|m| !m.candidates().is_empty())
+}
+
 const FUNCTION_WORDS: &[&str] = &[
     "a", "an", "the", "at", "in", "on", "to", "of", "and", "or", "is", "it", "my", "your", "this", "that", "for",
     "with", "from", "into", "its", "me", "what", "whats", "what's", "all", "i", "do", "does", "are", "be", "as", "by",
