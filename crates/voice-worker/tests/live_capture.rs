@@ -4,9 +4,10 @@
 //!
 //! Push-to-talk is checked the way people use it: the key pressed as speech starts, and pressed
 //! after speech has already begun — the worker has reported speech-loud levels before the press
-//! reaches it — which only the pre-roll can save (and the test checks that the utterance then
-//! begins in the silence before the speech). Each utterance's WER is printed and bounded, and
-//! the transcript's first word must be the first word said. Level events, and a press over
+//! reaches it — which only the pre-roll can save. Whichever way the key went down, the utterance
+//! must begin in the silence before the speech. Each utterance's WER is printed and bounded, and
+//! the transcript's first word must be the first word said in all but a whisper slip or two
+//! (see the test). Level events, and a press over
 //! silence (an empty transcript, whisper never run), are checked on the same live path.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -152,30 +153,39 @@ fn push_to_talk_transcribes_live_speech_with_its_first_word_whenever_the_key_is_
                 t.text, t.start_ms, t.end_ms, heard.first_loud_ms, t.timings.stt_ms
             );
             if let Press::AfterSpeechHeard = press {
-                // The press reached the worker after it had heard speech, and the utterance
-                // still begins in the silence before it: the pre-roll reached back.
+                // The press reached the worker after it had heard speech: only the pre-roll
+                // can reach back to the onset.
                 assert!(
                     t.start_ms + 500 >= heard.first_loud_ms,
                     "the press ({} ms) came before any speech was heard ({} ms): the variant tests nothing",
                     t.start_ms + 500,
                     heard.first_loud_ms
                 );
-                assert!(
-                    t.start_ms <= heard.quiet_before_ms,
-                    "the utterance starts at {} ms, after the last silence before speech ({} ms): the pre-roll \
-                     did not reach back to the onset",
-                    t.start_ms,
-                    heard.quiet_before_ms
-                );
             }
+            // Whenever the key went down, the utterance begins in the silence before the speech:
+            // the onset is in the audio whisper is given. This, not the transcript's first word,
+            // is what fails when a press or the pre-roll loses the start.
+            assert!(
+                t.start_ms <= heard.quiet_before_ms,
+                "{press:?}: the utterance starts at {} ms, after the last silence before speech ({} ms): the \
+                 start of the speech is not in it",
+                t.start_ms,
+                heard.quiet_before_ms
+            );
             report.push((said, press, t.text.clone(), wer, kept));
         }
     }
-    // tiny.en itself now and then hears the live "scan" as "can" (about 1 utterance in 36
-    // here, with the pre-roll plainly holding the onset): one such slip is tolerated, two are
-    // not. A pre-roll that does not reach back fails the assertion above on its own.
+    // tiny.en itself hears the live "scan" as "can" now and then with the onset plainly in the
+    // utterance (asserted above): "scan" pressed 50 ms into playback came out "Can" in 3 of 5
+    // local runs, and a CI run had it twice (50 ms, and after speech was heard) — while the
+    // same clip from the WAV file is "Scan" with any lead of silence from 0 to 1.2 s. So the
+    // first word is a bound on whisper, not the pre-roll's check: two slips in six are
+    // tolerated, a command whose first word is never heard is not.
     let lost: Vec<_> = report.iter().filter(|r| !r.4).collect();
-    assert!(lost.len() <= 1, "first words lost: {lost:?}");
+    assert!(lost.len() <= 2, "first words lost: {lost:?}");
+    for said in COMMANDS {
+        assert!(report.iter().any(|r| *r.0 == said && r.4), "{said:?}: its first word was never heard: {report:?}");
+    }
     for (said, press, text, wer, _) in &report {
         assert!(*wer <= MAX_WER, "{press:?}: {said:?} heard as {text:?}: WER {wer:.2} over {MAX_WER}");
     }
