@@ -41,8 +41,19 @@ const NEW_SINCE_MARK: u64 = 1_000;
 
 pub fn run(n: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Result<()> {
     println!("\n== 3. verify and replay a {}-event ledger built through the real kernel ==", int(n));
-    let path = dir.join("chain.db");
+    // A data dir as `smart init` leaves it (the key in a 0600 file), so that the engine itself
+    // can be opened on the ledger at the end.
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data)?;
+    let path = smart_runtime::DataDir::new(&data).ledger();
     let key = BenchKey::new();
+    key.write_key_file(&data)?;
+    // The state as the engine last saved it: NEW_SINCE_MARK events before the end, as if
+    // another process had appended those since (an engine saves one every 64 events and on
+    // close, so this is the most an open replays after a busy day elsewhere).
+    let snapshot_due = n.saturating_sub(NEW_SINCE_MARK).max(1);
+    // Where it was saved: the first decision's end at or after `snapshot_due`.
+    let mut snapshot_at = 0;
     let mut generator = Generator::new(epoch)?;
     let mut ledger = Ledger::create(&path)?;
     let mut buf: Vec<Row> = Vec::with_capacity(BATCH + 16);
@@ -59,6 +70,13 @@ pub fn run(n: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Result<()> {
             let t = Instant::now();
             flush(&mut ledger, &mut buf, &mut appended, &key)?;
             append_t += t.elapsed();
+        }
+        if snapshot_at == 0 && generator.seq() >= snapshot_due {
+            let t = Instant::now();
+            flush(&mut ledger, &mut buf, &mut appended, &key)?;
+            append_t += t.elapsed();
+            ledger.save_snapshot(appended, &serde_json::to_string(&generator.sim.state)?)?;
+            snapshot_at = appended;
         }
         if generator.seq() >= next_report {
             eprintln!("   … {} events generated ({:.1} s)", int(generator.seq()), started.elapsed().as_secs_f64());
@@ -103,6 +121,19 @@ pub fn run(n: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Result<()> {
 
     let ledger = Ledger::open(&path)?;
     let public = key.public_hex();
+    // The floor under verify: reading every row, nothing checked.
+    let t = Instant::now();
+    let mut read = 0u64;
+    ledger.for_each(|_| {
+        read += 1;
+        true
+    })?;
+    let read_t = t.elapsed();
+    println!(
+        "   read every row, nothing checked (verify's floor): {} → {} events/s",
+        secs(read_t),
+        rate(per_sec(read, read_t.as_nanos()))
+    );
     let t = Instant::now();
     let v = smart_ledger::verify(&ledger, Some(&public), Some(&key))?;
     let verify_t = t.elapsed();
@@ -182,6 +213,84 @@ pub fn run(n: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Result<()> {
     );
     println!("   both reports ok, {} events each; replayed state hash = generator's", int(n));
 
+    // Replay as `smart ledger replay` runs it by default: from the newest snapshot an
+    // authentic event vouches for.
+    let t = Instant::now();
+    let (_state, r) = smart_ledger::replay_from_snapshot(&ledger, &key)?;
+    let replay_snap_t = t.elapsed();
+    if !r.ok || r.events != n || r.from_seq != snapshot_at || r.state_hash.as_deref() != Some(final_hash.as_str()) {
+        bail!(
+            "replay from the snapshot at {snapshot_at}: ok={} events={} from {} state {:?}; {:?}",
+            r.ok,
+            r.events,
+            r.from_seq,
+            r.state_hash,
+            r.reason
+        );
+    }
+    println!(
+        "   replay from the snapshot at event {} ({} events after it): {:.1} ms",
+        int(snapshot_at),
+        int(n - snapshot_at),
+        replay_snap_t.as_secs_f64() * 1e3
+    );
+
+    // What the app (and every CLI command) does first: open the engine on the data dir — the
+    // key, the new events since the verified mark, the snapshot and the events after it, the
+    // calls left in flight.
+    let t = Instant::now();
+    let engine = smart_runtime::Engine::open(&data, Box::new(smart_runtime::SystemClock))?;
+    let open_t = t.elapsed();
+    if engine.state().hash()?.to_hex() != final_hash {
+        bail!("the opened engine's state is not the generator's");
+    }
+    drop(engine);
+    println!(
+        "   Engine::open on the data dir (verified mark {} and snapshot {} events back): {:.1} ms",
+        int(fresh),
+        int(n - snapshot_at),
+        open_t.as_secs_f64() * 1e3
+    );
+
+    // The timeline as the app asks for it: the matching count and the newest page of 100.
+    let rarest = generator.kinds.iter().min_by_key(|(_, v)| **v).map(|(k, _)| k.to_string()).unwrap_or_default();
+    let newest_corr = ledger.get(n)?.map(|r| r.corr.chars().take(8).collect::<String>()).unwrap_or_default();
+    let filters = [
+        ("all events", smart_ledger::EventFilter::default()),
+        (
+            &*format!("kind {rarest} (the rarest)"),
+            smart_ledger::EventFilter { kinds: vec![rarest.clone()], ..Default::default() },
+        ),
+        ("tool fs.hash", smart_ledger::EventFilter { tool: Some("fs.hash".into()), ..Default::default() }),
+        ("the newest event's corr prefix", smart_ledger::EventFilter { corr: Some(newest_corr), ..Default::default() }),
+    ];
+    let mut timeline = vec![];
+    for (name, filter) in &filters {
+        let t = Instant::now();
+        let total = ledger.count(filter)?;
+        let rows = ledger.page(filter, 0, 100)?;
+        let took = t.elapsed();
+        if total == 0 || rows.is_empty() {
+            bail!("timeline, {name}: nothing matched");
+        }
+        println!(
+            "   timeline, {name}: count {} + newest page of {}: {:.1} ms",
+            int(total),
+            rows.len(),
+            took.as_secs_f64() * 1e3
+        );
+        timeline.push((format!("count + first page, {name}"), took));
+    }
+
+    let t = Instant::now();
+    let tools = ledger.tools()?;
+    let tools_t = t.elapsed();
+    if tools.is_empty() {
+        bail!("the timeline's tool menu is empty");
+    }
+    println!("   timeline's tool menu ({} tools): {:.1} ms", tools.len(), tools_t.as_secs_f64() * 1e3);
+    timeline.push((format!("tool menu ({} tools)", tools.len()), tools_t));
+
     // Where replay's time goes: reading rows, reading payloads back as events, applying them,
     // hashing the state after each.
     let (mut parse_ns, mut apply_ns, mut hash_ns) = (0u128, 0u128, 0u128);
@@ -247,6 +356,7 @@ pub fn run(n: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Result<()> {
         format!("{} ({} events/s)", secs(generated), rate(per_sec(n, generated.as_nanos()))),
     );
     s.add("ledger file size", format!("{} ({} bytes/event)", bytes(size + wal), int((size + wal) / n.max(1))));
+    s.add("read every row (events/s)", format!("{} ({})", rate(per_sec(read, read_t.as_nanos())), secs(read_t)));
     s.add("verify (events/s)", format!("{} ({})", rate(per_sec(n, verify_t.as_nanos())), secs(verify_t)));
     s.add("verify on open (events/s)", format!("{} ({})", rate(per_sec(n, authentic_t.as_nanos())), secs(authentic_t)));
     s.add(
@@ -254,6 +364,17 @@ pub fn run(n: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Result<()> {
         format!("{:.1} ms", marked_t.as_secs_f64() * 1e3),
     );
     s.add("replay (events/s)", format!("{} ({})", rate(per_sec(n, replay_t.as_nanos())), secs(replay_t)));
+    s.add(
+        &format!("replay from a snapshot {} events back", int(n - snapshot_at)),
+        format!("{:.1} ms", replay_snap_t.as_secs_f64() * 1e3),
+    );
+    s.add(
+        &format!("Engine::open, verified mark {} and snapshot {} events back", int(fresh), int(n - snapshot_at)),
+        format!("{:.1} ms", open_t.as_secs_f64() * 1e3),
+    );
+    for (name, took) in &timeline {
+        s.add(&format!("timeline, {name}"), format!("{:.1} ms", took.as_secs_f64() * 1e3));
+    }
     s.add("sessions over the whole ledger", format!("{:.1} ms", sessions_t.as_secs_f64() * 1e3));
     s.add("the 5 newest sessions", format!("{:.2} ms", recent_t.as_secs_f64() * 1e3));
     Ok(())

@@ -74,19 +74,40 @@ impl World for MapWorld {
 }
 
 /// The device key for the bench: a fixed Ed25519 key. Signs the head and seals events exactly as
-/// `smart_signals::DeviceKey` does (same seal-key derivation, derived per call), so the ledger's
+/// `smart_signals::DeviceKey` does (same seal-key derivation, derived once), so the ledger's
 /// costs are the production ones.
 pub struct BenchKey {
     signing: SigningKey,
+    seal: [u8; 32],
 }
 
 impl BenchKey {
     pub fn new() -> BenchKey {
-        BenchKey { signing: SigningKey::from_bytes(&[7u8; 32]) }
+        BenchKey {
+            signing: SigningKey::from_bytes(&[7u8; 32]),
+            seal: blake3::derive_key("smart ledger event seal v1", &[7u8; 32]),
+        }
     }
 
     pub fn public_hex(&self) -> String {
         hex::encode(self.signing.verifying_key().to_bytes())
+    }
+
+    /// Stores this key in `data_dir` as `smart init` stores a device key in a file (the
+    /// record naming the store, the secret in a 0600 file), so the engine opens with it.
+    pub fn write_key_file(&self, data_dir: &std::path::Path) -> anyhow::Result<()> {
+        use std::io::Write;
+        let record = serde_json::json!({"store": "file", "account": "", "public_key": self.public_hex()});
+        std::fs::write(data_dir.join("keystore.json"), serde_json::to_string_pretty(&record)?)?;
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        opts.open(data_dir.join("device.key"))?.write_all(hex::encode(self.signing.to_bytes()).as_bytes())?;
+        Ok(())
     }
 }
 
@@ -96,8 +117,7 @@ impl HeadSigner for BenchKey {
     }
 
     fn seal_hex(&self, hash: &Hash) -> String {
-        let key = blake3::derive_key("smart ledger event seal v1", &self.signing.to_bytes());
-        blake3::keyed_hash(&key, &hash.0).to_hex().to_string()
+        blake3::keyed_hash(&self.seal, &hash.0).to_hex().to_string()
     }
 }
 

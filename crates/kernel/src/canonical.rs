@@ -10,6 +10,16 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::fmt;
 
+/// A hex digit's value, either case.
+fn nibble(digit: u8) -> Option<u8> {
+    match digit {
+        b'0'..=b'9' => Some(digit - b'0'),
+        b'a'..=b'f' => Some(digit - b'a' + 10),
+        b'A'..=b'F' => Some(digit - b'A' + 10),
+        _ => None,
+    }
+}
+
 /// A blake3 hash, shown and stored as 64 lowercase hex digits.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Hash(pub [u8; 32]);
@@ -22,13 +32,39 @@ impl Hash {
     }
 
     pub fn to_hex(&self) -> String {
-        hex::encode(self.0)
+        let mut buf = [0u8; 64];
+        self.hex_in(&mut buf).to_string()
+    }
+
+    /// The 64 hex digits written into `buf`, without allocating: verify and append compare and
+    /// store several per event (`hex::encode` builds its string a char at a time).
+    pub fn hex_in<'b>(&self, buf: &'b mut [u8; 64]) -> &'b str {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        for (pair, byte) in buf.chunks_exact_mut(2).zip(self.0) {
+            pair[0] = DIGITS[usize::from(byte >> 4)];
+            pair[1] = DIGITS[usize::from(byte & 0xf)];
+        }
+        std::str::from_utf8(buf).unwrap_or_default()
     }
 
     pub fn from_hex(text: &str) -> Result<Hash, String> {
-        let bytes = hex::decode(text).map_err(|e| format!("not a hex hash ({e}): {text:?}"))?;
-        let arr: [u8; 32] =
-            bytes.try_into().map_err(|_| format!("a hash is 64 hex digits, got {} characters", text.len()))?;
+        if text.len() != 64 {
+            return Err(match hex::decode(text) {
+                Err(e) => format!("not a hex hash ({e}): {text:?}"),
+                Ok(_) => format!("a hash is 64 hex digits, got {} characters", text.len()),
+            });
+        }
+        let mut arr = [0u8; 32];
+        for (byte, pair) in arr.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
+            match (nibble(pair[0]), nibble(pair[1])) {
+                (Some(hi), Some(lo)) => *byte = hi << 4 | lo,
+                // The hex crate names the bad digit and where it is.
+                _ => {
+                    hex::decode_to_slice(text, &mut arr).map_err(|e| format!("not a hex hash ({e}): {text:?}"))?;
+                    break;
+                }
+            }
+        }
         Ok(Hash(arr))
     }
 
@@ -131,6 +167,28 @@ mod tests {
         assert_eq!(Hash::from_hex(&h.to_hex()), Ok(h));
         assert!(Hash::from_hex("zz").is_err());
         assert!(Hash::from_hex("abcd").unwrap_err().contains("64 hex"));
+        assert!(Hash::from_hex(&"g".repeat(64)).unwrap_err().contains("not a hex hash"));
+        assert!(Hash::from_hex(&"g".repeat(62)).unwrap_err().contains("not a hex hash"));
+        // Upper case is read (as hex::decode read it), and written back lower case.
+        assert_eq!(Hash::from_hex(&h.to_hex().to_uppercase()), Ok(h));
+    }
+
+    proptest! {
+        // The table-driven digits are hex::encode's, byte for byte: every stored hash was
+        // written by it.
+        #[test]
+        fn hex_digits_are_the_hex_crates(bytes in any::<[u8; 32]>()) {
+            prop_assert_eq!(Hash(bytes).to_hex(), hex::encode(bytes));
+            prop_assert_eq!(Hash::from_hex(&hex::encode_upper(bytes)), Ok(Hash(bytes)));
+        }
+
+        // Any 64 characters read as the hex crate reads them: the same hash, or an error.
+        #[test]
+        fn hex_is_read_as_the_hex_crate_reads_it(text in "[0-9a-fA-Fg-z ]{64}") {
+            let ours = Hash::from_hex(&text).ok();
+            let theirs = hex::decode(&text).ok().and_then(|b| <[u8; 32]>::try_from(b).ok()).map(Hash);
+            prop_assert_eq!(ours, theirs);
+        }
     }
 
     proptest! {

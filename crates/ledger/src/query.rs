@@ -20,8 +20,11 @@ use serde::{Deserialize, Serialize};
 /// Where each kind keeps the tool's name: `refused`/`committed`/`failed` at the top,
 /// `proposed`/`admitted` in the call, `pending` in the pending call. [`tool_of`] reads the same
 /// places from a decoded payload; the two must agree (tested).
-const TOOL_EXPR: &str = "coalesce(json_extract(payload, '$.tool'), json_extract(payload, '$.call.tool'), \
-     json_extract(payload, '$.pending.call.tool'))";
+///
+/// A payload that is not JSON (only a damaged ledger has one) concerns no tool, rather than
+/// failing the query. The index `events_tool` keeps this expression (migration 4).
+const TOOL_EXPR: &str = "CASE WHEN json_valid(payload) THEN coalesce(json_extract(payload, '$.tool'), \
+     json_extract(payload, '$.call.tool'), json_extract(payload, '$.pending.call.tool')) END";
 
 /// What the person narrowed the timeline to. Every field is optional; an empty filter matches
 /// every event.
@@ -137,6 +140,14 @@ impl EventFilter {
         }
         if let Some(corr) = self.corr.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
             // A prefix match without LIKE's wildcards: `_` and `%` in the input stay literal.
+            // The range lets SQLite read the prefix's stretch of the corr index instead of every
+            // row; the substr keeps the match exact.
+            clauses.push("corr >= ?".into());
+            params.push(SqlValue::Text(corr.to_string()));
+            if let Some(end) = prefix_end(corr) {
+                clauses.push("corr < ?".into());
+                params.push(SqlValue::Text(end));
+            }
             clauses.push("substr(corr, 1, length(?)) = ?".into());
             params.push(SqlValue::Text(corr.to_string()));
             params.push(SqlValue::Text(corr.to_string()));
@@ -151,6 +162,21 @@ impl EventFilter {
         }
         (clauses.join(" AND "), params)
     }
+}
+
+/// The least text after every text that begins with `prefix`, in SQLite's (byte) order, if
+/// there is one: the prefix with its last character moved on by one (a last character that
+/// cannot move on is dropped and the one before it moved instead). UTF-8 orders as code points do.
+fn prefix_end(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        let next = (u32::from(last) + 1..=u32::from(char::MAX)).find_map(char::from_u32);
+        if let Some(next) = next {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
 }
 
 fn clamp(v: u64) -> i64 {
@@ -244,5 +270,60 @@ impl Ledger {
             .prepare(&format!("SELECT DISTINCT {TOOL_EXPR} AS t FROM events WHERE t IS NOT NULL ORDER BY t"))?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+    use proptest::prelude::*;
+
+    /// How SQLite plans the timeline's count for `filter`.
+    fn plan(ledger: &crate::Ledger, filter: &EventFilter) -> String {
+        let (clause, params) = filter.sql();
+        let mut stmt = ledger
+            .connection()
+            .prepare(&format!("EXPLAIN QUERY PLAN SELECT count(*) FROM events WHERE {clause}"))
+            .unwrap();
+        let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| r.get::<_, String>(3)).unwrap();
+        rows.collect::<Result<Vec<_>, _>>().unwrap().join("; ")
+    }
+
+    // A filtered count read every payload (tool) or every row (corr prefix): 94 ms and 37 ms at
+    // 100,000 events, ten times that at a year's million. Both now read their index.
+    #[test]
+    fn the_tool_and_corr_filters_read_their_index_not_every_event() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = crate::Ledger::create(&dir.path().join("l.db")).unwrap();
+        let by_tool = EventFilter { tool: Some("fs.hash".into()), ..Default::default() };
+        assert!(plan(&ledger, &by_tool).contains("events_tool"), "{}", plan(&ledger, &by_tool));
+        let by_corr = EventFilter { corr: Some("0b5c1e".into()), ..Default::default() };
+        assert!(plan(&ledger, &by_corr).contains("events_corr"), "{}", plan(&ledger, &by_corr));
+        let mut stmt = ledger
+            .connection()
+            .prepare(&format!(
+                "EXPLAIN QUERY PLAN SELECT DISTINCT {TOOL_EXPR} AS t FROM events WHERE t IS NOT NULL ORDER BY t"
+            ))
+            .unwrap();
+        let tools: Vec<String> = stmt.query_map([], |r| r.get(3)).unwrap().collect::<Result<_, _>>().unwrap();
+        assert!(tools.iter().any(|p| p.contains("INDEX events_tool")), "{tools:?}");
+    }
+
+    proptest! {
+        // The range the corr filter reads holds exactly the texts that begin with the prefix.
+        #[test]
+        fn the_prefix_range_holds_exactly_the_texts_with_the_prefix(
+            prefix in "[a-f0-9\u{7f}\u{ff}\u{d7ff}\u{e000}\u{10ffff}]{1,4}",
+            rest in "[a-f0-9\u{7f}\u{ff}\u{d7ff}\u{e000}\u{10ffff}]{0,4}",
+            other in "[a-f0-9\u{7f}\u{ff}\u{d7ff}\u{e000}\u{10ffff}]{0,8}",
+        ) {
+            let end = prefix_end(&prefix);
+            let within = |s: &str| s >= prefix.as_str() && end.as_deref().is_none_or(|e| s < e);
+            let with_prefix = format!("{prefix}{rest}");
+            prop_assert!(within(&with_prefix));
+            prop_assert_eq!(within(&other), other.starts_with(&prefix));
+        }
     }
 }

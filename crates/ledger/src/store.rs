@@ -34,8 +34,8 @@ pub enum LedgerError {
 }
 
 /// The device's two marks on the ledger. Implemented by the device key; the ledger never sees
-/// the secret.
-pub trait HeadSigner {
+/// the secret. `Sync`: verify checks seals on several threads.
+pub trait HeadSigner: Sync {
     /// Hex Ed25519 signature over `msg` (the head record).
     fn sign_hex(&self, msg: &[u8]) -> String;
     /// Hex keyed MAC of an event hash (the per-event seal).

@@ -78,13 +78,33 @@ pub fn verify_from(
     depth: Depth,
     from: Option<&Mark>,
 ) -> Result<VerifyReport, LedgerError> {
+    verify_in_batches(ledger, device_key, sealer, depth, from, BATCH)
+}
+
+/// [`verify_from`], handing rows to checker threads `batch` at a time.
+fn verify_in_batches(
+    ledger: &Ledger,
+    device_key: Option<&str>,
+    sealer: Option<&dyn HeadSigner>,
+    depth: Depth,
+    from: Option<&Mark>,
+    batch: usize,
+) -> Result<VerifyReport, LedgerError> {
     // The anchor first, then one snapshot for everything else: an anchor only moves after a
     // commit is durable, so one read before the snapshot never vouches for more than the
     // snapshot holds — while other processes go on appending, nothing here is a false alarm.
     let anchor = ledger.anchor();
     let snapshot = ledger.read_snapshot()?;
-    let mut walk =
-        Walk { device_key, sealer, depth, expected_seq: 1, prev: Hash::ZERO, last_at: 0, genesis_key: None, bad: None };
+    let mut walk = Walk {
+        device_key,
+        sealer,
+        depth,
+        expected_seq: 1,
+        prev: Hash::ZERO.to_hex(),
+        last_at: 0,
+        genesis_key: None,
+        bad: None,
+    };
     // From 0: a row stored at sequence 0 is out of order too.
     let mut since = 0;
     if let Some(mark) = from.filter(|m| m.seq > 1) {
@@ -97,15 +117,16 @@ pub fn verify_from(
         }
         if walk.bad.is_none() {
             walk.expected_seq = mark.seq + 1;
-            walk.prev = Hash::from_hex(&mark.hash).unwrap_or(Hash::ZERO);
+            walk.prev.clone_from(&mark.hash);
             walk.last_at = ledger.get(mark.seq)?.map_or(0, |r| r.at_ms);
             since = mark.seq + 1;
         }
     }
     if walk.bad.is_none() {
-        ledger.for_each_from(since, |row| walk.step(row))?;
+        walk.bad = walk_rows(ledger, since, &mut walk, batch)?;
     }
     let Walk { expected_seq, prev, genesis_key, mut bad, .. } = walk;
+    let prev = Hash::from_hex(&prev).unwrap_or(Hash::ZERO);
 
     let events = expected_seq - 1;
     if bad.is_none() {
@@ -129,57 +150,227 @@ pub fn verify_from(
     })
 }
 
+/// Rows handed to a checker thread at a time: enough that the hand-over costs nothing next to
+/// hashing them, few enough that a break near the start stops the read soon after.
+const BATCH: usize = 1024;
+
+/// Walks the rows from `since` and returns the first failure, exactly as checking them one by
+/// one in order would.
+///
+/// Only the order checks are sequential (each row's sequence and link name the row before, and
+/// time must not run backwards); they are cheap and run here, as the rows are read. What costs —
+/// hashing each row, its seal, reading its payload back and checking signal signatures — needs
+/// nothing but the row and the genesis key, so it runs on checker threads, a batch of rows at a
+/// time, while this thread reads on. A row's own checks keep their order (sequence and link,
+/// then hash and seal, then time, then payload): a row that breaks the order ends the read and
+/// is the answer unless a checker finds a failure in a row before it; a row whose time runs
+/// backwards is checked for content first, as before. Where checkers report failures in several
+/// batches, the earliest batch's is the first. Rows go `size` at a time; a ledger of one batch is
+/// checked on this thread.
+fn walk_rows(
+    ledger: &Ledger,
+    since: u64,
+    walk: &mut Walk<'_>,
+    size: usize,
+) -> Result<Option<(u64, String)>, LedgerError> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::mpsc::{channel, sync_channel};
+    use std::sync::{Arc, Mutex};
+
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+    let stop = AtomicBool::new(false);
+    let (sealer, depth) = (walk.sealer, walk.depth);
+    std::thread::scope(|scope| {
+        let (done_tx, done_rx) = channel::<(usize, (u64, String))>();
+        let mut jobs: Option<std::sync::mpsc::SyncSender<(usize, Vec<Checked>)>> = None;
+        let mut batch: Vec<Checked> = Vec::with_capacity(size.min(BATCH));
+        let mut sent = 0usize;
+        let mut order_bad = None;
+        // The first row is read on its own whatever the depth: it names the genesis key.
+        let read = ledger.for_each_from(since, |row| {
+            if walk.genesis_key.is_none() {
+                return walk.step(row);
+            }
+            if let Some(bad) = walk.order(&row) {
+                order_bad = Some(bad);
+                return false;
+            }
+            let late = row.at_ms < walk.last_at;
+            walk.expected_seq = row.seq + 1;
+            walk.prev.clone_from(&row.hash);
+            walk.last_at = row.at_ms;
+            batch.push(Checked { row, late });
+            if late {
+                return false;
+            }
+            if batch.len() >= size {
+                let tx = jobs.get_or_insert_with(|| {
+                    let key = walk.genesis_key.clone().unwrap_or_default();
+                    let (tx, rx) = sync_channel::<(usize, Vec<Checked>)>(workers * 2);
+                    let rx = Arc::new(Mutex::new(rx));
+                    for _ in 0..workers {
+                        let (rx, done, key, stop) = (Arc::clone(&rx), done_tx.clone(), key.clone(), &stop);
+                        scope.spawn(move || {
+                            loop {
+                                let job = match rx.lock() {
+                                    Ok(rx) => rx.recv(),
+                                    Err(_) => return,
+                                };
+                                let Ok((n, rows)) = job else { return };
+                                if let Some(bad) = check_rows(&rows, sealer, depth, &key) {
+                                    stop.store(true, Ordering::Relaxed);
+                                    let _ = done.send((n, bad));
+                                }
+                            }
+                        });
+                    }
+                    tx
+                });
+                if tx.send((sent, std::mem::replace(&mut batch, Vec::with_capacity(size.min(BATCH))))).is_err() {
+                    return false;
+                }
+                sent += 1;
+            }
+            !stop.load(Ordering::Relaxed)
+        });
+        let inline = match (&jobs, walk.genesis_key.as_deref()) {
+            (None, Some(key)) => check_rows(&batch, sealer, depth, key).map(|bad| (sent, bad)),
+            (Some(tx), _) => {
+                if !batch.is_empty() {
+                    let _ = tx.send((sent, std::mem::take(&mut batch)));
+                }
+                None
+            }
+            (None, None) => None,
+        };
+        drop(jobs);
+        drop(done_tx);
+        read?;
+        // Every checker has finished once the last sender is gone: the earliest batch wins.
+        let found = done_rx.iter().chain(inline).min_by_key(|(n, _)| *n).map(|(_, bad)| bad);
+        Ok(match found {
+            Some(bad) => {
+                walk.expected_seq = bad.0;
+                Some(bad)
+            }
+            None => walk.bad.take().or(order_bad),
+        })
+    })
+}
+
+/// A row on its way to a checker, with what the order checks found of its time.
+struct Checked {
+    row: StoredEvent,
+    /// Its logical time is before the previous row's.
+    late: bool,
+}
+
+/// The checks of each row that need only the row and the genesis key, in order; the first
+/// failure.
+fn check_rows(
+    rows: &[Checked],
+    sealer: Option<&dyn HeadSigner>,
+    depth: Depth,
+    genesis_key: &str,
+) -> Option<(u64, String)> {
+    rows.iter().find_map(|Checked { row, late }| {
+        let why = content(row, sealer)
+            .or_else(|| late.then(|| "logical time runs backwards".to_string()))
+            .or_else(|| (depth == Depth::Full).then(|| payload(row, genesis_key)).flatten())?;
+        Some((row.seq, why))
+    })
+}
+
+/// The row's hash is its content's, and the device sealed it.
+fn content(row: &StoredEvent, sealer: Option<&dyn HeadSigner>) -> Option<String> {
+    let h = match row.compute_hash() {
+        Ok(h) if h.hex_in(&mut [0; 64]) == row.hash => h,
+        Ok(_) => return Some("hash mismatch: the event's content was altered".into()),
+        Err(e) => return Some(format!("hash cannot be computed: {e}")),
+    };
+    if let Some(s) = sealer
+        && s.seal_hex(&h) != row.seal
+    {
+        return Some("seal mismatch: this event was not written by this device's SMART (edited, and the hashes after it recomputed)".into());
+    }
+    None
+}
+
+/// A row after the genesis event: its payload is a kernel event of its kind, not a second
+/// genesis, and a user signal in it is signed by the genesis key.
+fn payload(row: &StoredEvent, genesis_key: &str) -> Option<String> {
+    let event = match row.event() {
+        Ok(e) => e,
+        Err(e) => return Some(e),
+    };
+    if event.kind() != row.kind {
+        return Some(format!("kind column says {} but the payload is {}", row.kind, event.kind()));
+    }
+    if let KernelEvent::Genesis { .. } = event {
+        return Some("a second genesis event".into());
+    }
+    if let Some(signal) = event.signal()
+        && let Err(r) = signal.verify_signature(genesis_key)
+    {
+        return Some(format!("bad signature on the {} signal: {}", row.kind, r.reason));
+    }
+    None
+}
+
 /// The chain walked so far: what the next event must link to, and the first failure.
 struct Walk<'a> {
     device_key: Option<&'a str>,
     sealer: Option<&'a dyn HeadSigner>,
     depth: Depth,
     expected_seq: u64,
-    prev: Hash,
+    /// The previous row's hash, as stored.
+    prev: String,
     last_at: u64,
     genesis_key: Option<String>,
     bad: Option<(u64, String)>,
 }
 
 impl Walk<'_> {
-    /// Checks one event; says whether to go on.
+    /// Checks one event on this thread (the genesis event: it names the key the rest is
+    /// checked against); says whether to go on.
     fn step(&mut self, row: StoredEvent) -> bool {
         self.bad = self.check(&row);
         if self.bad.is_some() {
             return false;
         }
         self.expected_seq = row.seq + 1;
-        self.prev = Hash::from_hex(&row.hash).unwrap_or(Hash::ZERO);
+        self.prev.clone_from(&row.hash);
         self.last_at = row.at_ms;
         true
+    }
+
+    /// The checks that depend on the rows before: the sequence follows, the link holds.
+    fn order(&self, row: &StoredEvent) -> Option<(u64, String)> {
+        let (seq, expected_seq) = (row.seq, self.expected_seq);
+        if seq != expected_seq {
+            return Some(if seq > expected_seq {
+                (expected_seq, format!("event {expected_seq} is missing (the next stored event is {seq})"))
+            } else {
+                (seq, format!("sequence {seq} appears out of order"))
+            });
+        }
+        if row.prev_hash != self.prev {
+            return Some((
+                seq,
+                "link broken: prev_hash is not the previous event's hash (rows reordered, replaced or removed)".into(),
+            ));
+        }
+        None
     }
 
     fn check(&mut self, row: &StoredEvent) -> Option<(u64, String)> {
         let seq = row.seq;
         let fail = |why: String| Some((seq, why));
-        let expected_seq = self.expected_seq;
-        if seq != expected_seq {
-            return if seq > expected_seq {
-                Some((expected_seq, format!("event {expected_seq} is missing (the next stored event is {seq})")))
-            } else {
-                fail(format!("sequence {seq} appears out of order"))
-            };
+        if let Some(bad) = self.order(row) {
+            return Some(bad);
         }
-        if row.prev_hash != self.prev.to_hex() {
-            return fail(
-                "link broken: prev_hash is not the previous event's hash (rows reordered, replaced or removed)".into(),
-            );
-        }
-        match row.compute_hash() {
-            Ok(h) if h.to_hex() == row.hash => {}
-            Ok(_) => return fail("hash mismatch: the event's content was altered".into()),
-            Err(e) => return fail(format!("hash cannot be computed: {e}")),
-        }
-        if let Some(s) = self.sealer
-            && let Ok(h) = Hash::from_hex(&row.hash)
-            && s.seal_hex(&h) != row.seal
-        {
-            return fail("seal mismatch: this event was not written by this device's SMART (edited, and the hashes after it recomputed)".into());
+        if let Some(why) = content(row, self.sealer) {
+            return fail(why);
         }
         if row.at_ms < self.last_at {
             return fail("logical time runs backwards".into());
@@ -298,4 +489,157 @@ fn check_head(
         return Ok(Some((seq, format!("the signed head names a different event {seq} than the chain holds"))));
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The walk on checker threads finds exactly what a one-by-one walk finds — the same first
+    //! bad sequence, reason and count — for breaks in the first batch and in later ones, several
+    //! at once (reported out of order by the checkers), a break of order after checked batches,
+    //! and a row whose time runs backwards while its content is also wrong.
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+    use crate::record::NewEvent;
+    use ed25519_dalek::{Signer, SigningKey};
+    use smart_kernel::{GateAct, Millis, Policy, RefusalCode};
+
+    struct Key(SigningKey);
+    impl HeadSigner for Key {
+        fn sign_hex(&self, msg: &[u8]) -> String {
+            hex::encode(self.0.sign(msg).to_bytes())
+        }
+        fn seal_hex(&self, hash: &Hash) -> String {
+            blake3::keyed_hash(&blake3::derive_key("test seal", &self.0.to_bytes()), &hash.0).to_hex().to_string()
+        }
+    }
+
+    const EVENTS: u64 = 3_000;
+
+    /// What a ledger is built with, besides gate refusals at times 1, 2, 3, …
+    #[derive(Default, Clone, Copy)]
+    struct Build {
+        /// This sequence's time is before the one before it.
+        late_at: Option<u64>,
+        /// This sequence holds a second genesis event.
+        genesis_again_at: Option<u64>,
+    }
+
+    fn build(dir: &std::path::Path, b: Build) -> (Ledger, Key, String) {
+        let key = Key(SigningKey::from_bytes(&[9u8; 32]));
+        let public = hex::encode(key.0.verifying_key().to_bytes());
+        let genesis = KernelEvent::Genesis {
+            device_key: public.clone(),
+            policy: Policy::default(),
+            policy_hash: Policy::default().hash().unwrap(),
+            registry_hash: Hash::ZERO,
+            hash_scheme: smart_kernel::state_hash::CURRENT,
+        };
+        let refused =
+            KernelEvent::GateRefused { act: GateAct::Framing, code: RefusalCode::GateForbidden, reason: "test".into() };
+        let mut ledger = Ledger::create(&dir.join("l.db")).unwrap();
+        let events: Vec<(u64, &KernelEvent)> = (1..=EVENTS)
+            .map(|seq| {
+                let at = if b.late_at == Some(seq) { seq - 2 } else { seq };
+                (at, if seq == 1 || b.genesis_again_at == Some(seq) { &genesis } else { &refused })
+            })
+            .collect();
+        for (i, chunk) in events.chunks(700).enumerate() {
+            let batch: Vec<NewEvent<'_>> = chunk
+                .iter()
+                .map(|(at, event)| NewEvent {
+                    corr: "c",
+                    event,
+                    at: Millis(*at),
+                    wall_ms: *at,
+                    state_before: Hash::ZERO,
+                    state_after: Hash::ZERO,
+                })
+                .collect();
+            ledger.append(i as u64 * 700, &batch, &key).unwrap();
+        }
+        ledger
+            .connection()
+            .execute_batch("DROP TRIGGER events_append_only_update; DROP TRIGGER events_append_only_delete;")
+            .unwrap();
+        (ledger, key, public)
+    }
+
+    fn edit(seq: u64) -> String {
+        format!("UPDATE events SET corr = 'd' WHERE seq = {seq}")
+    }
+    fn seal_edit(seq: u64) -> String {
+        format!("UPDATE events SET seal = '00' WHERE seq = {seq}")
+    }
+    fn removal(seq: u64) -> String {
+        format!("DELETE FROM events WHERE seq = {seq}")
+    }
+
+    /// What a ledger is built with, what is done to it, and the first bad sequence with words of
+    /// its reason (`None`: it verifies).
+    type Case = (Build, Vec<String>, Option<(u64, &'static str)>);
+
+    #[test]
+    fn checker_threads_find_the_first_break_exactly_where_a_one_by_one_walk_does() {
+        let cases: Vec<Case> = vec![
+            (Build::default(), vec![], None),
+            (Build::default(), vec![edit(1)], Some((1, "hash mismatch"))),
+            (Build::default(), vec![edit(2)], Some((2, "hash mismatch"))),
+            (Build::default(), vec![edit(2_500)], Some((2_500, "hash mismatch"))),
+            (Build::default(), vec![seal_edit(1_500), edit(2_700)], Some((1_500, "seal mismatch"))),
+            (Build::default(), vec![edit(2_900), seal_edit(700)], Some((700, "seal mismatch"))),
+            (Build::default(), vec![removal(2_000), edit(1_000)], Some((1_000, "hash mismatch"))),
+            (Build::default(), vec![removal(1_000), edit(2_000)], Some((1_000, "is missing"))),
+            (Build::default(), vec![removal(EVENTS)], Some((EVENTS, "removed from the end"))),
+            (Build { late_at: Some(1_234), ..Build::default() }, vec![], Some((1_234, "time runs backwards"))),
+            (
+                Build { late_at: Some(1_234), ..Build::default() },
+                vec![seal_edit(1_234)],
+                Some((1_234, "seal mismatch")),
+            ),
+            (Build { genesis_again_at: Some(2_222), ..Build::default() }, vec![], Some((2_222, "second genesis"))),
+        ];
+        for (n, (b, tamper, expected)) in cases.into_iter().enumerate() {
+            let dir = tempfile::tempdir().unwrap();
+            let (ledger, key, public) = build(dir.path(), b);
+            for sql in &tamper {
+                ledger.connection().execute_batch(sql).unwrap();
+            }
+            let marked = ledger.get(1_100).unwrap().unwrap();
+            let mark = Mark { seq: 1_100, hash: marked.hash, schema: ledger.schema_version().unwrap() };
+            for depth in [Depth::Full, Depth::Authentic] {
+                for from in [None, Some(&mark)] {
+                    let walk = |size| {
+                        verify_in_batches(&ledger, Some(&public), Some(&key as &dyn HeadSigner), depth, from, size)
+                            .unwrap()
+                    };
+                    let one_by_one = walk(usize::MAX);
+                    for size in [1, 7, 256, BATCH] {
+                        assert_eq!(walk(size), one_by_one, "case {n} {depth:?} from {from:?}, batches of {size}");
+                    }
+                    // What the one-by-one walk finds is what was done (a second genesis and
+                    // breaks before the mark are not what an open from the mark reads).
+                    let before_mark = expected.is_some_and(|(seq, _)| seq <= mark.seq && seq > 1);
+                    let expected = match expected {
+                        Some((_, "second genesis")) if depth == Depth::Authentic => None,
+                        e if from.is_some() && before_mark => {
+                            assert!(e.is_some());
+                            continue;
+                        }
+                        e => e,
+                    };
+                    match expected {
+                        None => assert!(one_by_one.ok, "case {n} {depth:?}: {one_by_one:?}"),
+                        Some((seq, words)) => {
+                            assert_eq!(one_by_one.first_bad_seq, Some(seq), "case {n} {depth:?}: {one_by_one:?}");
+                            assert!(
+                                one_by_one.reason.as_deref().is_some_and(|r| r.contains(words)),
+                                "case {n} {depth:?}: {one_by_one:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
