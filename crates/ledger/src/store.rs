@@ -72,6 +72,49 @@ pub(crate) fn row_to_event(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredEven
     })
 }
 
+/// Batches at least this long are encoded and hashed on a second thread while SQLite inserts
+/// (below it, the thread costs more than it saves).
+const PIPELINE_FROM: usize = 16;
+
+/// One event made ready for its row: everything but what the caller gave as is.
+struct Row {
+    seq: u64,
+    payload: String,
+    before: String,
+    after: String,
+    prev: String,
+    hash: Hash,
+    seal: String,
+}
+
+impl Row {
+    /// Encodes `e` as the event at `seq` after `prev`, refusing what could not be read back.
+    fn of(e: &NewEvent<'_>, seq: u64, prev: &Hash, signer: &dyn HeadSigner) -> Result<Row, LedgerError> {
+        let payload = canonical_bytes(e.event).map_err(|x| LedgerError::Encoding(x.to_string()))?;
+        let payload = String::from_utf8(payload).map_err(|x| LedgerError::Encoding(x.to_string()))?;
+        // Nothing that cannot be read back, and nothing without bound: checked before the
+        // transaction commits, so a refused batch writes nothing.
+        if payload.len() > MAX_EVENT_BYTES {
+            return Err(LedgerError::Encoding(format!(
+                "a {} event of {} bytes is larger than the ledger takes ({MAX_EVENT_BYTES})",
+                e.event.kind(),
+                payload.len()
+            )));
+        }
+        let depth = json_depth(&payload);
+        if depth > MAX_EVENT_DEPTH {
+            return Err(LedgerError::Encoding(format!(
+                "a {} event nests {depth} levels deep, more than the ledger can read back ({MAX_EVENT_DEPTH})",
+                e.event.kind()
+            )));
+        }
+        let before = e.state_before.to_hex();
+        let after = e.state_after.to_hex();
+        let hash = chain_hash(prev, seq, e.corr, e.event.kind(), &payload, e.at.0, e.wall_ms, &before, &after);
+        Ok(Row { seq, payload, before, after, prev: prev.to_hex(), hash, seal: signer.seal_hex(&hash) })
+    }
+}
+
 impl Ledger {
     /// Creates a new ledger file. Refuses to touch an existing one.
     pub fn create(path: &Path) -> Result<Ledger, LedgerError> {
@@ -172,44 +215,64 @@ impl Ledger {
                 "INSERT INTO events (seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?;
-            for e in batch {
-                seq += 1;
-                let payload = canonical_bytes(e.event).map_err(|x| LedgerError::Encoding(x.to_string()))?;
-                let payload = String::from_utf8(payload).map_err(|x| LedgerError::Encoding(x.to_string()))?;
-                // Nothing that cannot be read back, and nothing without bound: checked before the
-                // transaction holds anything, so a refused batch writes nothing.
-                if payload.len() > MAX_EVENT_BYTES {
-                    return Err(LedgerError::Encoding(format!(
-                        "a {} event of {} bytes is larger than the ledger takes ({MAX_EVENT_BYTES})",
-                        e.event.kind(),
-                        payload.len()
-                    )));
-                }
-                let depth = json_depth(&payload);
-                if depth > MAX_EVENT_DEPTH {
-                    return Err(LedgerError::Encoding(format!(
-                        "a {} event nests {depth} levels deep, more than the ledger can read back ({MAX_EVENT_DEPTH})",
-                        e.event.kind()
-                    )));
-                }
-                let before = e.state_before.to_hex();
-                let after = e.state_after.to_hex();
-                let hash = chain_hash(&prev, seq, e.corr, e.event.kind(), &payload, e.at.0, e.wall_ms, &before, &after);
+            let mut put = |e: &NewEvent<'_>, row: Row| -> Result<(), LedgerError> {
                 insert.execute(params![
-                    seq as i64,
+                    row.seq as i64,
                     e.corr,
                     e.event.kind(),
-                    payload,
+                    row.payload,
                     e.at.0 as i64,
                     e.wall_ms as i64,
-                    before,
-                    after,
-                    prev.to_hex(),
-                    hash.to_hex(),
-                    signer.seal_hex(&hash)
+                    row.before,
+                    row.after,
+                    row.prev,
+                    row.hash.hex_in(&mut [0; 64]),
+                    row.seal
                 ])?;
-                prev = hash;
-                seqs.push(seq);
+                seqs.push(row.seq);
+                Ok(())
+            };
+            if batch.len() < PIPELINE_FROM {
+                for e in batch {
+                    let row = Row::of(e, seq + 1, &prev, signer)?;
+                    (seq, prev) = (row.seq, row.hash);
+                    put(e, row)?;
+                }
+            } else {
+                // Encoding and hashing the next rows on a second thread while SQLite inserts
+                // these: in a batch they cost about as much as the insert itself.
+                let (first, start) = (seq, prev);
+                let last = std::thread::scope(|scope| -> Result<(u64, Hash), LedgerError> {
+                    let (ready, rows) = std::sync::mpsc::sync_channel::<Result<Row, LedgerError>>(PIPELINE_FROM * 4);
+                    scope.spawn(move || {
+                        let (mut seq, mut prev) = (first, start);
+                        for e in batch {
+                            let row = Row::of(e, seq + 1, &prev, signer);
+                            let failed = row.is_err();
+                            if let Ok(r) = &row {
+                                (seq, prev) = (r.seq, r.hash);
+                            }
+                            if ready.send(row).is_err() || failed {
+                                return;
+                            }
+                        }
+                    });
+                    let mut last = (first, start);
+                    for (e, row) in batch.iter().zip(rows) {
+                        let row = row?;
+                        last = (row.seq, row.hash);
+                        put(e, row)?;
+                    }
+                    Ok(last)
+                })?;
+                (seq, prev) = last;
+            }
+            if seqs.len() != batch.len() {
+                return Err(LedgerError::Encoding(format!(
+                    "{} of {} events were prepared for the ledger",
+                    seqs.len(),
+                    batch.len()
+                )));
             }
         }
         let head = prev.to_hex();

@@ -198,6 +198,83 @@ fn an_event_too_deep_to_read_back_is_never_written() {
     assert!(v.ok, "{v:?}");
 }
 
+/// A batch of 16 events or more is encoded and hashed on a second thread while SQLite inserts.
+/// An event in it that could not be read back still refuses the whole batch.
+#[test]
+fn an_event_too_deep_to_read_back_refuses_a_long_batch_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut l, mut st) = genesis(&dir.path().join("ledger.db"));
+    let events: Vec<(KernelEvent, Hash, Hash)> = (0..40).map(|i| expiry(&mut st, 2 + i)).collect();
+    let mut args = serde_json::json!("docs");
+    for _ in 0..126 {
+        args = serde_json::json!([args]);
+    }
+    let deep = KernelEvent::Proposed {
+        call: smart_kernel::ProposedCall {
+            tool: "fs.scan".into(),
+            args,
+            scope_id: String::new(),
+            source: Default::default(),
+            risk_hint: None,
+            snapshot: None,
+            work_order: None,
+        },
+    };
+    let mut batch: Vec<NewEvent> = events
+        .iter()
+        .map(|(e, b, a)| NewEvent {
+            corr: "c",
+            event: e,
+            at: Millis(50),
+            wall_ms: 2,
+            state_before: *b,
+            state_after: *a,
+        })
+        .collect();
+    batch[20] = NewEvent {
+        corr: "c",
+        event: &deep,
+        at: Millis(50),
+        wall_ms: 2,
+        state_before: Hash::ZERO,
+        state_after: Hash::ZERO,
+    };
+    let err = l.append(1, &batch, &key()).unwrap_err().to_string();
+    assert!(err.contains("proposed event nests") && err.contains("read back"), "{err}");
+    assert_eq!(l.tail().unwrap().0, 1, "the batch landed in part");
+    assert_eq!(smart_ledger::anchor::read(l.path()).unwrap().unwrap().seq, 1);
+    assert!(smart_ledger::verify(&l, None, None).unwrap().ok);
+}
+
+/// The rows a long batch stores (encoded on a second thread) are byte for byte the rows the
+/// same events store appended one at a time.
+#[test]
+fn a_long_batch_stores_the_rows_one_by_one_appends_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut batched, mut st) = genesis(&dir.path().join("batched.db"));
+    let (mut single, _) = genesis(&dir.path().join("single.db"));
+    let events: Vec<(KernelEvent, Hash, Hash)> = (0..100).map(|i| expiry(&mut st, 2 + i)).collect();
+    let batch: Vec<NewEvent> = events
+        .iter()
+        .enumerate()
+        .map(|(i, (e, b, a))| NewEvent {
+            corr: "c",
+            event: e,
+            at: Millis(2 + i as u64),
+            wall_ms: 7,
+            state_before: *b,
+            state_after: *a,
+        })
+        .collect();
+    assert_eq!(batched.append(1, &batch, &key()).unwrap(), (2..=101).collect::<Vec<u64>>());
+    for (i, e) in batch.iter().enumerate() {
+        let e = NewEvent { corr: e.corr, event: e.event, ..*e };
+        assert_eq!(single.append(1 + i as u64, &[e], &key()).unwrap(), vec![2 + i as u64]);
+    }
+    assert_eq!(batched.list(0, None, 1_000).unwrap(), single.list(0, None, 1_000).unwrap());
+    assert!(smart_ledger::verify(&batched, None, Some(&key())).unwrap().ok);
+}
+
 /// Opening an engine checks at [`Depth::Authentic`] (no payload read back) so that a year's
 /// ledger opens in well under a second. It must catch every edit the full verify catches, at
 /// the same sequence: a flipped payload byte, a deleted row, two rows swapped, an edited column,
