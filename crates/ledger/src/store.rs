@@ -232,19 +232,16 @@ impl Ledger {
                 seqs.push(row.seq);
                 Ok(())
             };
-            if batch.len() < PIPELINE_FROM {
-                for e in batch {
-                    let row = Row::of(e, seq + 1, &prev, signer)?;
-                    (seq, prev) = (row.seq, row.hash);
-                    put(e, row)?;
-                }
+            // Encoding and hashing the next rows on a second thread while SQLite inserts these:
+            // in a batch they cost about as much as the insert itself. `None`: encode here (a
+            // short batch, or no second thread to be had).
+            let pipelined = if batch.len() < PIPELINE_FROM {
+                None
             } else {
-                // Encoding and hashing the next rows on a second thread while SQLite inserts
-                // these: in a batch they cost about as much as the insert itself.
                 let (first, start) = (seq, prev);
-                let last = std::thread::scope(|scope| -> Result<(u64, Hash), LedgerError> {
+                std::thread::scope(|scope| -> Result<Option<(u64, Hash)>, LedgerError> {
                     let (ready, rows) = std::sync::mpsc::sync_channel::<Result<Row, LedgerError>>(PIPELINE_FROM * 4);
-                    scope.spawn(move || {
+                    let encoder = move || {
                         let (mut seq, mut prev) = (first, start);
                         for e in batch {
                             let row = Row::of(e, seq + 1, &prev, signer);
@@ -256,16 +253,28 @@ impl Ledger {
                                 return;
                             }
                         }
-                    });
+                    };
+                    if std::thread::Builder::new().spawn_scoped(scope, encoder).is_err() {
+                        return Ok(None);
+                    }
                     let mut last = (first, start);
                     for (e, row) in batch.iter().zip(rows) {
                         let row = row?;
                         last = (row.seq, row.hash);
                         put(e, row)?;
                     }
-                    Ok(last)
-                })?;
-                (seq, prev) = last;
+                    Ok(Some(last))
+                })?
+            };
+            match pipelined {
+                Some(last) => (seq, prev) = last,
+                None => {
+                    for e in batch {
+                        let row = Row::of(e, seq + 1, &prev, signer)?;
+                        (seq, prev) = (row.seq, row.hash);
+                        put(e, row)?;
+                    }
+                }
             }
             if seqs.len() != batch.len() {
                 return Err(LedgerError::Encoding(format!(

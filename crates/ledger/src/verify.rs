@@ -174,7 +174,7 @@ fn walk_rows(
     size: usize,
 ) -> Result<Option<(u64, String)>, LedgerError> {
     use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::mpsc::{channel, sync_channel};
+    use std::sync::mpsc::{SendError, channel, sync_channel};
     use std::sync::{Arc, Mutex};
 
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
@@ -210,7 +210,9 @@ fn walk_rows(
                     let rx = Arc::new(Mutex::new(rx));
                     for _ in 0..workers {
                         let (rx, done, key, stop) = (Arc::clone(&rx), done_tx.clone(), key.clone(), &stop);
-                        scope.spawn(move || {
+                        // A checker the system will not start leaves its share to this thread
+                        // (a refused hand-over is checked here).
+                        let _ = std::thread::Builder::new().spawn_scoped(scope, move || {
                             loop {
                                 let job = match rx.lock() {
                                     Ok(rx) => rx.recv(),
@@ -226,34 +228,41 @@ fn walk_rows(
                     }
                     tx
                 });
-                if tx.send((sent, std::mem::replace(&mut batch, Vec::with_capacity(size.min(BATCH))))).is_err() {
+                let job = (sent, std::mem::replace(&mut batch, Vec::with_capacity(size.min(BATCH))));
+                sent += 1;
+                if let Err(SendError((n, rows))) = tx.send(job)
+                    && let Some(bad) = walk.genesis_key.as_deref().and_then(|k| check_rows(&rows, sealer, depth, k))
+                {
+                    let _ = done_tx.send((n, bad));
                     return false;
                 }
-                sent += 1;
             }
             !stop.load(Ordering::Relaxed)
         });
-        let inline = match (&jobs, walk.genesis_key.as_deref()) {
-            (None, Some(key)) => check_rows(&batch, sealer, depth, key).map(|bad| (sent, bad)),
-            (Some(tx), _) => {
-                if !batch.is_empty() {
-                    let _ = tx.send((sent, std::mem::take(&mut batch)));
-                }
-                None
-            }
-            (None, None) => None,
+        // The last rows: to a checker if there are any, else (a ledger of one batch, or no
+        // checker started) checked here.
+        let last = (sent, std::mem::take(&mut batch));
+        let here = match &jobs {
+            Some(tx) => tx.send(last).err().map(|SendError(job)| job),
+            None => Some(last),
         };
+        let here = here.and_then(|(n, rows)| {
+            walk.genesis_key.as_deref().and_then(|k| check_rows(&rows, sealer, depth, k)).map(|bad| (n, bad))
+        });
         drop(jobs);
         drop(done_tx);
-        read?;
-        // Every checker has finished once the last sender is gone: the earliest batch wins.
-        let found = done_rx.iter().chain(inline).min_by_key(|(n, _)| *n).map(|(_, bad)| bad);
+        // Every checker has finished once the last sender is gone: the earliest batch wins. A
+        // failure found in rows read before a read error is still the answer.
+        let found = done_rx.iter().chain(here).min_by_key(|(n, _)| *n).map(|(_, bad)| bad);
         Ok(match found {
             Some(bad) => {
                 walk.expected_seq = bad.0;
                 Some(bad)
             }
-            None => walk.bad.take().or(order_bad),
+            None => {
+                read?;
+                walk.bad.take().or(order_bad)
+            }
         })
     })
 }
@@ -578,6 +587,29 @@ mod tests {
     /// What a ledger is built with, what is done to it, and the first bad sequence with words of
     /// its reason (`None`: it verifies).
     type Case = (Build, Vec<String>, Option<(u64, &'static str)>);
+
+    /// The checkers are ahead of the reader's failures now: a row SQLite cannot hand back (a
+    /// time stored as text) after a break must not turn the break into a read error.
+    #[test]
+    fn a_break_before_a_row_that_cannot_be_read_is_still_the_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ledger, key, public) = build(dir.path(), Build::default());
+        for unreadable in [10, 2_900] {
+            ledger.connection().execute_batch(&edit(5)).unwrap();
+            ledger
+                .connection()
+                .execute_batch(&format!("UPDATE events SET at_ms = 'x' WHERE seq = {unreadable}"))
+                .unwrap();
+            for size in [usize::MAX, 7, BATCH] {
+                let r = verify_in_batches(&ledger, Some(&public), Some(&key), Depth::Full, None, size).unwrap();
+                assert_eq!(
+                    (r.first_bad_seq, r.events),
+                    (Some(5), 4),
+                    "unreadable {unreadable}, batches of {size}: {r:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn checker_threads_find_the_first_break_exactly_where_a_one_by_one_walk_does() {

@@ -15,6 +15,13 @@ pub struct DeviceKey {
     seal: [u8; 32],
 }
 
+impl Drop for DeviceKey {
+    /// The seal key is as secret as the signing key (which wipes itself): wiped too.
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.seal);
+    }
+}
+
 impl std::fmt::Debug for DeviceKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "DeviceKey({}…)", &self.public_hex()[..12])
