@@ -308,13 +308,10 @@ fn content(row: &StoredEvent, sealer: Option<&dyn HeadSigner>) -> Option<String>
 /// A row after the genesis event: its payload is a kernel event of its kind, not a second
 /// genesis, and a user signal in it is signed by the genesis key.
 fn payload(row: &StoredEvent, genesis_key: &str) -> Option<String> {
-    let event = match row.event() {
+    let event = match read_event(row) {
         Ok(e) => e,
-        Err(e) => return Some(e),
+        Err(why) => return Some(why),
     };
-    if event.kind() != row.kind {
-        return Some(format!("kind column says {} but the payload is {}", row.kind, event.kind()));
-    }
     if let KernelEvent::Genesis { .. } = event {
         return Some("a second genesis event".into());
     }
@@ -324,6 +321,15 @@ fn payload(row: &StoredEvent, genesis_key: &str) -> Option<String> {
         return Some(format!("bad signature on the {} signal: {}", row.kind, r.reason));
     }
     None
+}
+
+/// The row's payload read back as a kernel event of the kind its column says.
+fn read_event(row: &StoredEvent) -> Result<KernelEvent, String> {
+    let event = row.event()?;
+    if event.kind() != row.kind {
+        return Err(format!("kind column says {} but the payload is {}", row.kind, event.kind()));
+    }
+    Ok(event)
 }
 
 /// The chain walked so far: what the next event must link to, and the first failure.
@@ -340,10 +346,9 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    /// Checks one event on this thread (the genesis event: it names the key the rest is
-    /// checked against); says whether to go on.
+    /// Checks the genesis event on this thread; says whether to go on.
     fn step(&mut self, row: StoredEvent) -> bool {
-        self.bad = self.check(&row);
+        self.bad = self.check_genesis(&row);
         if self.bad.is_some() {
             return false;
         }
@@ -372,51 +377,32 @@ impl Walk<'_> {
         None
     }
 
-    fn check(&mut self, row: &StoredEvent) -> Option<(u64, String)> {
-        let seq = row.seq;
-        let fail = |why: String| Some((seq, why));
+    /// The first event — the only one checked here: it must be in order, authentic, and the
+    /// genesis event, naming the device key that the rest (their signals, the signed head) is
+    /// checked against. Its time cannot run backwards: nothing comes before it.
+    fn check_genesis(&mut self, row: &StoredEvent) -> Option<(u64, String)> {
         if let Some(bad) = self.order(row) {
             return Some(bad);
         }
-        if let Some(why) = content(row, self.sealer) {
-            return fail(why);
-        }
-        if row.at_ms < self.last_at {
-            return fail("logical time runs backwards".into());
-        }
-        if self.depth == Depth::Authentic && seq > 1 {
-            return None;
-        }
-        let event = match row.event() {
-            Ok(e) => e,
-            Err(e) => return fail(e),
-        };
-        if event.kind() != row.kind {
-            return fail(format!("kind column says {} but the payload is {}", row.kind, event.kind()));
-        }
-        match (&event, &self.genesis_key) {
-            (KernelEvent::Genesis { device_key: k, .. }, None) if seq == 1 => {
-                if let Some(dk) = self.device_key
-                    && !dk.eq_ignore_ascii_case(k)
-                {
-                    return fail(format!(
+        let why = match content(row, self.sealer) {
+            Some(why) => why,
+            None => match read_event(row) {
+                Err(why) => why,
+                Ok(KernelEvent::Genesis { device_key: k, .. }) => match self.device_key {
+                    Some(dk) if !dk.eq_ignore_ascii_case(&k) => format!(
                         "genesis names device key {}…, but this device's key is {}…",
-                        k.get(..12).unwrap_or(k),
+                        k.get(..12).unwrap_or(&k),
                         dk.get(..12).unwrap_or(dk)
-                    ));
-                }
-                self.genesis_key = Some(k.clone());
-            }
-            (_, None) => return fail("the first event is not genesis".into()),
-            (KernelEvent::Genesis { .. }, Some(_)) => return fail("a second genesis event".into()),
-            _ => {}
-        }
-        if let (Some(signal), Some(key)) = (event.signal(), &self.genesis_key)
-            && let Err(r) = signal.verify_signature(key)
-        {
-            return fail(format!("bad signature on the {} signal: {}", row.kind, r.reason));
-        }
-        None
+                    ),
+                    _ => {
+                        self.genesis_key = Some(k);
+                        return None;
+                    }
+                },
+                Ok(_) => "the first event is not genesis".into(),
+            },
+        };
+        Some((row.seq, why))
     }
 }
 
@@ -532,6 +518,8 @@ mod tests {
         late_at: Option<u64>,
         /// This sequence holds a second genesis event.
         genesis_again_at: Option<u64>,
+        /// The first event is a gate refusal, not genesis.
+        no_genesis: bool,
     }
 
     fn build(dir: &std::path::Path, b: Build) -> (Ledger, Key, String) {
@@ -550,7 +538,7 @@ mod tests {
         let events: Vec<(u64, &KernelEvent)> = (1..=EVENTS)
             .map(|seq| {
                 let at = if b.late_at == Some(seq) { seq - 2 } else { seq };
-                (at, if seq == 1 || b.genesis_again_at == Some(seq) { &genesis } else { &refused })
+                (at, if (seq == 1 && !b.no_genesis) || b.genesis_again_at == Some(seq) { &genesis } else { &refused })
             })
             .collect();
         for (i, chunk) in events.chunks(700).enumerate() {
@@ -630,6 +618,7 @@ mod tests {
                 Some((1_234, "seal mismatch")),
             ),
             (Build { genesis_again_at: Some(2_222), ..Build::default() }, vec![], Some((2_222, "second genesis"))),
+            (Build { no_genesis: true, ..Build::default() }, vec![], Some((1, "the first event is not genesis"))),
         ];
         for (n, (b, tamper, expected)) in cases.into_iter().enumerate() {
             let dir = tempfile::tempdir().unwrap();

@@ -163,19 +163,13 @@ fn opening_a_missing_or_non_database_file_is_a_clear_error_and_changes_nothing()
     assert!(matches!(Ledger::create(&junk), Err(LedgerError::Exists(_))));
 }
 
-/// A refused call whose `proposed` event nested 126 arrays deep was stored, and from then on no
-/// reader could parse that row. The writer now refuses what the reader could not take back, and
-/// the refused batch leaves nothing behind.
-#[test]
-fn an_event_too_deep_to_read_back_is_never_written() {
-    let dir = tempfile::tempdir().unwrap();
-    let (mut l, mut st) = genesis(&dir.path().join("ledger.db"));
-    let (ok_event, b1, a1) = expiry(&mut st, 2);
+/// A `proposed` event whose arguments nest 126 arrays deep: more than a reader takes back.
+fn too_deep_to_read_back() -> KernelEvent {
     let mut args = serde_json::json!("docs");
     for _ in 0..126 {
         args = serde_json::json!([args]);
     }
-    let deep = KernelEvent::Proposed {
+    KernelEvent::Proposed {
         call: smart_kernel::ProposedCall {
             tool: "fs.scan".into(),
             args,
@@ -185,7 +179,18 @@ fn an_event_too_deep_to_read_back_is_never_written() {
             snapshot: None,
             work_order: None,
         },
-    };
+    }
+}
+
+/// A refused call whose `proposed` event nested 126 arrays deep was stored, and from then on no
+/// reader could parse that row. The writer now refuses what the reader could not take back, and
+/// the refused batch leaves nothing behind.
+#[test]
+fn an_event_too_deep_to_read_back_is_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut l, mut st) = genesis(&dir.path().join("ledger.db"));
+    let (ok_event, b1, a1) = expiry(&mut st, 2);
+    let deep = too_deep_to_read_back();
     let batch = [
         NewEvent { corr: "c", event: &ok_event, at: Millis(2), wall_ms: 2, state_before: b1, state_after: a1 },
         NewEvent { corr: "c", event: &deep, at: Millis(2), wall_ms: 2, state_before: a1, state_after: a1 },
@@ -205,21 +210,7 @@ fn an_event_too_deep_to_read_back_refuses_a_long_batch_too() {
     let dir = tempfile::tempdir().unwrap();
     let (mut l, mut st) = genesis(&dir.path().join("ledger.db"));
     let events: Vec<(KernelEvent, Hash, Hash)> = (0..40).map(|i| expiry(&mut st, 2 + i)).collect();
-    let mut args = serde_json::json!("docs");
-    for _ in 0..126 {
-        args = serde_json::json!([args]);
-    }
-    let deep = KernelEvent::Proposed {
-        call: smart_kernel::ProposedCall {
-            tool: "fs.scan".into(),
-            args,
-            scope_id: String::new(),
-            source: Default::default(),
-            risk_hint: None,
-            snapshot: None,
-            work_order: None,
-        },
-    };
+    let deep = too_deep_to_read_back();
     let mut batch: Vec<NewEvent> = events
         .iter()
         .map(|(e, b, a)| NewEvent {
