@@ -115,3 +115,59 @@ fn the_human_output_prints_each_step() {
     assert!(text.contains("proposal (phrase template): fs.scan"), "{text}");
     assert!(text.contains("committed: fs.scan"), "{text}");
 }
+
+/// A model worker that finds every answer equally likely, and likely to be a call: whatever is
+/// chosen comes from the runtime's own rules, not from a model.
+fn indifferent_worker(s: &Smart) -> std::path::PathBuf {
+    let script = r#"#!/bin/sh
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
+  case "$line" in
+    *'"op":"load"'*) printf '{"v":1,"id":%s,"ok":{"kind":"loaded","path":"m","architecture":"qwen2","name":"fake","format":"chat_ml","n_params":1,"n_ctx":4096,"threads":1,"load_ms":1}}\n' "$id" ;;
+    *'"op":"rank"'*)
+      n=$(printf '%s' "$line" | sed 's/.*"candidates":\[//' | grep -o 'name' | wc -l)
+      scores=$(i=0; while [ "$i" -lt "$n" ]; do [ "$i" -gt 0 ] && printf ','; printf '%s' '-0.01'; i=$((i+1)); done)
+      printf '{"v":1,"id":%s,"ok":{"kind":"ranked","scores":[%s],"first":[%s],"tokens":[1],"timings":{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1,"generated_tokens":1,"generation_ms":1,"grammar_fallbacks":0}}}\n' "$id" "$scores" "$scores" ;;
+    *) exit 0 ;;
+  esac
+done
+"#;
+    let path = s.tmp.path().join("indifferent-worker.sh");
+    std::fs::write(&path, script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::write(s.data.join("models.toml"), format!("proposer_file = {:?}\n", path.display().to_string())).unwrap();
+    path
+}
+
+#[test]
+fn a_cue_word_tilts_a_ranking_that_cannot_tell_the_tools_apart() {
+    let s = Smart::init(None);
+    s.write("inbox/a.txt", "a");
+    let w = indifferent_worker(&s);
+    let propose = |text: &str| {
+        let out = s
+            .cmd()
+            .env("SMART_PROPOSER_WORKER", &w)
+            .args(["--json", "say", "--propose-only", "--no-templates", text])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}); stderr {}", String::from_utf8_lossy(&out.stderr)));
+        v
+    };
+    // "remember" is the note's own word: of twenty equally likely tools, it is the one.
+    let v = propose("remember that the gate code is 4471");
+    assert_eq!(v["proposal"]["tool"], "db.upsert", "{v}");
+    // The same sentence without it is not a note.
+    let v = propose("the gate code is 4471");
+    assert_ne!(v["proposal"]["tool"], "db.upsert", "{v}");
+    // Said as what not to do, the cue is none: no deletion is proposed.
+    let v = propose("don't delete inbox/a.txt");
+    assert_ne!(v["proposal"]["tool"], "fs.quarantine", "{v}");
+    let v = propose("delete inbox/a.txt");
+    assert_eq!(v["proposal"]["tool"], "fs.quarantine", "{v}");
+}

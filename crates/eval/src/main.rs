@@ -63,7 +63,7 @@ struct Opts {
 const USAGE: &str =
     "smart-eval [--split dev|test|dev,test] [--seed N] [--trees N] [--modes templates,model,pipeline] [--models a,b]
            [--every K] [--limit N] [--spoken] [--variants N] [--whisper NAME] [--json OUT] [--verbose]
-           [--style S] [--best-call P] [--margin M] [--fallback F] [--open-hearing] [--require-schema-valid]
+           [--style S] [--best-call P] [--cue-boost B] [--margin M] [--fallback F] [--open-hearing] [--require-schema-valid]
            [--bias-start B] [--bias-follow B] [--replay-heard JSON]
 Scores the phrase templates, the proposer models and the whole pipeline on a folder tree made
 from the seed (a new one each run unless --seed is given).
@@ -77,6 +77,7 @@ from the seed (a new one each run unless --seed is given).
   --whisper NAME    the whisper model for --spoken (default: the catalog's default)
   --style S         the ranking prompt: compact, compact-shots or native-shots
   --best-call P     the least chance that the answer is a call to the best tool (0..1)
+  --cue-boost B     how many times likelier a tool whose cue words were said becomes (1: off)
   --margin M        the least log-probability gap between the best two tools not to ask
   --fallback F      how far behind (log-probability) a tool may be and still stand in for a
                     best tool whose arguments the sentence does not name
@@ -135,6 +136,7 @@ fn parse_args() -> Result<Opts> {
                     .ok_or_else(|| anyhow!("--style: {v:?} is not compact, compact-shots or native-shots"))?;
             }
             "--best-call" => o.understand.thresholds.best_call = val()?.parse().context("--best-call")?,
+            "--cue-boost" => o.understand.thresholds.cue_boost = val()?.parse().context("--cue-boost")?,
             "--fallback" => o.understand.thresholds.fallback = val()?.parse().context("--fallback")?,
             "--margin" => o.understand.thresholds.margin = val()?.parse().context("--margin")?,
             "--open-hearing" => o.understand.open_hearing = true,

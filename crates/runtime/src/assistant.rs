@@ -697,11 +697,14 @@ impl Assistant {
         let (sup, info) = self.started_model(corr).await?;
         let shown = understand::mentions::canonical(&reading, &mentions, &ctx.vocab);
         let (ranking, timings) = understanding::rank(sup, info.format, &decls, &shown, style).await?;
+        let thresholds = &self.understand_opts.thresholds;
+        let ranking =
+            understand::cues::weigh(&ranking, &understand::cues::cued(&reading, &mentions), thresholds.cue_boost);
         report.model = Some(info.name);
         let fill = |tool: &str| understand::fill(tool, &reading, &mentions, &ctx);
         report.ranking = Some(understanding::RankingView::from(&ranking));
         let named = understand::mentions::names_existing(&mentions);
-        Ok(match understand::decide(&ranking, &fill, named, &ctx.base, &self.understand_opts.thresholds) {
+        Ok(match understand::decide(&ranking, &fill, named, &ctx.base, thresholds) {
             Understood::Call { tool, args } => {
                 Answer::Call { source: ProposalSource::Model, tool, args, timings: Some(timings) }
             }

@@ -50,11 +50,14 @@ pub struct Thresholds {
     /// How much less likely (log-probability) a tool may be than the best one and still be
     /// chosen when the best one's arguments are not in the sentence at all.
     pub fallback: f32,
+    /// How many times likelier a tool becomes when the sentence holds one of its cue words
+    /// ([`super::cues`]); 1 leaves the model's ranking as it is.
+    pub cue_boost: f32,
 }
 
 impl Default for Thresholds {
     fn default() -> Thresholds {
-        Thresholds { best_call: 0.12, margin: 0.0, fallback: 4f32.ln() }
+        Thresholds { best_call: 0.12, margin: 0.0, fallback: 4f32.ln(), cue_boost: super::cues::BOOST }
     }
 }
 
@@ -189,7 +192,7 @@ mod tests {
 
     #[test]
     fn the_rules_apply_in_their_order() {
-        let t = Thresholds { best_call: 0.3, margin: 0.7, fallback: 0.0 };
+        let t = Thresholds { best_call: 0.3, margin: 0.7, fallback: 0.0, cue_boost: 1.0 };
         assert_eq!(decide(&ranking(0.3, &[("fs.scan", 0.9)]), &fills, false, "/r", &t), Understood::NoCall);
         // Certainly a call, but to no tool in particular.
         assert_eq!(
@@ -221,7 +224,7 @@ mod tests {
 
     #[test]
     fn a_best_tool_with_nothing_to_act_on_gives_way_to_a_close_one_that_has() {
-        let t = Thresholds { best_call: 0.25, margin: 0.0, fallback: 4f32.ln() };
+        let t = Thresholds { best_call: 0.25, margin: 0.0, fallback: 4f32.ln(), cue_boost: 1.0 };
         let fills = |tool: &str| match tool {
             "fs.read" => Filled::Missing(Missing::Path { wants: Some(EntryKind::File), not_found: None }),
             "fs.hash" => {

@@ -8,6 +8,8 @@
 //!    of what exists under the allowed folders (a path is picked, never written).
 //! 3. [`rank`] — which tool, by scoring every visible tool (and "no call") under the model in
 //!    one batch over a cached prompt, instead of sampling one.
+//!    [`cues`] then tilts that ranking towards the tools whose own words the person used
+//!    ("remember", "duplicate"): evidence beside the model's, never a decision.
 //! 4. [`args`] — the chosen tool's arguments from the mentions and the sentence, by a recipe
 //!    per tool; the newest plan, patch, list or batch for the tools that apply or purge.
 //! 5. [`decide`] — a call when the reading is clear, a question when it reads two ways or
@@ -18,6 +20,7 @@
 //! newest artifacts) and the scores.
 
 pub mod args;
+pub mod cues;
 pub mod decide;
 pub mod mentions;
 pub mod rank;
