@@ -116,9 +116,9 @@ fn the_human_output_prints_each_step() {
     assert!(text.contains("committed: fs.scan"), "{text}");
 }
 
-/// A model worker that finds every answer equally likely, and likely to be a call: whatever is
-/// chosen comes from the runtime's own rules, not from a model.
-fn indifferent_worker(s: &Smart) -> std::path::PathBuf {
+/// A model worker sure that the answer is a call, that leans a little to the first tool it is
+/// shown (0.19 of the calls) and finds the other nineteen alike (0.04 each), whatever is said.
+fn leaning_worker(s: &Smart) -> std::path::PathBuf {
     let script = r#"#!/bin/sh
 while IFS= read -r line; do
   id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
@@ -126,13 +126,13 @@ while IFS= read -r line; do
     *'"op":"load"'*) printf '{"v":1,"id":%s,"ok":{"kind":"loaded","path":"m","architecture":"qwen2","name":"fake","format":"chat_ml","n_params":1,"n_ctx":4096,"threads":1,"load_ms":1}}\n' "$id" ;;
     *'"op":"rank"'*)
       n=$(printf '%s' "$line" | sed 's/.*"candidates":\[//' | grep -o 'name' | wc -l)
-      scores=$(i=0; while [ "$i" -lt "$n" ]; do [ "$i" -gt 0 ] && printf ','; printf '%s' '-0.01'; i=$((i+1)); done)
+      scores=$(i=0; while [ "$i" -lt "$n" ]; do if [ "$i" -gt 0 ]; then printf ',%s' '-1.5'; else printf '%s' '-0.01'; fi; i=$((i+1)); done)
       printf '{"v":1,"id":%s,"ok":{"kind":"ranked","scores":[%s],"first":[%s],"tokens":[1],"timings":{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1,"generated_tokens":1,"generation_ms":1,"grammar_fallbacks":0}}}\n' "$id" "$scores" "$scores" ;;
     *) exit 0 ;;
   esac
 done
 "#;
-    let path = s.tmp.path().join("indifferent-worker.sh");
+    let path = s.tmp.path().join("leaning-worker.sh");
     std::fs::write(&path, script).unwrap();
     #[cfg(unix)]
     {
@@ -144,10 +144,12 @@ done
 }
 
 #[test]
-fn a_cue_word_tilts_a_ranking_that_cannot_tell_the_tools_apart() {
+fn a_cue_word_tilts_a_ranking_that_leans_elsewhere() {
+    // The model leans to its first tool (0.19 against 0.04 for each other one, a call near
+    // certain): the sentence's own word, eight to one, is what makes another tool the answer.
     let s = Smart::init(None);
     s.write("inbox/a.txt", "a");
-    let w = indifferent_worker(&s);
+    let w = leaning_worker(&s);
     let propose = |text: &str| {
         let out = s
             .cmd()
@@ -155,19 +157,21 @@ fn a_cue_word_tilts_a_ranking_that_cannot_tell_the_tools_apart() {
             .args(["--json", "say", "--propose-only", "--no-templates", text])
             .output()
             .unwrap();
+        assert!(out.status.success(), "{text}: {}", String::from_utf8_lossy(&out.stderr));
         let v: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("not JSON ({e}); stderr {}", String::from_utf8_lossy(&out.stderr)));
         v
     };
-    // "remember" is the note's own word: of twenty equally likely tools, it is the one.
+    let leaning = propose("the gate code is 4471")["ranking"]["best"][0][0].clone();
+    assert!(leaning.is_string() && leaning != "db.upsert" && leaning != "fs.quarantine", "{leaning}");
     let v = propose("remember that the gate code is 4471");
     assert_eq!(v["proposal"]["tool"], "db.upsert", "{v}");
-    // The same sentence without it is not a note.
-    let v = propose("the gate code is 4471");
-    assert_ne!(v["proposal"]["tool"], "db.upsert", "{v}");
-    // Said as what not to do, the cue is none: no deletion is proposed.
-    let v = propose("don't delete inbox/a.txt");
-    assert_ne!(v["proposal"]["tool"], "fs.quarantine", "{v}");
     let v = propose("delete inbox/a.txt");
     assert_eq!(v["proposal"]["tool"], "fs.quarantine", "{v}");
+    // Said as what not to do, the word is no cue: the model's own lean stands.
+    for text in ["don't delete inbox/a.txt", "do not ever delete inbox/a.txt"] {
+        let v = propose(text);
+        assert_eq!(v["ranking"]["best"][0][0], leaning, "{text}: {v}");
+        assert_ne!(v["proposal"]["tool"], "fs.quarantine", "{text}: {v}");
+    }
 }

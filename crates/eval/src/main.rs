@@ -136,7 +136,13 @@ fn parse_args() -> Result<Opts> {
                     .ok_or_else(|| anyhow!("--style: {v:?} is not compact, compact-shots or native-shots"))?;
             }
             "--best-call" => o.understand.thresholds.best_call = val()?.parse().context("--best-call")?,
-            "--cue-boost" => o.understand.thresholds.cue_boost = val()?.parse().context("--cue-boost")?,
+            "--cue-boost" => {
+                let b: f32 = val()?.parse().context("--cue-boost")?;
+                if !(b.is_finite() && b >= 1.0) {
+                    bail!("--cue-boost must be a number of 1 or more (1 turns cues off), not {b}");
+                }
+                o.understand.thresholds.cue_boost = b;
+            }
             "--fallback" => o.understand.thresholds.fallback = val()?.parse().context("--fallback")?,
             "--margin" => o.understand.thresholds.margin = val()?.parse().context("--margin")?,
             "--open-hearing" => o.understand.open_hearing = true,

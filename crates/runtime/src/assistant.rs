@@ -698,8 +698,9 @@ impl Assistant {
         let shown = understand::mentions::canonical(&reading, &mentions, &ctx.vocab);
         let (ranking, timings) = understanding::rank(sup, info.format, &decls, &shown, style).await?;
         let thresholds = &self.understand_opts.thresholds;
-        let ranking =
-            understand::cues::weigh(&ranking, &understand::cues::cued(&reading, &mentions), thresholds.cue_boost);
+        let is_name = |said: &str| !ctx.vocab.lookup(said).is_empty();
+        let cued = understand::cues::cued(&reading, &mentions, &is_name);
+        let ranking = understand::cues::weigh(&ranking, &cued, thresholds.cue_boost);
         report.model = Some(info.name);
         let fill = |tool: &str| understand::fill(tool, &reading, &mentions, &ctx);
         report.ranking = Some(understanding::RankingView::from(&ranking));

@@ -6,20 +6,24 @@
 //! Yet some words say what is wanted almost by themselves: a person who says "remember" wants
 //! something kept, one who says "duplicate" wants copies found. Those words are the cues here,
 //! a few per tool, written from what each tool does (the same way as
-//! `smart_voice::command_words`) — not from any eval's sentences.
+//! `smart_voice::command_words`) and checked on the dev split only. Words that also go with
+//! another tool are left out ("move" is also said to apply a move plan, "remove" to edit a
+//! word out of a file), and the purge, whose work cannot be undone, is cued by its own word only.
 //!
 //! A cue is evidence, never a decision. Each tool with a cue in the sentence has its
 //! probability among the calls multiplied by [`BOOST`] and the ranking is normalised again, so:
 //!
 //! - a sentence with no cue is ranked exactly as the model ranked it;
-//! - cues of two tools in one sentence ("scan Photos for duplicates", "quarantine list") leave
-//!   the choice between those two to the model;
-//! - a tool the model finds far less likely than the best (by more than the boost) stays behind:
-//!   the words of a name or of a note's content are not cues (words inside a [`Mention`] are
-//!   skipped), and neither is a cue's tool one the scope does not show;
-//! - a cue said as what not to do ("but don't move it yet") is none;
-//! - the chance that the sentence asks for a call at all is the model's (cues do not make
-//!   "how do I delete a file in Windows" a request).
+//! - cues of two tools in one sentence ("delete the duplicates") leave the choice between those
+//!   two to the model;
+//! - a tool the model finds far less likely than the best (by more than the boost) stays behind,
+//!   and a cue for a tool the scope does not show lifts nothing;
+//! - the words that name a file or folder are not cues: those a mention covers, and a cue that
+//!   is itself the name of something that exists (a folder called `Archive`);
+//! - a cue said as what not to do ("but don't move it yet", "do not delete Photos") is none;
+//! - whether the sentence asks for a call at all stays the model's: [`weigh`] keeps the model's
+//!   own chance of a call to its best tool, which is what [`super::decide`] checks first, so a
+//!   cue never turns "how do I delete a file in Windows" into a request.
 //!
 //! Every tool is still ranked by the model every time: a cue tilts the scale, as a person's
 //! choice of word should; it reaches no tool the model was not already weighing.
@@ -29,36 +33,26 @@ use super::rank::Ranking;
 use super::reading::Reading;
 
 /// How many times likelier a tool becomes when the sentence holds one of its cues: enough to
-/// turn a model that prefers another tool up to eight to one, not enough to overturn a clear
-/// reading. Measured with `smart-eval --cue-boost` (dev split, seed 501; typed and the spoken
-/// transcripts replayed): right calls typed 90.6 % at 1 (no cues), 94.3 % at 4 and at 8;
-/// spoken 54.7 %, 57.0 %, 57.4 %. No case that was right at 1 went wrong at either.
+/// turn a model that prefers another tool up to eight to one. Measured with `smart-eval
+/// --cue-boost` on the dev split (seed 501; typed, and the spoken transcripts replayed): right
+/// calls typed 90.6 % at 1 (no cues), 94.3 % at 4 and at 8; spoken 54.7 %, 57.0 %, 57.4 %.
 pub const BOOST: f32 = 8.0;
 
 /// Cue phrases per tool, lower case. A word ending in `*` matches any word it begins
 /// ("duplicat*": duplicate, duplicates, duplicated); the others match whole words.
 pub const CUES: &[(&str, &[&str])] = &[
-    ("fs.hash", &["hash", "checksum", "checksums", "fingerprint", "sha256", "blake3", "digest"]),
-    ("rag.search", &["search", "mention*", "talk about", "talks about", "write about", "wrote about", "written about"]),
-    // "context" alone is also the bundle's word; asked about, it is SMART's own.
+    ("fs.hash", &["hash", "checksum", "checksums", "fingerprint", "sha256", "blake3"]),
+    (
+        "rag.search",
+        &["search", "mention", "mentions", "mentioning", "talk about", "talks about", "write about", "wrote about"],
+    ),
+    // "context" alone is also the bundle's word; asked about, it is SMART's own. "lease" and
+    // "budget" are left out: people have leases and budgets in their files.
     (
         "orbit.get_context",
-        &[
-            "status",
-            "stance",
-            "lease",
-            "layer",
-            "layers",
-            "frontier",
-            "budget",
-            "situation",
-            "what's the context",
-            "what is the context",
-            "current context",
-            "your context",
-        ],
+        &["status", "stance", "layer", "layers", "frontier", "situation", "what's the context", "what is the context"],
     ),
-    ("cluster.duplicates", &["duplicat*", "dupe", "dupes", "identical", "same content", "copies of each other"]),
+    ("cluster.duplicates", &["duplicat*", "identical", "same content"]),
     (
         "infer.superseded_docs",
         &[
@@ -70,24 +64,27 @@ pub const CUES: &[(&str, &[&str])] = &[
             "old versions",
             "older versions",
             "newer version",
-            "newer versions",
-            "replaced by",
         ],
     ),
-    ("rag.assemble_context", &["assemble", "bundle", "combine", "gather", "tokens", "context pack"]),
+    ("rag.assemble_context", &["assemble", "bundle", "combine", "gather", "tokens"]),
     (
         "rag.validate_applicability",
         &["validate", "up to date", "still current", "still valid", "still accurate", "changed since"],
     ),
-    ("propose.patch", &["replace", "typo", "should say", "should read"]),
-    ("propose.move", &["move", "rename", "relocate"]),
-    ("propose.redirects", &["redirect", "redirects", "moved to", "now lives", "old path", "old location"]),
-    ("propose.quarantine", &["draft", "suggest*", "review"]),
-    ("db.upsert", &["remember", "note that", "make a note", "keep in mind", "write down"]),
-    ("fs.quarantine", &["delete", "remove", "erase", "trash", "throw away", "get rid"]),
-    ("fs.compact", &["compress*", "zip", "tarball", "tar", "gz", "archive"]),
-    ("rebuild.index", &["rebuild", "reindex", "re-index", "from scratch", "redo"]),
-    ("quarantine.purge", &["purge", "permanently", "for good", "wipe", "no undo"]),
+    ("propose.patch", &["replace", "typo"]),
+    // Not "move": "carry out the move plan" applies a plan, it does not make one.
+    ("propose.move", &["rename", "relocate"]),
+    ("propose.redirects", &["redirect", "redirects", "now lives"]),
+    ("propose.quarantine", &["draft"]),
+    ("db.upsert", &["remember", "note that", "make a note"]),
+    // Not "remove": "remove the word colour from notes.txt" is an edit.
+    ("fs.quarantine", &["delete", "erase", "trash", "throw away", "get rid"]),
+    // Not "archive", "tar" or "gz": "what's in the tar file" asks for a listing.
+    ("fs.compact", &["compress*", "zip", "tarball"]),
+    ("rebuild.index", &["rebuild", "reindex", "re-index"]),
+    // Only the purge's own word: "for good" or "permanently" also go with a quarantine or a
+    // move, and the purge is the one tool whose work cannot be undone.
+    ("quarantine.purge", &["purge"]),
 ];
 
 /// A word as cues compare it: lower case, without the punctuation around it.
@@ -102,24 +99,48 @@ fn word_matches(cue: &str, word: &str) -> bool {
     }
 }
 
-/// Words that turn the cue after them around: "but don't move it yet" asks for no move.
-const NEGATIONS: &[&str] = &["don't", "dont", "not", "never", "without", "no"];
+/// Words that turn the cues after them around: "but don't move it yet", "do not move or delete
+/// Photos".
+const NEGATIONS: &[&str] = &["don't", "dont", "not", "never", "without"];
 
-/// Whether `phrase` occurs in `words` at a position no mention covers, and not negated.
-fn occurs(phrase: &str, words: &[String], covered: &[bool]) -> bool {
+/// Words that end the reach of a negation: "don't ask, just delete it".
+const CLAUSE_ENDS: &[&str] = &["but", "then", "and", "so", "just", "instead"];
+
+/// How many words back a negation reaches.
+const NEGATION_REACH: usize = 3;
+
+/// Whether the word at `at` is said as what not to do: a negation within
+/// [`NEGATION_REACH`] words before it, in the same clause (no comma or full stop between).
+fn negated(raw: &[String], words: &[String], at: usize) -> bool {
+    for back in 1..=NEGATION_REACH.min(at) {
+        let i = at - back;
+        if CLAUSE_ENDS.contains(&words[i].as_str()) || raw[i].ends_with([',', '.', ';', ':', '!', '?']) {
+            return false;
+        }
+        if NEGATIONS.contains(&words[i].as_str()) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Where `phrase` occurs in `words` at a position no mention covers, not negated: the matched
+/// words, space-joined.
+fn occurs(phrase: &str, raw: &[String], words: &[String], covered: &[bool]) -> Option<String> {
     let parts: Vec<&str> = phrase.split(' ').collect();
-    (0..words.len()).any(|start| {
-        let negated = start > 0 && NEGATIONS.contains(&words[start - 1].as_str());
-        !negated
-            && parts.iter().enumerate().all(|(k, p)| {
-                let i = start + k;
-                i < words.len() && !covered[i] && word_matches(p, &words[i])
-            })
+    (0..words.len()).find_map(|start| {
+        let whole = parts.iter().enumerate().all(|(k, p)| {
+            let i = start + k;
+            i < words.len() && !covered[i] && word_matches(p, &words[i])
+        });
+        (whole && !negated(raw, words, start)).then(|| words[start..start + parts.len()].join(" "))
     })
 }
 
-/// The tools whose cues the reading holds, outside the words that name files or folders.
-pub fn cued(reading: &Reading, mentions: &[Mention]) -> Vec<&'static str> {
+/// The tools whose cues the reading holds, outside the words that name files or folders: those
+/// a mention covers, and any cue that is itself the name of something that exists (`is_name`:
+/// a folder called `Archive` makes "archive" a name, not a request).
+pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> Vec<&'static str> {
     let words: Vec<String> = reading.words.iter().map(|w| plain(w)).collect();
     let mut covered = vec![false; words.len()];
     for m in mentions {
@@ -128,13 +149,16 @@ pub fn cued(reading: &Reading, mentions: &[Mention]) -> Vec<&'static str> {
         }
     }
     CUES.iter()
-        .filter(|(_, phrases)| phrases.iter().any(|p| occurs(p, &words, &covered)))
+        .filter(|(_, phrases)| {
+            phrases.iter().filter_map(|p| occurs(p, &reading.words, &words, &covered)).any(|said| !is_name(&said))
+        })
         .map(|(tool, _)| *tool)
         .collect()
 }
 
 /// `ranking` with each cued tool `boost` times likelier, normalised again and sorted best first
-/// (ties by name, as the ranking itself). Unchanged when nothing is cued or `boost` is 1.
+/// (ties by name, as the ranking itself); the model's chance of a call to its best tool is kept
+/// as it was. Unchanged when nothing is cued or `boost` is 1.
 pub fn weigh(ranking: &Ranking, cued: &[&str], boost: f32) -> Ranking {
     let lift = boost.max(1.0).ln();
     if cued.is_empty() || lift == 0.0 {
@@ -154,20 +178,30 @@ pub fn weigh(ranking: &Ranking, cued: &[&str], boost: f32) -> Ranking {
         *s = *s - max - z.ln();
     }
     tools.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    Ranking { tools, p_call: ranking.p_call }
+    Ranking { tools, p_call: ranking.p_call, best_call: ranking.best_call }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::understand::read;
+    use crate::understand::vocab::{Entry, EntryKind, Vocabulary};
+    use crate::understand::{mentions, read};
 
     fn ranking(pairs: &[(&str, f32)]) -> Ranking {
-        Ranking { tools: pairs.iter().map(|(t, p)| (t.to_string(), p.ln())).collect(), p_call: 0.9 }
+        let best_call = 0.9 * pairs.first().map_or(0.0, |(_, p)| *p);
+        Ranking { tools: pairs.iter().map(|(t, p)| (t.to_string(), p.ln())).collect(), p_call: 0.9, best_call }
     }
 
     fn probs(r: &Ranking) -> Vec<(String, f32)> {
         r.tools.iter().map(|(t, lp)| (t.clone(), (lp.exp() * 1000.0).round() / 1000.0)).collect()
+    }
+
+    fn no_names(_: &str) -> bool {
+        false
+    }
+
+    fn cued_in(s: &str) -> Vec<&'static str> {
+        cued(&read(s), &[], &no_names)
     }
 
     #[test]
@@ -182,44 +216,62 @@ mod tests {
                 assert!(!p.trim_end_matches('*').contains('*'), "{p}: a stem's star ends it");
             }
         }
+        // The one tool whose work cannot be undone is cued by its own word only.
+        assert_eq!(CUES.iter().find(|(t, _)| *t == "quarantine.purge").map(|(_, p)| *p), Some(&["purge"][..]));
     }
 
     #[test]
     fn a_cue_word_is_found_as_a_word_or_a_stem_and_a_phrase_only_whole() {
-        let cued_in = |s: &str| cued(&read(s), &[]);
         assert_eq!(cued_in("remember that the gate code is 1990"), vec!["db.upsert"]);
         assert_eq!(cued_in("are there duplicated photos here"), vec!["cluster.duplicates"]);
         assert_eq!(cued_in("Which drafts are out of date?"), vec!["infer.superseded_docs"]);
-        assert_eq!(cued_in("What’s the context?"), vec!["orbit.get_context"]);
-        assert_eq!(cued_in("put notes.txt into a context pack"), vec!["rag.assemble_context"]);
-        // A cue said as what not to do is none.
-        assert_eq!(cued_in("suggest what to quarantine but don't move it yet"), vec!["propose.quarantine"]);
-        assert_eq!(cued_in("do not delete anything, just review"), vec!["propose.quarantine"]);
+        assert_eq!(cued_in("What\u{2019}s the context?"), vec!["orbit.get_context"]);
         // "out" and "date" apart are not the phrase; "hashtag" is not "hash".
         assert!(cued_in("take the date out").is_empty());
         assert!(cued_in("hashtag ideas").is_empty());
         // Two tools' cues in one sentence: both, in table order.
         assert_eq!(
-            cued_in("scan Photos for duplicate content and delete them"),
+            cued_in("find the duplicates in Photos and delete them"),
             vec!["cluster.duplicates", "fs.quarantine"]
         );
+        // Words that go with more than one tool are no tool's cue.
+        assert!(cued_in("carry out the move plan").is_empty());
+        assert!(cued_in("remove the word colour from notes.txt").is_empty());
+        assert!(cued_in("throw the quarantined things out permanently, for good").is_empty());
+    }
+
+    #[test]
+    fn a_cue_said_as_what_not_to_do_is_none_within_its_clause() {
+        assert_eq!(cued_in("draft what to quarantine but don't delete it yet"), vec!["propose.quarantine"]);
+        assert!(cued_in("do not move or delete Photos").is_empty());
+        assert!(cued_in("never ever delete Photos").is_empty());
+        // The negation's reach ends with its clause.
+        assert_eq!(cued_in("don't ask, just delete it"), vec!["fs.quarantine"]);
+        // And with its reach: three words.
+        assert_eq!(cued_in("don't you think we should delete it"), vec!["fs.quarantine"]);
+    }
+
+    fn dir(abs: &str, rel: &str) -> Entry {
+        Entry { abs: abs.into(), rel: rel.into(), kind: EntryKind::Dir }
     }
 
     #[test]
     fn words_that_name_a_file_or_folder_are_not_cues() {
         // A word inside a path is not a word of the sentence.
-        assert!(cued(&read("read Archive/remember.txt"), &[]).is_empty());
-        // "Archive" alone is a cue, unless the words say it is the name of a folder.
-        let r = read("list the Archive folder");
-        assert_eq!(cued(&r, &[]), vec!["fs.compact"]);
-        let m = Mention {
-            start: 2,
-            end: 3,
-            kind: super::super::mentions::MentionKind::New("Archive".into()),
-            preposition: None,
-            wants: None,
-        };
-        assert!(cued(&r, &[m]).is_empty());
+        assert!(cued_in("read Backups/remember.txt").is_empty());
+        // A mention's words are skipped: "Zip Codes" is a folder here, found by the mentions.
+        let v = Vocabulary::new(vec![dir("/h", ""), dir("/h/Zip Codes", "Zip Codes"), dir("/h/Archive", "Archive")]);
+        let r = read("list the Zip Codes folder");
+        assert_eq!(cued(&r, &[], &no_names), vec!["fs.compact"]);
+        let found = mentions::find(&r, &v);
+        assert!(!found.is_empty(), "the folder is a mention");
+        assert!(cued(&r, &found, &no_names).is_empty());
+        // A cue that is itself the name of something that exists is that name.
+        let is_name = |w: &str| !v.lookup(w).is_empty();
+        assert!(is_name("zip codes") && !is_name("zip"));
+        let r = read("what is in zip");
+        assert_eq!(cued(&r, &[], &is_name), vec!["fs.compact"]);
+        assert!(cued(&r, &[], &|w: &str| w == "zip").is_empty());
     }
 
     #[test]
@@ -232,24 +284,43 @@ mod tests {
         // 0.12 × 8 against 0.83 and 0.05: 0.96 / 1.84.
         assert_eq!(probs(&w)[0], ("db.upsert".to_string(), 0.522));
         assert_eq!(probs(&w)[1], ("orbit.get_context".to_string(), 0.451));
-        assert_eq!(w.p_call, r.p_call);
+        // Whether it is a call at all stays the model's.
+        assert_eq!((w.p_call, w.best_call), (r.p_call, r.best_call));
     }
 
     #[test]
     fn a_clear_reading_is_not_overturned_and_no_cue_changes_nothing() {
         let r = ranking(&[("fs.scan", 0.95), ("fs.compact", 0.05)]);
         assert_eq!(weigh(&r, &["fs.compact"], BOOST).tools[0].0, "fs.scan");
-        assert_eq!(weigh(&r, &[], 4.0), r);
+        assert_eq!(weigh(&r, &[], BOOST), r);
         assert_eq!(weigh(&r, &["fs.compact"], 1.0), r);
         // A cue for a tool the scope does not show lifts nothing.
-        assert_eq!(probs(&weigh(&r, &["quarantine.purge"], 4.0)), probs(&r));
+        assert_eq!(probs(&weigh(&r, &["quarantine.purge"], BOOST)), probs(&r));
     }
 
     #[test]
     fn cues_of_two_tools_leave_the_choice_between_them_to_the_model() {
-        let r = ranking(&[("fs.scan", 0.6), ("cluster.duplicates", 0.3), ("orbit.get_context", 0.1)]);
-        let w = weigh(&r, &["fs.scan", "cluster.duplicates"], 4.0);
-        assert_eq!(w.tools[0].0, "fs.scan");
+        let r = ranking(&[("cluster.duplicates", 0.6), ("fs.quarantine", 0.3), ("orbit.get_context", 0.1)]);
+        let w = weigh(&r, &["cluster.duplicates", "fs.quarantine"], BOOST);
+        assert_eq!(w.tools[0].0, "cluster.duplicates");
         assert!(probs(&w)[2].1 < 0.05);
+    }
+
+    #[test]
+    fn a_cue_does_not_make_a_sentence_the_model_reads_as_chat_a_call() {
+        use crate::understand::{Filled, Thresholds, Understood, decide};
+        // Tools alike and a call unlikely: the model's best call is 0.5 × 0.5.
+        let mut r = ranking(&[("fs.quarantine", 0.5), ("fs.scan", 0.5)]);
+        r.p_call = 0.1;
+        r.best_call = 0.05;
+        let w = weigh(&r, &["fs.quarantine"], BOOST);
+        assert_eq!(w.tools[0].0, "fs.quarantine");
+        assert!(w.p_call * w.tools[0].1.exp() < Thresholds::default().best_call, "the model's chance, not cued");
+        let fill = |_: &str| Filled::Args(serde_json::json!({"paths": ["/h/a"]}));
+        assert_eq!(decide(&w, &fill, true, "/h", &Thresholds::default()), Understood::NoCall);
+        // The same at a call the model believes in is the call.
+        let mut sure = w.clone();
+        sure.best_call = 0.5;
+        assert!(matches!(decide(&sure, &fill, true, "/h", &Thresholds::default()), Understood::Call { .. }));
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! 1. If the model does not think the sentence asks for its best tool — the chance that the
 //!    answer is a call to that tool (the chance of a call at all, times the best tool's share
-//!    among the calls) is under [`Thresholds::best_call`] — there is no call. Both halves
+//!    among the calls, as the model gave it before any cue) is under [`Thresholds::best_call`]
+//!    — there is no call. Both halves
 //!    matter: "what's your current situation" reads like chat (a call at 0.15) but only one
 //!    tool fits it (1.0); "set a timer" looks like a command (a call near 1.0) but no tool
 //!    stands out among the calls. The default, 0.12, was 0.25 until an unseen tree showed state questions like that
@@ -129,7 +130,8 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
     let Some((best, best_lp)) = ranking.tools.first().map(|(t, lp)| (t.as_str(), *lp)) else {
         return Understood::NoCall;
     };
-    if ranking.p_call * best_lp.exp() < t.best_call {
+    // The model's own chance, not one cues reweighed: a cue does not make a request.
+    if ranking.best_call < t.best_call {
         return Understood::NoCall;
     }
     let filled = fill(best);
@@ -177,7 +179,8 @@ mod tests {
     use serde_json::json;
 
     fn ranking(p_call: f32, tools: &[(&str, f32)]) -> Ranking {
-        Ranking { tools: tools.iter().map(|(t, p)| (t.to_string(), p.ln())).collect(), p_call }
+        let best_call = p_call * tools.first().map_or(0.0, |(_, p)| *p);
+        Ranking { tools: tools.iter().map(|(t, p)| (t.to_string(), p.ln())).collect(), p_call, best_call }
     }
 
     fn fills(tool: &str) -> Filled {

@@ -326,6 +326,10 @@ pub struct Ranking {
     pub tools: Vec<(String, f32)>,
     /// P(the answer opens a call).
     pub p_call: f32,
+    /// The model's own chance that the answer is a call to its best tool (`p_call` times that
+    /// tool's share), kept as the model said it when cues reorder `tools`
+    /// ([`super::cues::weigh`]): whether a sentence asks for a call at all is the model's call.
+    pub best_call: f32,
 }
 
 impl Ranking {
@@ -346,7 +350,8 @@ impl Ranking {
             *s = *s - max - z.ln();
         }
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        Ranking { tools: ranked, p_call }
+        let best_call = p_call * ranked.first().map_or(0.0, |(_, lp)| lp.exp());
+        Ranking { tools: ranked, p_call, best_call }
     }
 
     /// log P(best) − log P(second), among the tools.
