@@ -119,28 +119,11 @@ fn the_human_output_prints_each_step() {
 /// A model worker sure that the answer is a call, that leans a little to the first tool it is
 /// shown (0.19 of the calls) and finds the other nineteen alike (0.04 each), whatever is said.
 fn leaning_worker(s: &Smart) -> std::path::PathBuf {
-    let script = r#"#!/bin/sh
-while IFS= read -r line; do
-  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
-  case "$line" in
-    *'"op":"load"'*) printf '{"v":1,"id":%s,"ok":{"kind":"loaded","path":"m","architecture":"qwen2","name":"fake","format":"chat_ml","n_params":1,"n_ctx":4096,"threads":1,"load_ms":1}}\n' "$id" ;;
-    *'"op":"rank"'*)
+    let rank = r#"
       n=$(printf '%s' "$line" | sed 's/.*"candidates":\[//' | grep -o 'name' | wc -l)
       scores=$(i=0; while [ "$i" -lt "$n" ]; do if [ "$i" -gt 0 ]; then printf ',%s' '-1.5'; else printf '%s' '-0.01'; fi; i=$((i+1)); done)
-      printf '{"v":1,"id":%s,"ok":{"kind":"ranked","scores":[%s],"first":[%s],"tokens":[1],"timings":{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1,"generated_tokens":1,"generation_ms":1,"grammar_fallbacks":0}}}\n' "$id" "$scores" "$scores" ;;
-    *) exit 0 ;;
-  esac
-done
-"#;
-    let path = s.tmp.path().join("leaning-worker.sh");
-    std::fs::write(&path, script).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    std::fs::write(s.data.join("models.toml"), format!("proposer_file = {:?}\n", path.display().to_string())).unwrap();
-    path
+      printf '{"v":1,"id":%s,"ok":{"kind":"ranked","scores":[%s],"first":[%s],"tokens":[1],"timings":{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1,"generated_tokens":1,"generation_ms":1,"grammar_fallbacks":0}}}\n' "$id" "$scores" "$scores""#;
+    common::fake_worker(s, rank)
 }
 
 #[test]

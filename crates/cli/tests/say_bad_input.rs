@@ -7,8 +7,8 @@
 
 mod common;
 
-use common::Smart;
-use std::path::{Path, PathBuf};
+use common::{Smart, choose_file, fake_worker};
+use std::path::Path;
 
 /// Runs `say --no-templates` and returns (exit code, stderr). Asserts nothing was proposed to
 /// the kernel and no file changed.
@@ -22,10 +22,6 @@ fn say_fails(s: &Smart, worker: &Path, text: &str) -> (i32, String) {
     let (c, _) = s.json(&["ledger", "verify"]);
     assert_eq!(c, 0);
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
-fn choose_file(s: &Smart, file: &Path) {
-    std::fs::write(s.data.join("models.toml"), format!("proposer_file = {:?}\n", file.display().to_string())).unwrap();
 }
 
 /// A GGUF header naming `arch`, with no tensors.
@@ -92,33 +88,6 @@ fn a_missing_model_file_is_a_clear_error() {
     let out = s.run(&["models", "use", "/nonexistent/model.gguf"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("neither a catalog model"));
-}
-
-/// A stand-in worker: a proper `loaded` answer, then `reply` (a shell snippet) for `rank`, the
-/// one request understanding makes of a model.
-fn fake_worker(s: &Smart, reply: &str) -> PathBuf {
-    let script = format!(
-        r#"#!/bin/sh
-while IFS= read -r line; do
-  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
-  case "$line" in
-    *'"op":"load"'*) printf '{{"v":1,"id":%s,"ok":{{"kind":"loaded","path":"m","architecture":"qwen2","name":"fake","format":"chat_ml","n_params":1,"n_ctx":4096,"threads":1,"load_ms":1}}}}\n' "$id" ;;
-    *'"op":"rank"'*) {reply} ;;
-    *) exit 0 ;;
-  esac
-done
-"#
-    );
-    let path = s.tmp.path().join("fake-worker.sh");
-    std::fs::write(&path, script).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    // A catalog-free choice, so no model file is needed.
-    choose_file(s, &path);
-    path
 }
 
 #[test]

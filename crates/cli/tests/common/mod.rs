@@ -162,3 +162,35 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// Makes `file` the data dir's proposer model, by path (no catalog entry needed).
+pub fn choose_file(s: &Smart, file: &Path) {
+    std::fs::write(s.data.join("models.toml"), format!("proposer_file = {:?}\n", file.display().to_string())).unwrap();
+}
+
+/// A stand-in worker: a proper `loaded` answer, then `reply` (a shell snippet) for `rank`, the
+/// one request understanding makes of a model.
+pub fn fake_worker(s: &Smart, reply: &str) -> PathBuf {
+    let script = format!(
+        r#"#!/bin/sh
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
+  case "$line" in
+    *'"op":"load"'*) printf '{{"v":1,"id":%s,"ok":{{"kind":"loaded","path":"m","architecture":"qwen2","name":"fake","format":"chat_ml","n_params":1,"n_ctx":4096,"threads":1,"load_ms":1}}}}\n' "$id" ;;
+    *'"op":"rank"'*) {reply} ;;
+    *) exit 0 ;;
+  esac
+done
+"#
+    );
+    let path = s.tmp.path().join("fake-worker.sh");
+    std::fs::write(&path, script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    // A catalog-free choice, so no model file is needed.
+    choose_file(s, &path);
+    path
+}

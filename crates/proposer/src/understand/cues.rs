@@ -169,15 +169,10 @@ pub fn weigh(ranking: &Ranking, cued: &[&str], boost: f32) -> Ranking {
         .iter()
         .map(|(t, lp)| (t.clone(), if cued.contains(&t.as_str()) { lp + lift } else { *lp }))
         .collect();
-    let max = tools.iter().map(|(_, s)| *s).fold(f32::NEG_INFINITY, f32::max);
-    if !max.is_finite() {
+    if !tools.iter().map(|(_, s)| *s).fold(f32::NEG_INFINITY, f32::max).is_finite() {
         return ranking.clone();
     }
-    let z: f32 = tools.iter().map(|(_, s)| (s - max).exp()).sum();
-    for (_, s) in &mut tools {
-        *s = *s - max - z.ln();
-    }
-    tools.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    super::rank::normalise(&mut tools);
     Ranking { tools, p_call: ranking.p_call, best_call: ranking.best_call }
 }
 

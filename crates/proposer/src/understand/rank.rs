@@ -332,6 +332,17 @@ pub struct Ranking {
     pub best_call: f32,
 }
 
+/// `tools`' log-scores made log-probabilities among themselves and sorted best first, ties by
+/// name (so the same scores always rank the same way).
+pub(super) fn normalise(tools: &mut [(String, f32)]) {
+    let max = tools.iter().map(|(_, s)| *s).fold(f32::NEG_INFINITY, f32::max);
+    let z: f32 = tools.iter().map(|(_, s)| (s - max).exp()).sum();
+    for (_, s) in tools.iter_mut() {
+        *s = *s - max - z.ln();
+    }
+    tools.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+}
+
 impl Ranking {
     /// From the worker's per-candidate log-probabilities (`scores`, whole answer) and those of
     /// each candidate's first token (`first`, the opening of a call: the same for all).
@@ -344,12 +355,7 @@ impl Ranking {
             .map(|(t, s)| (t.clone(), if opening.is_finite() { s - opening } else { *s }))
             .collect();
         // Normalised over the candidates, so the numbers are probabilities among the tools shown.
-        let max = ranked.iter().map(|(_, s)| *s).fold(f32::NEG_INFINITY, f32::max);
-        let z: f32 = ranked.iter().map(|(_, s)| (s - max).exp()).sum();
-        for (_, s) in &mut ranked {
-            *s = *s - max - z.ln();
-        }
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        normalise(&mut ranked);
         let best_call = p_call * ranked.first().map_or(0.0, |(_, lp)| lp.exp());
         Ranking { tools: ranked, p_call, best_call }
     }
