@@ -309,7 +309,12 @@ async fn pump<R: Runtime>(
                     let opts = SayOptions { propose_only: false, no_templates: false, base: None };
                     session.until_ready(crate::readiness::LONGEST_WAIT).await;
                     let result = match session.open().await {
-                        Ok(mut a) => a.hear(t, &opts).await.map_err(|e| e.to_string()),
+                        // A first hearing that reads as a question is heard again
+                        // with whisper's whole window (`smart_runtime::rehearing`).
+                        Ok(mut a) => a
+                            .hear_with(t, &opts, Some(&mut sup as &mut dyn smart_runtime::rehearing::Rehear))
+                            .await
+                            .map_err(|e| e.to_string()),
                         Err(e) => Err(e),
                     };
                     if settings.voice_output {
@@ -421,6 +426,7 @@ mod tests {
             understanding: None,
             advisories: vec![],
             ranking: None,
+            reheard: None,
         }))
     }
 

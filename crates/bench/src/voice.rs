@@ -90,6 +90,7 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let rounds = if quick { 1 } else { 5 };
     let (mut hangover, mut stt, mut templates, mut model, mut ctx) = (vec![], vec![], vec![], vec![], 0);
+    let mut again = vec![];
     let mut heard = String::new();
     rt.block_on(async {
         let t = Instant::now();
@@ -111,6 +112,11 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
             stt.push(tr.timings.stt_ms as f64);
             ctx = tr.timings.audio_ctx;
             heard = tr.text.clone();
+            // What a second hearing costs the utterances whose first reading asks or finds no
+            // call (`smart_runtime::rehearing`): the same audio, whisper's whole window.
+            let t = Instant::now();
+            voice.rehear(tr).await.map_err(|e| anyhow!(e))?;
+            again.push(t.elapsed().as_secs_f64() * 1000.0);
             for (no_templates, into) in [(false, &mut templates), (true, &mut model)] {
                 if no_templates && quick && round > 0 {
                     continue;
@@ -146,6 +152,7 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     let trimmed_ms = alone["trimmed"]["ms"].as_f64().unwrap_or(0.0);
 
     let (h, w, tp, mp) = (mean(&hangover), mean(&stt), mean(&templates), mean(&model));
+    let ag = mean(&again);
     println!("| stage | mean of {rounds} |");
     println!("|---|---|");
     println!("| endpoint (VAD hangover after the last word) | {h:.0} ms |");
@@ -155,6 +162,7 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     println!("| end of speech → proposal, templates | {:.0} ms |", h + w + tp);
     println!("| end of speech → proposal, model | {:.0} ms |", h + w + mp);
     println!("| push-to-talk release → proposal, templates | {:.0} ms |", w + tp);
+    println!("| a second hearing, whole window (only when the first reading is a question) | {ag:.0} ms |");
     println!("| whisper.cpp alone, default 30 s window | {full_ms:.0} ms |");
     println!("| whisper.cpp alone, our trimmed window | {trimmed_ms:.0} ms |");
     s.add(
@@ -163,5 +171,6 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     );
     s.add("voice: end of speech → proposal (model)", format!("{:.0} ms", h + w + mp));
     s.add("voice: whisper.cpp alone, 30 s window vs trimmed", format!("{full_ms:.0} ms vs {trimmed_ms:.0} ms"));
+    s.add("voice: a second hearing on doubt (whole window, round trip)", format!("{ag:.0} ms"));
     Ok(())
 }

@@ -129,6 +129,10 @@ pub fn turn_fields(report: &SayReport, out: &mut Value) {
     if let Some(r) = &report.ranking {
         out["ranking"] = serde_json::to_value(r).unwrap_or(Value::Null);
     }
+    if let Some(r) = &report.reheard {
+        out["reheard"] = json!(r);
+        out["utterance"] = json!(report.utterance);
+    }
     match first.and_then(|s| s.report.as_ref()) {
         Some(r) => merge(out, serde_json::to_value(r).unwrap_or(Value::Null)),
         None if report.ended == "bootstrap" => out["outcome"] = json!("bootstrap"),

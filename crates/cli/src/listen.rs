@@ -15,6 +15,7 @@ use smart_runtime::assistant::{AssistantError, Heard};
 use smart_runtime::bus::BusEvent;
 use smart_runtime::interaction::Trigger;
 use smart_runtime::model_choice::{VoiceChoice, proposer_spec, voice_load};
+use smart_runtime::rehearing::Rehear;
 use smart_runtime::voice::{Voice, VoiceTimeouts, VoiceWorkerError, locate_voice_worker};
 use smart_runtime::{Assistant, Bus, Engine, SayOptions};
 use smart_voice::protocol::{
@@ -150,10 +151,17 @@ fn heard_json(t: &Transcript, heard: &Heard, decide_ms: u128) -> Value {
     out
 }
 
-/// Hands a transcript to the assistant and reports what came of it.
-async fn act_on(assistant: &mut Assistant, t: &Transcript, opts: &SayOptions, json: bool) -> Result<i32> {
+/// Hands a transcript to the assistant and reports what came of it; `voice` hears the
+/// utterance again if its first reading is a question (`smart_runtime::rehearing`).
+async fn act_on(
+    assistant: &mut Assistant,
+    t: &Transcript,
+    voice: &mut Voice,
+    opts: &SayOptions,
+    json: bool,
+) -> Result<i32> {
     let started = Instant::now();
-    let heard = assistant.hear(t, opts).await.map_err(|e| match e {
+    let heard = assistant.hear_with(t, opts, Some(voice as &mut dyn Rehear)).await.map_err(|e| match e {
         AssistantError::Worker(w) => anyhow!("the proposer failed: {w}; nothing was submitted"),
         other => anyhow!(other),
     })?;
@@ -223,7 +231,7 @@ async fn listen_file(
         match &line.event {
             Event::Transcript(t) => {
                 utterances += 1;
-                let c = act_on(assistant, t, opts, json).await?;
+                let c = act_on(assistant, t, voice, opts, json).await?;
                 if code == 0 {
                     code = c;
                 }
@@ -319,7 +327,7 @@ async fn listen_live(
                 let Some(line) = ev.map_err(|e| anyhow!(e))? else { continue };
                 match &line.event {
                     Event::Transcript(t) => {
-                        act_on(assistant, t, opts, json).await?;
+                        act_on(assistant, t, voice, opts, json).await?;
                     }
                     Event::InputLost { reason } => return Err(anyhow!("the microphone stopped: {reason}")),
                     Event::Level { .. } => {}

@@ -149,12 +149,16 @@ fn a_cue_word_tilts_a_ranking_that_leans_elsewhere() {
     assert!(leaning.is_string() && leaning != "db.upsert" && leaning != "fs.quarantine", "{leaning}");
     let v = propose("remember that the gate code is 4471");
     assert_eq!(v["proposal"]["tool"], "db.upsert", "{v}");
+    // The report shows which tool was cued, and what the model itself ranked first.
+    assert_eq!(v["ranking"]["cued"], serde_json::json!(["db.upsert"]), "{v}");
+    assert_eq!(v["ranking"]["model_best"][0][0], leaning, "{v}");
     let v = propose("delete inbox/a.txt");
     assert_eq!(v["proposal"]["tool"], "fs.quarantine", "{v}");
     // Said as what not to do, the word is no cue: the model's own lean stands.
     for text in ["don't delete inbox/a.txt", "do not ever delete inbox/a.txt"] {
         let v = propose(text);
         assert_eq!(v["ranking"]["best"][0][0], leaning, "{text}: {v}");
+        assert!(v["ranking"].get("cued").is_none() && v["ranking"].get("model_best").is_none(), "{text}: {v}");
         assert_ne!(v["proposal"]["tool"], "fs.quarantine", "{text}: {v}");
     }
 }

@@ -31,11 +31,14 @@ use smart_proposer::protocol::LoadRequest;
 use smart_proposer::understand;
 use smart_runtime::assistant::{Heard, Templated};
 use smart_runtime::model_choice::{VoiceChoice, folder_vocabulary, hearing_vocabulary, voice_load};
+use smart_runtime::rehearing::{Recorded, Rehear};
 use smart_runtime::voice::{Voice, VoiceTimeouts, locate_voice_worker};
 use smart_runtime::worker::{WorkerSpec, locate_worker};
 use smart_runtime::{Assistant, Bus, Engine, SayOptions};
 use smart_voice::protocol::{Event, Request, Transcript};
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::time::Instant;
 
 struct Opts {
@@ -58,13 +61,15 @@ struct Opts {
     understand: smart_runtime::understanding::UnderstandOptions,
     /// Transcripts recorded by an earlier `--spoken --json` run, read again without audio.
     replay_heard: Option<PathBuf>,
+    /// Hear an utterance again when its first reading is a question.
+    rehear: bool,
 }
 
 const USAGE: &str =
     "smart-eval [--split dev|test|dev,test] [--seed N] [--trees N] [--modes templates,model,pipeline] [--models a,b]
            [--every K] [--limit N] [--spoken] [--variants N] [--whisper NAME] [--json OUT] [--verbose]
            [--style S] [--best-call P] [--cue-boost B] [--margin M] [--fallback F] [--open-hearing] [--require-schema-valid]
-           [--bias-start B] [--bias-follow B] [--replay-heard JSON]
+           [--bias-start B] [--bias-follow B] [--replay-heard JSON] [--no-rehear]
 Scores the phrase templates, the proposer models and the whole pipeline on a folder tree made
 from the seed (a new one each run unless --seed is given).
   --split           which eval set(s): dev (tune on it) or test (report only); default dev
@@ -87,7 +92,10 @@ from the seed (a new one each run unless --seed is given).
   --bias-follow B   logits added to a token that continues one already begun (default 2)
   --replay-heard J  the spoken passes again from the transcripts an earlier `--spoken --json J`
                     run recorded (same split, seed and --every), without audio or whisper:
-                    what a change to reading does to what was heard
+                    what a change to reading does to what was heard (second hearings too,
+                    where that run made them)
+  --no-rehear       never hear an utterance again with whisper's whole window when its first
+                    reading is a question (the app does)
   --require-schema-valid   exit 1 if any proposal fails its tool's schema, or any case errors";
 
 fn parse_args() -> Result<Opts> {
@@ -109,6 +117,7 @@ fn parse_args() -> Result<Opts> {
         boost: None,
         understand: Default::default(),
         replay_heard: None,
+        rehear: true,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -125,6 +134,7 @@ fn parse_args() -> Result<Opts> {
             "--limit" => o.limit = Some(val()?.parse().context("--limit")?),
             "--json" => o.json = Some(PathBuf::from(val()?)),
             "--replay-heard" => o.replay_heard = Some(PathBuf::from(val()?)),
+            "--no-rehear" => o.rehear = false,
             "--verbose" | "-v" => o.verbose = true,
             "--require-schema-valid" => o.require_schema_valid = true,
             "--spoken" => o.spoken = true,
@@ -229,14 +239,22 @@ async fn typed(a: &mut Assistant, run: &Run, no_templates: bool) -> Result<Vec<A
     Ok(answers)
 }
 
+/// A recording as heard: its transcripts joined into one utterance, the last of them (the one
+/// the worker can hear again) and the text heard before that one.
+struct FileHeard {
+    joined: Transcript,
+    last: Transcript,
+    before: Option<String>,
+}
+
 /// One recording through the voice worker, as `smart listen --wav` does it; several
 /// transcripts (a pause the VAD took for an end) are joined into one utterance.
-async fn hear_file(voice: &mut Voice, wav: &Path) -> Result<Option<Transcript>> {
+async fn hear_file(voice: &mut Voice, wav: &Path) -> Result<Option<FileHeard>> {
     let id = voice
         .send(Request::TranscribeFile { path: wav.display().to_string(), wake: false })
         .await
         .map_err(|e| anyhow!(e))?;
-    let mut heard: Option<Transcript> = None;
+    let mut heard: Option<FileHeard> = None;
     loop {
         let Some(line) = voice.next_event(None).await.map_err(|e| anyhow!(e))? else { continue };
         if line.id != id {
@@ -244,10 +262,12 @@ async fn hear_file(voice: &mut Voice, wav: &Path) -> Result<Option<Transcript>> 
         }
         match line.event {
             Event::Transcript(t) => match &mut heard {
-                None => heard = Some(t),
+                None => heard = Some(FileHeard { joined: t.clone(), last: t, before: None }),
                 Some(h) => {
-                    h.text = format!("{} {}", h.text, t.text);
-                    h.end_ms = t.end_ms;
+                    h.before = Some(h.joined.text.clone());
+                    h.joined.text = format!("{} {}", h.joined.text, t.text);
+                    h.joined.end_ms = t.end_ms;
+                    h.last = t;
                 }
             },
             Event::Done { .. } => return Ok(heard),
@@ -257,12 +277,35 @@ async fn hear_file(voice: &mut Voice, wav: &Path) -> Result<Option<Transcript>> 
     }
 }
 
+/// The worker's second hearing of a file's last utterance (`last`), after the text heard
+/// before it, kept for the JSON (so `--replay-heard` can give it again).
+struct Again<'v> {
+    voice: &'v mut Voice,
+    last: Transcript,
+    before: Option<String>,
+    heard: Option<String>,
+}
+
+impl Rehear for Again<'_> {
+    fn rehear<'a>(&'a mut self, _: &'a Transcript) -> Pin<Box<dyn Future<Output = Option<Transcript>> + Send + 'a>> {
+        Box::pin(async move {
+            let mut t = Rehear::rehear(&mut *self.voice, &self.last).await?;
+            if let Some(b) = &self.before {
+                t.text = format!("{b} {}", t.text);
+            }
+            self.heard = Some(t.text.clone());
+            Some(t)
+        })
+    }
+}
+
 async fn spoken_pass(
     a: &mut Assistant,
     run: &Run,
     voice: &mut Voice,
     variant: &spoken::Variant,
     dir: &Path,
+    rehear: bool,
 ) -> Result<Vec<Answer>> {
     let opts = SayOptions { propose_only: true, no_templates: false, base: Some(run.root.clone()) };
     let mut answers = vec![];
@@ -272,7 +315,7 @@ async fn spoken_pass(
         let t0 = Instant::now();
         let heard = hear_file(voice, &wav).await?;
         let _ = std::fs::remove_file(&wav);
-        let Some(t) = heard else {
+        let Some(FileHeard { joined: t, last, before }) = heard else {
             answers.push(Answer {
                 ms: t0.elapsed().as_secs_f64() * 1000.0,
                 heard: Some(String::new()),
@@ -281,11 +324,14 @@ async fn spoken_pass(
             });
             continue;
         };
-        let r = a.hear(&t, &opts).await;
+        let mut again = Again { voice: &mut *voice, last, before, heard: None };
+        let r = a.hear_with(&t, &opts, rehear.then_some(&mut again as &mut dyn Rehear)).await;
+        let reheard = again.heard;
         let mut ans = answer_of_heard(r, t0.elapsed().as_secs_f64() * 1000.0);
         ans.wer = Some(smart_voice::word_error_rate(&c.speech, &t.text));
         ans.confidence = Some(t.confidence);
         ans.heard = Some(t.text);
+        ans.reheard = reheard;
         answers.push(ans);
     }
     Ok(answers)
@@ -303,10 +349,17 @@ fn answer_of_heard(r: Result<Heard, smart_runtime::AssistantError>, ms: f64) -> 
     }
 }
 
+/// What an earlier run heard for one case: the first hearing, and the second if it made one.
+#[derive(Clone, Debug, PartialEq)]
+struct Recording {
+    heard: String,
+    reheard: Option<String>,
+}
+
 /// The transcripts of each spoken pass an earlier `--json` run recorded, by mode, in case order.
 /// The cases must be the same ones (the same split, seed and `--every`): a transcript read
 /// against another sentence's expectations would measure nothing.
-fn recorded_transcripts(path: &Path, cases: &[Case]) -> Result<Vec<(String, Vec<String>)>> {
+fn recorded_transcripts(path: &Path, cases: &[Case]) -> Result<Vec<(String, Vec<Recording>)>> {
     let body: Value = serde_json::from_str(&std::fs::read_to_string(path).with_context(|| path.display().to_string())?)
         .with_context(|| format!("{}: not an eval --json file", path.display()))?;
     let recorded: Vec<&str> = body["cases"].as_array().into_iter().flatten().filter_map(|c| c["id"].as_str()).collect();
@@ -322,8 +375,10 @@ fn recorded_transcripts(path: &Path, cases: &[Case]) -> Result<Vec<(String, Vec<
     let mut out = vec![];
     for r in body["results"].as_array().into_iter().flatten() {
         let Some(mode) = r["score"]["mode"].as_str().filter(|m| m.starts_with("spoken")) else { continue };
-        let heard =
-            r["answers"].as_array().into_iter().flatten().map(|a| a["heard"].as_str().unwrap_or("").to_string());
+        let heard = r["answers"].as_array().into_iter().flatten().map(|a| Recording {
+            heard: a["heard"].as_str().unwrap_or("").to_string(),
+            reheard: a["reheard"].as_str().map(str::to_string),
+        });
         out.push((format!("replayed {mode}"), heard.collect()));
     }
     if out.is_empty() {
@@ -332,27 +387,40 @@ fn recorded_transcripts(path: &Path, cases: &[Case]) -> Result<Vec<(String, Vec<
     Ok(out)
 }
 
-/// A spoken pass from recorded transcripts: the same reading as [`spoken_pass`], no audio.
-async fn replayed_pass(a: &mut Assistant, run: &Run, heard: &[String]) -> Result<Vec<Answer>> {
+/// A transcript of `text` with nothing else known about it (a replayed one).
+fn transcript_of(text: &str) -> Transcript {
+    Transcript {
+        text: text.to_string(),
+        confidence: 1.0,
+        no_speech: 0.0,
+        language: "en".into(),
+        start_ms: 0,
+        end_ms: 0,
+        timings: Default::default(),
+    }
+}
+
+/// A spoken pass from recorded transcripts: the same reading as [`spoken_pass`], no audio. A
+/// second hearing is given back where the recorded run made one; a reading that doubts where
+/// the recorded one did not has no second hearing to take.
+async fn replayed_pass(a: &mut Assistant, run: &Run, heard: &[Recording], rehear: bool) -> Result<Vec<Answer>> {
     let opts = SayOptions { propose_only: true, no_templates: false, base: Some(run.root.clone()) };
     let mut answers = vec![];
-    for (c, text) in run.cases.iter().zip(heard) {
+    for (c, rec) in run.cases.iter().zip(heard) {
         commit_after(a.engine(), c)?;
-        let t = Transcript {
-            text: text.clone(),
-            confidence: 1.0,
-            no_speech: 0.0,
-            language: "en".into(),
-            start_ms: 0,
-            end_ms: 0,
-            timings: Default::default(),
-        };
+        let t = transcript_of(&rec.heard);
         let t0 = Instant::now();
+        let mut again = Recorded(rec.reheard.as_deref().map(transcript_of));
         // Nothing was transcribed: nothing was heard (as when the worker sent no transcript).
-        let r = if text.is_empty() { Ok(Heard::Nothing) } else { a.hear(&t, &opts).await };
+        let r = if rec.heard.is_empty() {
+            Ok(Heard::Nothing)
+        } else {
+            a.hear_with(&t, &opts, rehear.then_some(&mut again as &mut dyn Rehear)).await
+        };
         let mut ans = answer_of_heard(r, t0.elapsed().as_secs_f64() * 1000.0);
-        ans.wer = Some(smart_voice::word_error_rate(&c.speech, text));
-        ans.heard = Some(text.clone());
+        ans.wer = Some(smart_voice::word_error_rate(&c.speech, &rec.heard));
+        ans.heard = Some(rec.heard.clone());
+        ans.reheard = rec.reheard.clone();
         answers.push(ans);
     }
     Ok(answers)
@@ -418,6 +486,7 @@ fn run_tree(
             base: root_s.clone(),
             last_plan: fixture.refs.get("PLAN").cloned(),
             plan_tool: Some("apply.move".into()),
+            last_list: fixture.refs.get("QLIST").cloned(),
             visible,
         };
         let names = smart_runtime::understanding::context(&engine, &root, Default::default())?;
@@ -477,7 +546,7 @@ fn run_tree(
         if is_default && let Some(recorded) = &opts.replay_heard {
             for (mode, heard) in recorded_transcripts(recorded, &run.cases)? {
                 eprintln!("{mode} (replayed transcripts): {} cases…", run.cases.len());
-                let answers = rt.block_on(replayed_pass(&mut a, &run, &heard))?;
+                let answers = rt.block_on(replayed_pass(&mut a, &run, &heard, opts.rehear))?;
                 results.push((mode, run.cases.clone(), answers));
             }
         }
@@ -505,7 +574,7 @@ fn run_tree(
             variants.truncate(opts.variants.unwrap_or(usize::MAX));
             for v in &variants {
                 eprintln!("spoken ({}, {}): {} cases…", loaded.whisper, v.name, run.cases.len());
-                let answers = rt.block_on(spoken_pass(&mut a, &run, &mut voice, v, &audio))?;
+                let answers = rt.block_on(spoken_pass(&mut a, &run, &mut voice, v, &audio, opts.rehear))?;
                 results.push((format!("spoken {} · {}", loaded.whisper, v.name), run.cases.clone(), answers));
             }
             rt.block_on(voice.shutdown());
@@ -621,14 +690,23 @@ mod tests {
             "cases": [{"id": "dev:1"}, {"id": "dev:4"}],
             "results": [
                 {"score": {"mode": "pipeline"}, "answers": [{}, {}]},
-                {"score": {"mode": "spoken tiny · en-us 140 wpm"}, "answers": [{"heard": "Scan fliers."}, {}]},
+                {"score": {"mode": "spoken tiny · en-us 140 wpm"}, "answers": [
+                    {"heard": "Scan fliers."},
+                    {"heard": "Read the", "reheard": "Read the notes."},
+                ]},
             ],
         });
         std::fs::write(&file, body.to_string()).unwrap();
         let got = recorded_transcripts(&file, &[case("dev:1"), case("dev:4")]).unwrap();
         assert_eq!(
             got,
-            vec![("replayed spoken tiny · en-us 140 wpm".to_string(), vec!["Scan fliers.".to_string(), String::new()])]
+            vec![(
+                "replayed spoken tiny · en-us 140 wpm".to_string(),
+                vec![
+                    Recording { heard: "Scan fliers.".into(), reheard: None },
+                    Recording { heard: "Read the".into(), reheard: Some("Read the notes.".into()) },
+                ]
+            )]
         );
         // Other cases (another seed, split or --every): refused, nothing read against them.
         let err = recorded_transcripts(&file, &[case("dev:1"), case("dev:7")]).unwrap_err().to_string();

@@ -26,6 +26,9 @@ pub struct Answer {
     pub heard: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wer: Option<f64>,
+    /// Spoken eval: what a second hearing heard, when the first reading asked for one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reheard: Option<String>,
     /// Spoken eval: whisper's mean token probability for what it heard.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f32>,
@@ -210,12 +213,22 @@ pub fn print_misses(mode: &str, cases: &[Case], answers: &[Answer]) {
         };
         let want = c.tool.as_ref().map(|t| format!("{t} {}", short(&c.args))).unwrap_or_else(|| "no call".into());
         let heard = a.heard.as_ref().map(|h| format!("\n     heard {h:?}")).unwrap_or_default();
+        let heard = match &a.reheard {
+            Some(again) => format!("{heard}\n     heard again {again:?}"),
+            None => heard,
+        };
         let ranked = a
             .ranking
             .as_ref()
             .map(|r| {
-                let best: Vec<String> = r.best.iter().take(3).map(|(t, p)| format!("{t} {p:.2}")).collect();
-                format!("\n     rank call {:.2}: {}", r.p_call, best.join(", "))
+                let top = |b: &[(String, f32)]| -> String {
+                    b.iter().take(3).map(|(t, p)| format!("{t} {p:.2}")).collect::<Vec<_>>().join(", ")
+                };
+                let cues = match &r.model_best {
+                    Some(own) => format!(" (cued {}; the model's own: {})", r.cued.join(", "), top(own)),
+                    None => String::new(),
+                };
+                format!("\n     rank call {:.2}: {}{cues}", r.p_call, top(&r.best))
             })
             .unwrap_or_default();
         println!("  [{}] {:?}{heard}\n     want {want}\n     got  {got}{ranked}", c.id, c.text);

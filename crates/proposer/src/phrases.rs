@@ -21,6 +21,9 @@ pub struct PhraseContext {
     pub last_plan: Option<String>,
     /// The tool that applies it (`apply.move` when not given).
     pub plan_tool: Option<String>,
+    /// The newest quarantine list's hash, for "quarantine everything on the list" (the words
+    /// name the kind, so it need not be the newest proposal of all).
+    pub last_list: Option<String>,
     /// The tools the current scope shows.
     pub visible: Vec<String>,
 }
@@ -184,6 +187,13 @@ pub fn propose(utterance: &str, ctx: &PhraseContext) -> Option<(String, Value)> 
     {
         return Some((plan_tool.into(), json!({ "proposal": plan })));
     }
+    // "Quarantine everything on the list" puts aside the newest quarantine list.
+    if visible("fs.quarantine")
+        && let Some(list) = &ctx.last_list
+        && after_any(&text, &lower, QUARANTINE).is_some_and(names_the_list)
+    {
+        return Some(("fs.quarantine".into(), json!({ "proposal": list })));
+    }
     if visible("fs.quarantine")
         && let Some(object) = after_any(&text, &lower, QUARANTINE)
     {
@@ -272,6 +282,15 @@ fn after_any<'a>(text: &'a str, lower: &str, prefixes: &[&str]) -> Option<&'a st
         .max_by_key(|p| p.len())
         .map(|p| text[p.len()..].trim())
         .filter(|rest| !rest.is_empty())
+}
+
+/// Whether what is to be put aside is the list itself: "the list", "everything on that list",
+/// "the files from the list".
+fn names_the_list(object: &str) -> bool {
+    let o = object.to_ascii_lowercase();
+    let o = o.trim_end_matches(['.', '!', '?']).trim();
+    let lists = ["the list", "that list", "this list", "the quarantine list"];
+    lists.contains(&o) || lists.iter().any(|l| ["on", "in", "from"].iter().any(|p| o.ends_with(&format!(" {p} {l}"))))
 }
 
 /// "the reports folder" → "reports"; `None` when the object is not a short name or a path.
@@ -372,6 +391,7 @@ mod tests {
             base: "/home/u".into(),
             last_plan: Some("ab".repeat(32)),
             plan_tool: None,
+            last_list: None,
             visible: [
                 "fs.scan",
                 "fs.hash",
@@ -466,6 +486,30 @@ mod tests {
         assert_eq!(propose("apply the patch", &c), patch);
         // The newest proposal is a patch: "the plan" is not it, so no template answers.
         assert_eq!(propose("apply the plan", &c), None);
+    }
+
+    /// Regression: "quarantine everything on the list", with a quarantine list just drafted,
+    /// went to the model, which ranked the purge (irreversible) first.
+    #[test]
+    fn putting_aside_what_is_on_the_list_applies_the_newest_quarantine_list() {
+        let mut c = ctx();
+        c.last_list = Some("cd".repeat(32));
+        let list = Some(("fs.quarantine".to_string(), json!({"proposal": "cd".repeat(32)})));
+        for text in [
+            "quarantine everything on the list",
+            "delete the files on that list.",
+            "throw away all the files from this list",
+            "quarantine the list",
+        ] {
+            assert_eq!(propose(text, &c), list, "{text}");
+        }
+        // A file that is called "list" is a file; with no list drafted there is none to apply.
+        assert_eq!(
+            propose("quarantine list.txt", &c),
+            Some(("fs.quarantine".to_string(), json!({"paths": ["/home/u/list.txt"]})))
+        );
+        c.last_list = None;
+        assert_eq!(propose("quarantine everything on the list", &c), None);
     }
 
     #[test]

@@ -20,6 +20,7 @@ use crate::bus::{Bus, BusEvent, ProposalSource};
 use crate::engine::{CallReport, Engine, corr};
 use crate::error::RuntimeError;
 use crate::interaction::{Interaction, State, Trigger};
+use crate::rehearing::Rehear;
 use crate::understanding::{self, UnderstandOptions};
 use crate::worker::{Supervisor, WorkerError, WorkerSpec};
 use serde::Serialize;
@@ -111,6 +112,10 @@ pub struct SayReport {
     /// How the model ranked the visible tools for this utterance, when it was asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ranking: Option<understanding::RankingView>,
+    /// What a second hearing of the utterance heard, when the first reading was a question and
+    /// the second a call (`crate::rehearing`); `utterance` is then read from it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reheard: Option<String>,
 }
 
 impl SayReport {
@@ -149,6 +154,12 @@ enum Answer {
     /// Something to say instead of a call (nothing prepared to apply, nothing to purge).
     Say(String),
     NoCall,
+}
+
+/// Where a turn's words came from: typed, or heard (with a way to hear them again).
+enum Said<'t, 'r> {
+    Typed,
+    Heard { first: &'t Transcript, rehear: Option<&'r mut dyn Rehear> },
 }
 
 /// What came of one transcript.
@@ -392,7 +403,7 @@ impl Assistant {
     /// The text path for one utterance.
     pub async fn say(&mut self, text: &str, opts: &SayOptions) -> Result<SayReport, AssistantError> {
         let corr = corr();
-        self.guarded_turn(&corr, text, opts, true).await
+        self.guarded_turn(&corr, text, opts, Said::Typed).await
     }
 
     async fn guarded_turn(
@@ -400,9 +411,9 @@ impl Assistant {
         corr: &str,
         text: &str,
         opts: &SayOptions,
-        typed: bool,
+        said: Said<'_, '_>,
     ) -> Result<SayReport, AssistantError> {
-        let result = self.turn(corr, text, opts, typed).await;
+        let result = self.turn(corr, text, opts, said).await;
         self.record_faults(corr);
         if result.is_err() && self.interaction.state() != State::Idle {
             self.fire(corr, Trigger::Fault);
@@ -438,6 +449,17 @@ impl Assistant {
     /// word goes to the kernel's emergency gate as the person's signed signal and never to the
     /// proposer; anything else is a turn like typed text.
     pub async fn hear(&mut self, transcript: &Transcript, opts: &SayOptions) -> Result<Heard, AssistantError> {
+        self.hear_with(transcript, opts, None).await
+    }
+
+    /// [`Assistant::hear`], with a way to hear the utterance again should its reading be a
+    /// question (`crate::rehearing`).
+    pub async fn hear_with(
+        &mut self,
+        transcript: &Transcript,
+        opts: &SayOptions,
+        rehear: Option<&mut dyn Rehear>,
+    ) -> Result<Heard, AssistantError> {
         let corr = corr();
         // A transcript can arrive without its speech events (a worker restarted mid-utterance):
         // the machine is walked to Transcribing through the table, never jumped.
@@ -465,7 +487,7 @@ impl Assistant {
         self.fire(&corr, Trigger::TranscriptReady);
         let names = self.working_folder(opts).map(|b| crate::model_choice::folder_vocabulary(&b)).unwrap_or_default();
         let request = self.heard_as_request(text, &names);
-        self.guarded_turn(&corr, &request, opts, false).await.map(Heard::Turn)
+        self.guarded_turn(&corr, &request, opts, Said::Heard { first: transcript, rehear }).await.map(Heard::Turn)
     }
 
     /// The transcript as a request: the names whisper misheard put right against the names
@@ -501,14 +523,14 @@ impl Assistant {
         corr: &str,
         text: &str,
         opts: &SayOptions,
-        typed: bool,
+        said: Said<'_, '_>,
     ) -> Result<SayReport, AssistantError> {
         let text = text.trim();
         if text.is_empty() {
             return Err(AssistantError::Empty);
         }
         self.bus.emit(corr, BusEvent::Utterance { text: text.to_string() });
-        if typed {
+        if matches!(said, Said::Typed) {
             self.fire(corr, Trigger::TextSubmitted);
         }
 
@@ -544,6 +566,7 @@ impl Assistant {
                         understanding: None,
                         advisories: vec![],
                         ranking: None,
+                        reheard: None,
                     });
                 }
             }
@@ -567,10 +590,18 @@ impl Assistant {
             understanding: None,
             advisories: vec![],
             ranking: None,
+            reheard: None,
         };
 
         // 1. One answer: a call to propose, a question, or a reply.
         let answer = self.answer(corr, text, &tools, &base, opts, &mut report).await?;
+        let answer = match (answer, said) {
+            (call @ Answer::Call { .. }, _) => call,
+            (ask @ Answer::Ask(_), Said::Heard { first, rehear: Some(rehear) }) => {
+                self.hear_again(corr, ask, first, rehear, &tools, &base, opts, &mut report).await?
+            }
+            (answer, _) => answer,
+        };
         let Answer::Call { source, tool, args, timings } = answer else {
             let (reply, ended) = match answer {
                 Answer::Ask(q) => (q, "asked"),
@@ -638,6 +669,52 @@ impl Assistant {
         self.end_turn(report, opts)
     }
 
+    /// The first hearing's reading was a question: the utterance heard again, and the second
+    /// reading taken if it is a call (`crate::rehearing`). Otherwise the question stands, and
+    /// the report says what the first reading found.
+    #[allow(clippy::too_many_arguments)]
+    async fn hear_again(
+        &mut self,
+        corr: &str,
+        answer: Answer,
+        first: &Transcript,
+        rehear: &mut dyn Rehear,
+        tools: &[smart_kernel::ToolSpec],
+        base: &Path,
+        opts: &SayOptions,
+        report: &mut SayReport,
+    ) -> Result<Answer, AssistantError> {
+        let Some(again) = rehear.rehear(first).await else { return Ok(answer) };
+        let said = again.text.trim();
+        if said.is_empty() || smart_voice::emergency_word(said).is_some() {
+            return Ok(answer);
+        }
+        let names = self.working_folder(opts).map(|b| crate::model_choice::folder_vocabulary(&b)).unwrap_or_default();
+        let request = self.heard_as_request(said, &names);
+        if request.trim().eq_ignore_ascii_case(report.utterance.trim()) {
+            return Ok(answer);
+        }
+        let (ranking, model) = (report.ranking.take(), report.model.take());
+        let second = match self.answer(corr, &request, tools, base, opts, report).await {
+            Ok(second @ Answer::Call { .. }) => second,
+            other => {
+                if let Err(e) = other {
+                    tracing::warn!(error = %e, "the second hearing could not be read; the first stands");
+                }
+                (report.ranking, report.model) = (ranking, model);
+                return Ok(answer);
+            }
+        };
+        self.bus.emit(
+            corr,
+            BusEvent::Heard { text: said.to_string(), confidence: again.confidence, stt_ms: again.timings.stt_ms },
+        );
+        self.bus.emit(corr, BusEvent::Utterance { text: request.clone() });
+        report.utterance = request;
+        report.reheard = Some(said.to_string());
+        Ok(second)
+    }
+
     /// The turn's last steps: the evaluator (unless only proposing) and the state machine back
     /// to idle.
     fn end_turn(&mut self, mut report: SayReport, opts: &SayOptions) -> Result<SayReport, AssistantError> {
@@ -681,6 +758,7 @@ impl Assistant {
                 base: base.to_string_lossy().into_owned(),
                 last_plan: ctx.newest.as_ref().map(|(_, h)| h.clone()),
                 plan_tool: ctx.newest.as_ref().map(|(t, _)| t.clone()),
+                last_list: ctx.artifacts.get("fs.quarantine").cloned(),
                 visible: visible.clone(),
             };
             match template(&reading, &phrase, &ctx) {
@@ -700,10 +778,11 @@ impl Assistant {
         let thresholds = &self.understand_opts.thresholds;
         let is_name = |said: &str| !ctx.vocab.lookup(said).is_empty();
         let cued = understand::cues::cued(&reading, &mentions, &is_name);
-        let ranking = understand::cues::weigh(&ranking, &cued, thresholds.cue_boost);
+        let model_ranking = ranking;
+        let ranking = understand::cues::weigh(&model_ranking, &cued, thresholds.cue_boost);
         report.model = Some(info.name);
         let fill = |tool: &str| understand::fill(tool, &reading, &mentions, &ctx);
-        report.ranking = Some(understanding::RankingView::from(&ranking));
+        report.ranking = Some(understanding::RankingView::with_cues(&model_ranking, &ranking, &cued));
         let named = understand::mentions::names_existing(&mentions);
         Ok(match understand::decide(&ranking, &fill, named, &ctx.base, thresholds) {
             Understood::Call { tool, args } => {
@@ -907,6 +986,7 @@ mod tests {
             base: base.clone(),
             last_plan: None,
             plan_tool: None,
+            last_list: None,
             visible: ["fs.quarantine", "fs.scan", "quarantine.purge"].map(String::from).to_vec(),
         };
         let t = |text: &str| template(&understand::read(text), &phrase, &ctx);

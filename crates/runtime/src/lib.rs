@@ -31,6 +31,7 @@ pub mod model_choice;
 pub mod paths;
 pub mod process;
 pub mod quarantine;
+pub mod rehearing;
 pub mod slow_loop;
 pub mod summary;
 pub mod understanding;

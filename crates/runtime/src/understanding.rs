@@ -196,13 +196,36 @@ pub fn rank_tools(tools: &[smart_kernel::ToolSpec]) -> Vec<ToolDecl> {
 pub struct RankingView {
     /// The chance that the sentence asks for a tool at all.
     pub p_call: f32,
-    /// The best tools and their probabilities among the tools, best first (at most five).
+    /// The best tools and their probabilities among the tools, best first (at most five),
+    /// after the person's cue words were weighed in.
     pub best: Vec<(String, f32)>,
+    /// The tools whose cue words the person said (`understand::cues`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cued: Vec<String>,
+    /// The model's own best tools, before the cue words, when they were weighed in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_best: Option<Vec<(String, f32)>>,
+}
+
+fn best_five(r: &Ranking) -> Vec<(String, f32)> {
+    r.tools.iter().take(5).map(|(t, lp)| (t.clone(), lp.exp())).collect()
+}
+
+impl RankingView {
+    /// The ranking decided on (`weighed`), the model's own (`model`) and the tools `cued`.
+    pub fn with_cues(model: &Ranking, weighed: &Ranking, cued: &[&str]) -> RankingView {
+        RankingView {
+            p_call: weighed.p_call,
+            best: best_five(weighed),
+            cued: cued.iter().map(|c| c.to_string()).collect(),
+            model_best: (!cued.is_empty()).then(|| best_five(model)),
+        }
+    }
 }
 
 impl From<&Ranking> for RankingView {
     fn from(r: &Ranking) -> RankingView {
-        RankingView { p_call: r.p_call, best: r.tools.iter().take(5).map(|(t, lp)| (t.clone(), lp.exp())).collect() }
+        RankingView { p_call: r.p_call, best: best_five(r), cued: vec![], model_best: None }
     }
 }
 

@@ -165,6 +165,18 @@ impl Voice {
         }
     }
 
+    /// The utterance `first` was heard from, heard again with whisper's whole window
+    /// ([`Request::Rehear`]): 30 seconds of encoder work, so it may take as long as a
+    /// 30-second file.
+    pub async fn rehear(&mut self, first: &Transcript) -> Result<Transcript, VoiceWorkerError> {
+        let deadline = self.timeouts.request + self.timeouts.per_audio_second * 30;
+        let request = Request::Rehear { start_ms: first.start_ms, end_ms: first.end_ms };
+        match self.call_within(request, "rehear", deadline).await? {
+            Event::Transcript(t) => Ok(t),
+            other => Err(VoiceWorkerError::Garbage(format!("rehear was answered with {other:?}"))),
+        }
+    }
+
     /// The next event the worker produced on its own (or for a request sent with
     /// [`Voice::send`]); `Ok(None)` when `timeout` passes first.
     pub async fn next_event(&mut self, timeout: Option<Duration>) -> Result<Option<EventLine>, VoiceWorkerError> {
@@ -230,6 +242,7 @@ fn op_name(r: &Request) -> &'static str {
         Request::StartCapture { .. } => "start_capture",
         Request::PushToTalk { .. } => "push_to_talk",
         Request::StopCapture => "stop_capture",
+        Request::Rehear { .. } => "rehear",
         Request::Speak { .. } => "speak",
         Request::Earcon { .. } => "earcon",
         Request::Health => "health",
@@ -327,6 +340,14 @@ impl VoiceSupervisor {
         {
             self.capture = mode;
         }
+        result
+    }
+
+    /// [`Voice::rehear`] through the supervised worker. A worker restarted since the utterance
+    /// has nothing to hear again and says so.
+    pub async fn rehear(&mut self, first: &Transcript) -> Result<Transcript, VoiceWorkerError> {
+        let result = self.ensure().await?.rehear(first).await;
+        self.after(&result).await;
         result
     }
 

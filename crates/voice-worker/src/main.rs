@@ -100,6 +100,22 @@ struct Worker<W: Write> {
     output: output::Output,
     live: Option<Live>,
     tx: Sender<Msg>,
+    /// The last few utterances transcribed as commands, newest last, for [`Request::Rehear`];
+    /// emptied when a new audio clock starts (a file, a capture).
+    kept: std::collections::VecDeque<Kept>,
+}
+
+/// How many utterances are kept to be heard again: the runtime asks about the one it is
+/// reading, and a person may have said another since.
+const KEPT: usize = 4;
+
+/// An utterance's audio and where it lies, as whisper was given it; `strip`: the wake phrase
+/// it began with, taken off what is heard.
+struct Kept {
+    audio: Vec<f32>,
+    start_ms: u64,
+    end_ms: u64,
+    strip: Option<String>,
 }
 
 fn err(code: VoiceErrorCode, message: impl Into<String>) -> VoiceError {
@@ -149,6 +165,10 @@ impl<W: Write> Worker<W> {
             Request::StopCapture => {
                 self.live = None;
                 Ok(self.send(id, Event::Ok))
+            }
+            Request::Rehear { start_ms, end_ms } => {
+                let t = self.rehear(start_ms, end_ms)?;
+                Ok(self.send(id, Event::Transcript(t)))
             }
             Request::Speak { text } => {
                 self.output.speak(&text);
@@ -239,6 +259,7 @@ impl<W: Write> Worker<W> {
         let mut listener = listener.with_partials(models.config.partial_every_ms);
         let audio = audio::read_wav(path).map_err(|e| err(VoiceErrorCode::BadAudio, e))?;
         models.vad.reset();
+        self.kept.clear();
         if let Some(w) = models.wake.as_mut().and_then(WakeWord::vosk) {
             w.reset();
         }
@@ -295,7 +316,7 @@ impl<W: Write> Worker<W> {
                 Out::Utterance { audio, start_ms, end_ms, strip } => {
                     let Some(models) = self.models.as_mut() else { continue };
                     let vad_ms = models.vad.take_time().as_millis() as u64;
-                    match models.stt.transcribe(&audio, true) {
+                    let event = match models.stt.transcribe(&audio, true) {
                         Ok(heard) => {
                             let text = match &strip {
                                 Some(phrase) => smart_voice::wake_phrase::strip(&heard.text, phrase),
@@ -304,7 +325,9 @@ impl<W: Write> Worker<W> {
                             Event::Transcript(transcript(text, heard, start_ms, end_ms, vad_ms))
                         }
                         Err(e) => Event::Error(err(VoiceErrorCode::Stt, e)),
-                    }
+                    };
+                    self.keep(Kept { audio, start_ms, end_ms, strip });
+                    event
                 }
             };
             if !self.send(id, event) {
@@ -367,7 +390,7 @@ impl<W: Write> Worker<W> {
             listener.not_woken();
             return Some(vec![Event::WakeRejected { at_ms, heard: heard.text }]);
         };
-        let mut events = vec![Event::Wake { at_ms, phrase }];
+        let mut events = vec![Event::Wake { at_ms, phrase: phrase.clone() }];
         if live || rest.split_whitespace().next().is_none() {
             // Live: the command is transcribed whole when the speech ends. The phrase alone:
             // the command is the next utterance.
@@ -375,8 +398,36 @@ impl<W: Write> Worker<W> {
         } else {
             // The speech was the phrase and the command, and it has been transcribed.
             events.push(Event::Transcript(transcript(rest, heard, start_ms, end_ms, vad_ms)));
+            self.keep(Kept { audio: audio.to_vec(), start_ms, end_ms, strip: Some(phrase) });
         }
         Some(events)
+    }
+
+    fn keep(&mut self, utterance: Kept) {
+        if self.kept.len() == KEPT {
+            self.kept.pop_front();
+        }
+        self.kept.push_back(utterance);
+    }
+
+    /// A kept utterance heard again with whisper's whole window ([`Request::Rehear`]).
+    fn rehear(&mut self, start_ms: u64, end_ms: u64) -> Result<Transcript, VoiceError> {
+        let models =
+            self.models.as_ref().ok_or_else(|| err(VoiceErrorCode::NotLoaded, "no voice models are loaded"))?;
+        let last = self.kept.iter().rev().find(|k| k.start_ms == start_ms && k.end_ms == end_ms).ok_or_else(|| {
+            err(
+                VoiceErrorCode::BadRequest,
+                format!(
+                    "the utterance from {start_ms} to {end_ms} ms is not kept (only the last {KEPT} of this capture or file are)"
+                ),
+            )
+        })?;
+        let heard = models.stt.transcribe(&last.audio, false).map_err(|e| err(VoiceErrorCode::Stt, e))?;
+        let text = match &last.strip {
+            Some(phrase) => smart_voice::wake_phrase::strip(&heard.text, phrase),
+            None => heard.text.clone(),
+        };
+        Ok(transcript(text, heard, last.start_ms, last.end_ms, 0))
     }
 
     fn start_capture(&mut self, mode: CaptureMode) -> Result<(), VoiceError> {
@@ -397,6 +448,7 @@ impl<W: Write> Worker<W> {
         let capture = capture::open(self.tx.clone()).map_err(|e| err(VoiceErrorCode::NoInputDevice, e))?;
         let resample = audio::To16k::new(capture.rate).map_err(|e| err(VoiceErrorCode::NoInputDevice, e))?;
         models.vad.reset();
+        self.kept.clear();
         let rate = capture.rate;
         self.live = Some(Live { _capture: capture, listener, resample, rate });
         Ok(())
@@ -451,8 +503,14 @@ fn wake_lead(phrase: &str) -> String {
 }
 
 fn run(rx: Receiver<Msg>, tx: Sender<Msg>) {
-    let mut worker =
-        Worker { out: std::io::stdout().lock(), models: None, output: output::Output::off(), live: None, tx };
+    let mut worker = Worker {
+        out: std::io::stdout().lock(),
+        models: None,
+        output: output::Output::off(),
+        live: None,
+        tx,
+        kept: Default::default(),
+    };
     while let Ok(msg) = rx.recv() {
         let alive = match msg {
             Msg::StdinClosed => false,

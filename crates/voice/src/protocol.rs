@@ -54,6 +54,17 @@ pub enum Request {
     },
     /// Close the microphone. An utterance in progress is dropped, not transcribed.
     StopCapture,
+    /// Hear an utterance again — the one whose transcript lay from `start_ms` to `end_ms` —
+    /// with whisper's whole 30-second window instead of one cut to the utterance: slower
+    /// (about a second more on a short command with tiny.en), but it hears the ends of
+    /// sentences the cut window loses. The runtime asks for it only when the first hearing
+    /// was read as a question. The worker keeps the last few utterances of the current
+    /// capture or file. Answered by [`Event::Transcript`] with this request's id, or an error
+    /// when that utterance is not kept (any more).
+    Rehear {
+        start_ms: u64,
+        end_ms: u64,
+    },
     /// Say a reply with the platform's speech synthesiser, if there is an output.
     Speak {
         text: String,

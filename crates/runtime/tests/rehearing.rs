@@ -1,0 +1,162 @@
+//! A heard utterance whose reading is a question is heard again, and the second hearing is
+//! taken only when its reading is a call (`smart_runtime::rehearing`); one whose reading is no
+//! call at all is not heard again.
+//!
+//! The second hearing here is given (a [`Rehear`] that answers what it is told to), so the
+//! tests are about the assistant's choice, not about whisper; the worker side is tested in
+//! `crates/voice-worker/tests/rehear.rs`. Every reading below is one the phrase templates
+//! answer, so no model is needed: the assistant's model factory fails if it is ever asked (with an error no reading gives).
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use smart_runtime::assistant::{AssistantError, Heard};
+use smart_runtime::rehearing::Rehear;
+use smart_runtime::{Assistant, Bus, BusEvent, Engine, FixedClock, InitOptions, SayOptions, SayReport};
+use smart_signals::KeyStoreKind;
+use smart_voice::protocol::Transcript;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+
+/// Answers each second hearing with `answer` (once), and notes which utterance it was asked
+/// about.
+struct Given {
+    answer: Option<&'static str>,
+    asked: Vec<(u64, u64)>,
+}
+
+impl Given {
+    fn new(answer: Option<&'static str>) -> Given {
+        Given { answer, asked: vec![] }
+    }
+}
+
+impl Rehear for Given {
+    fn rehear<'a>(
+        &'a mut self,
+        first: &'a Transcript,
+    ) -> Pin<Box<dyn Future<Output = Option<Transcript>> + Send + 'a>> {
+        self.asked.push((first.start_ms, first.end_ms));
+        let t = self.answer.take().map(|text| Transcript { text: text.into(), ..heard("", 0) });
+        Box::pin(async move { t })
+    }
+}
+
+fn heard(text: &str, start_ms: u64) -> Transcript {
+    Transcript {
+        text: text.into(),
+        confidence: 0.5,
+        no_speech: 0.0,
+        language: "en".into(),
+        start_ms,
+        end_ms: start_ms + 2_000,
+        timings: Default::default(),
+    }
+}
+
+fn setup() -> (tempfile::TempDir, PathBuf, Assistant) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    for f in ["inbox/a.txt", "docs/notes.txt", "old/notes.txt"] {
+        std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
+        std::fs::write(root.join(f), "x").unwrap();
+    }
+    let root = std::fs::canonicalize(root).unwrap();
+    let opts = InitOptions { roots: vec![root.clone()], policy: None, key_store: Some(KeyStoreKind::File) };
+    let (engine, _) = Engine::init(&tmp.path().join("data"), opts, Box::new(FixedClock(1_800_000_000_000))).unwrap();
+    let no_model = Box::new(|| Err(AssistantError::NothingToPerceive));
+    (tmp, root, Assistant::new(engine, Bus::default(), no_model))
+}
+
+fn opts(root: &Path) -> SayOptions {
+    SayOptions { propose_only: true, no_templates: false, base: Some(root.to_path_buf()) }
+}
+
+fn hear(a: &mut Assistant, root: &Path, t: &Transcript, again: Option<&mut Given>) -> SayReport {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let again = again.map(|g| g as &mut dyn Rehear);
+    match rt.block_on(a.hear_with(t, &opts(root), again)).unwrap() {
+        Heard::Turn(r) => r,
+        other => panic!("not a turn: {other:?}"),
+    }
+}
+
+fn tool(r: &SayReport) -> Option<&str> {
+    r.steps.first().map(|s| s.proposal.tool.as_str())
+}
+
+#[test]
+fn a_first_hearing_that_asks_takes_a_second_hearing_that_reads_as_a_call() {
+    let (_tmp, root, mut a) = setup();
+    let mut rx = a.bus().subscribe();
+    // Two files are called notes.txt: the first reading asks which.
+    let mut again = Given::new(Some("Hash docs slash notes dot txt."));
+    let r = hear(&mut a, &root, &heard("Hash notes dot txt.", 4_000), Some(&mut again));
+    assert_eq!(again.asked, vec![(4_000, 6_000)], "asked about the utterance that was heard");
+    assert_eq!(tool(&r), Some("fs.hash"), "{r:?}");
+    assert_eq!(r.steps[0].proposal.args["path"], root.join("docs/notes.txt").to_string_lossy().as_ref());
+    assert_eq!(r.reheard.as_deref(), Some("Hash docs slash notes dot txt."));
+    assert_eq!(r.utterance, "Hash docs/notes.txt", "the turn is read from the second hearing");
+    // The person sees what was heard the second time.
+    let mut heard_lines = vec![];
+    while let Ok(env) = rx.try_recv() {
+        if let BusEvent::Heard { text, .. } = env.event {
+            heard_lines.push(text);
+        }
+    }
+    assert_eq!(heard_lines, vec!["Hash docs slash notes dot txt.".to_string()]);
+}
+
+/// Heard again, chatter and noise read as no call mostly come back as some other garble, and
+/// the model reads a request into it ("turn up the volume" heard again became a move): a
+/// call nobody asked for is worse than none, so no call is final.
+#[test]
+fn a_first_hearing_that_reads_as_no_call_is_not_heard_again() {
+    let (_tmp, root, mut a) = setup();
+    let mut again = Given::new(Some("Hash inbox slash a dot txt."));
+    let r = hear(&mut a, &root, &heard("Um.", 0), Some(&mut again));
+    assert!(again.asked.is_empty(), "no call was heard again");
+    assert_eq!(r.ended, "no_call", "{r:?}");
+    assert_eq!(r.reheard, None);
+}
+
+#[test]
+fn a_second_hearing_that_is_no_clearer_leaves_the_first_reading_standing() {
+    let (_tmp, root, mut a) = setup();
+    for second in [Some("quarantine notes dot txt please"), Some("uh"), Some(""), None] {
+        let mut again = Given::new(second);
+        let r = hear(&mut a, &root, &heard("quarantine notes dot txt", 0), Some(&mut again));
+        assert_eq!(again.asked.len(), 1);
+        assert_eq!(r.ended, "asked", "second hearing {second:?}: {r:?}");
+        assert!(r.reply.as_deref().unwrap_or_default().contains("notes.txt"), "{r:?}");
+        assert_eq!(r.reheard, None);
+        assert_eq!(r.utterance, "quarantine notes.txt");
+    }
+}
+
+#[test]
+fn a_call_is_not_heard_again_and_neither_is_typed_text() {
+    let (_tmp, root, mut a) = setup();
+    let mut again = Given::new(Some("quarantine inbox slash a dot txt"));
+    let r = hear(&mut a, &root, &heard("Hash inbox slash a dot txt.", 0), Some(&mut again));
+    assert_eq!(tool(&r), Some("fs.hash"));
+    assert!(again.asked.is_empty(), "a call was understood the first time");
+    assert_eq!(r.reheard, None);
+    // Without a way to hear again, a heard question stays a question.
+    let r = hear(&mut a, &root, &heard("quarantine notes dot txt", 0), None);
+    assert_eq!(r.ended, "asked");
+}
+
+/// A second hearing is never a way in for an emergency word the first did not hear: the
+/// emergency gate takes only what the person was first heard to say.
+#[test]
+fn an_emergency_word_in_the_second_hearing_is_not_acted_on() {
+    let (_tmp, root, mut a) = setup();
+    let stance = format!("{:?}", a.engine().state().stance);
+    let mut again = Given::new(Some("stop"));
+    let r = hear(&mut a, &root, &heard("quarantine notes dot txt", 0), Some(&mut again));
+    assert_eq!(again.asked.len(), 1);
+    assert_eq!(r.ended, "asked", "{r:?}");
+    assert_eq!(r.reheard, None);
+    assert_eq!(format!("{:?}", a.engine().state().stance), stance, "nothing was stopped");
+}
