@@ -305,7 +305,9 @@ async fn pump<R: Runtime>(
                         },
                     );
                 }
-                Event::Transcript(t) => {
+                // An utterance is the worker's own news (id 0); a transcript with an id answers
+                // a request (a second hearing that came too late) and is no turn.
+                Event::Transcript(t) if line.id == 0 => {
                     let opts = SayOptions { propose_only: false, no_templates: false, base: None };
                     session.until_ready(crate::readiness::LONGEST_WAIT).await;
                     let result = match session.open().await {
@@ -335,6 +337,7 @@ async fn pump<R: Runtime>(
                         tracing::warn!(error = %e, "a heard request failed");
                     }
                 }
+                Event::Transcript(_) => {}
                 other => {
                     if let Ok(mut a) = session.open().await {
                         a.voice_event(&corr, other, trigger);

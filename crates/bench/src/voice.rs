@@ -112,8 +112,8 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
             stt.push(tr.timings.stt_ms as f64);
             ctx = tr.timings.audio_ctx;
             heard = tr.text.clone();
-            // What a second hearing costs the utterances whose first reading asks or finds no
-            // call (`smart_runtime::rehearing`): the same audio, whisper's whole window.
+            // What a second hearing costs the utterances whose first reading is a question
+            // (`smart_runtime::rehearing`): the same audio, whisper's whole window.
             let t = Instant::now();
             voice.rehear(tr).await.map_err(|e| anyhow!(e))?;
             again.push(t.elapsed().as_secs_f64() * 1000.0);

@@ -129,9 +129,9 @@ pub fn turn_fields(report: &SayReport, out: &mut Value) {
     if let Some(r) = &report.ranking {
         out["ranking"] = serde_json::to_value(r).unwrap_or(Value::Null);
     }
+    out["utterance"] = json!(report.utterance);
     if let Some(r) = &report.reheard {
-        out["reheard"] = json!(r);
-        out["utterance"] = json!(report.utterance);
+        out["reheard"] = serde_json::to_value(r).unwrap_or(Value::Null);
     }
     match first.and_then(|s| s.report.as_ref()) {
         Some(r) => merge(out, serde_json::to_value(r).unwrap_or(Value::Null)),

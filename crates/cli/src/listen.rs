@@ -17,7 +17,7 @@ use smart_runtime::interaction::Trigger;
 use smart_runtime::model_choice::{VoiceChoice, proposer_spec, voice_load};
 use smart_runtime::rehearing::Rehear;
 use smart_runtime::voice::{Voice, VoiceTimeouts, VoiceWorkerError, locate_voice_worker};
-use smart_runtime::{Assistant, Bus, Engine, SayOptions};
+use smart_runtime::{Assistant, Bus, Engine, SayOptions, SayReport};
 use smart_voice::protocol::{
     CaptureMode, DeviceStatus, Event, Loaded, Request, Transcript, VoiceErrorCode, WakeStatus,
 };
@@ -137,6 +137,11 @@ fn heard_json(t: &Transcript, heard: &Heard, decide_ms: u128) -> Value {
             "stt_ms": t.timings.stt_ms, "propose_and_decide_ms": decide_ms,
         },
     });
+    // The second hearing's whisper time is inside `propose_and_decide_ms`: shown on its own.
+    if let Heard::Turn(SayReport { reheard: Some(r), .. }) = heard {
+        out["timings"]["reheard_stt_ms"] = json!(r.stt_ms);
+        out["timings"]["reheard_audio_ctx"] = json!(r.audio_ctx);
+    }
     match heard {
         Heard::Nothing => out["outcome"] = json!("nothing_heard"),
         Heard::Emergency { word, report } => {
@@ -180,6 +185,14 @@ async fn act_on(
                 say!("emergency word \"{word}\": not submitted (--propose-only)")
             }
             Heard::Turn(r) => {
+                if let Some(again) = &r.reheard {
+                    say!(
+                        "heard again with the whole window: {:?} (whisper {} ms), read as {:?}",
+                        again.text,
+                        again.stt_ms,
+                        r.utterance
+                    );
+                }
                 for s in &r.steps {
                     if let Some(rep) = &s.report {
                         print_report(rep, &s.proposal.tool, false);
@@ -326,9 +339,12 @@ async fn listen_live(
             Input::Voice(ev) => {
                 let Some(line) = ev.map_err(|e| anyhow!(e))? else { continue };
                 match &line.event {
-                    Event::Transcript(t) => {
+                    // An utterance is the worker's own news (id 0); a transcript with an id
+                    // answers a request (a second hearing that came too late) and is no turn.
+                    Event::Transcript(t) if line.id == 0 => {
                         act_on(assistant, t, voice, opts, json).await?;
                     }
+                    Event::Transcript(_) => {}
                     Event::InputLost { reason } => return Err(anyhow!("the microphone stopped: {reason}")),
                     Event::Level { .. } => {}
                     other => assistant.voice_event(&corr, other, trigger),

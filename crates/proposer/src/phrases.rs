@@ -21,8 +21,9 @@ pub struct PhraseContext {
     pub last_plan: Option<String>,
     /// The tool that applies it (`apply.move` when not given).
     pub plan_tool: Option<String>,
-    /// The newest quarantine list's hash, for "quarantine everything on the list" (the words
-    /// name the kind, so it need not be the newest proposal of all).
+    /// The newest quarantine list's hash, for "quarantine everything on the list": said with
+    /// "quarantine" the words name the kind, so it need not be the newest proposal of all;
+    /// with another verb ("delete everything on the list") it must be.
     pub last_list: Option<String>,
     /// The tools the current scope shows.
     pub visible: Vec<String>,
@@ -190,9 +191,14 @@ pub fn propose(utterance: &str, ctx: &PhraseContext) -> Option<(String, Value)> 
     // "Quarantine everything on the list" puts aside the newest quarantine list.
     if visible("fs.quarantine")
         && let Some(list) = &ctx.last_list
-        && after_any(&text, &lower, QUARANTINE).is_some_and(names_the_list)
+        && let Some(object) = after_any(&text, &lower, QUARANTINE)
     {
-        return Some(("fs.quarantine".into(), json!({ "proposal": list })));
+        let says_quarantine =
+            lower.starts_with("quarantine ") || object.to_ascii_lowercase().contains("quarantine list");
+        let newest = ctx.last_plan.as_ref() == Some(list);
+        if (says_quarantine || newest) && names_the_list(object, says_quarantine) {
+            return Some(("fs.quarantine".into(), json!({ "proposal": list })));
+        }
     }
     if visible("fs.quarantine")
         && let Some(object) = after_any(&text, &lower, QUARANTINE)
@@ -284,13 +290,31 @@ fn after_any<'a>(text: &'a str, lower: &str, prefixes: &[&str]) -> Option<&'a st
         .filter(|rest| !rest.is_empty())
 }
 
-/// Whether what is to be put aside is the list itself: "the list", "everything on that list",
-/// "the files from the list".
-fn names_the_list(object: &str) -> bool {
+/// Whether what is to be put aside is everything on the list: "everything on that list", "all
+/// the files on the list" — and "the list" itself only when `bare` (said with "quarantine":
+/// "discard the list" drops the list, it does not apply it). Anything else — "notes.txt from
+/// the list", "the big ones on the list" — is a part of it, or off it, and no template's.
+fn names_the_list(object: &str, bare: bool) -> bool {
+    const LISTS: &[&str] = &["the list", "that list", "this list", "the quarantine list"];
+    const ALL: &[&str] = &[
+        "everything",
+        "all",
+        "anything",
+        "the files",
+        "all the files",
+        "all files",
+        "every file",
+        "the items",
+        "all the items",
+        "what's",
+        "whatever is",
+    ];
     let o = object.to_ascii_lowercase();
     let o = o.trim_end_matches(['.', '!', '?']).trim();
-    let lists = ["the list", "that list", "this list", "the quarantine list"];
-    lists.contains(&o) || lists.iter().any(|l| ["on", "in", "from"].iter().any(|p| o.ends_with(&format!(" {p} {l}"))))
+    if LISTS.contains(&o) {
+        return bare;
+    }
+    ALL.iter().any(|all| LISTS.iter().any(|l| ["on", "in"].iter().any(|p| o == format!("{all} {p} {l}"))))
 }
 
 /// "the reports folder" → "reports"; `None` when the object is not a short name or a path.
@@ -493,15 +517,32 @@ mod tests {
     #[test]
     fn putting_aside_what_is_on_the_list_applies_the_newest_quarantine_list() {
         let mut c = ctx();
+        // An older list; the newest proposal is something else.
         c.last_list = Some("cd".repeat(32));
-        let list = Some(("fs.quarantine".to_string(), json!({"proposal": "cd".repeat(32)})));
+        let list = |h: &str| Some(("fs.quarantine".to_string(), json!({"proposal": h.repeat(32)})));
+        for text in
+            ["quarantine everything on the list", "quarantine all the files on that list.", "quarantine the list"]
+        {
+            assert_eq!(propose(text, &c), list("cd"), "{text}");
+        }
+        // Another verb names no kind: only the newest proposal, if it is a list, is "the list".
+        for text in ["delete everything on the list", "throw away all the files in this list"] {
+            assert_eq!(propose(text, &c), None, "{text}");
+            c.last_list = c.last_plan.clone();
+            assert_eq!(propose(text, &c), list("ab"), "{text}");
+            c.last_list = Some("cd".repeat(32));
+        }
+        // A part of the list, something off it, or the list itself dropped: not the list's
+        // files, whatever the newest proposal.
+        c.last_list = c.last_plan.clone();
         for text in [
-            "quarantine everything on the list",
-            "delete the files on that list.",
-            "throw away all the files from this list",
-            "quarantine the list",
+            "remove notes.txt from the list",
+            "delete the big ones on the list",
+            "quarantine the first two on that list",
+            "discard the list",
+            "bin this list",
         ] {
-            assert_eq!(propose(text, &c), list, "{text}");
+            assert_ne!(propose(text, &c), list("ab"), "{text}");
         }
         // A file that is called "list" is a file; with no list drafted there is none to apply.
         assert_eq!(

@@ -7,7 +7,9 @@
 //! proposers answer, in order: the phrase templates (exact and instant, for the commands people
 //! say most, and only about names that exist) and understanding (`crate::understanding`: the
 //! model ranks every visible tool, the arguments come from the names that exist). Neither can
-//! do more than propose, and understanding may answer with a question instead.
+//! do more than propose, and understanding may answer with a question instead. A heard
+//! utterance whose reading is a question is first heard again with whisper's whole window
+//! (`crate::rehearing`); the second reading is taken only if it is a call.
 //!
 //! One utterance is one proposal. (An earlier design let the model continue after a committed
 //! step, reading the tool's output; a 0.5B model mostly repeated itself, and a sentence that asks
@@ -112,10 +114,19 @@ pub struct SayReport {
     /// How the model ranked the visible tools for this utterance, when it was asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ranking: Option<understanding::RankingView>,
-    /// What a second hearing of the utterance heard, when the first reading was a question and
-    /// the second a call (`crate::rehearing`); `utterance` is then read from it.
+    /// The second hearing of the utterance, when the first reading was a question and the
+    /// second a call (`crate::rehearing`); `utterance` is then read from it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reheard: Option<String>,
+    pub reheard: Option<Reheard>,
+}
+
+/// What a second hearing heard, and what it cost.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Reheard {
+    pub text: String,
+    /// whisper's time for the whole window.
+    pub stt_ms: u64,
+    pub audio_ctx: u32,
 }
 
 impl SayReport {
@@ -485,9 +496,14 @@ impl Assistant {
             return Ok(Heard::Emergency { word: word.to_string(), report: Some(report) });
         }
         self.fire(&corr, Trigger::TranscriptReady);
-        let names = self.working_folder(opts).map(|b| crate::model_choice::folder_vocabulary(&b)).unwrap_or_default();
-        let request = self.heard_as_request(text, &names);
+        let request = self.heard_in(text, opts);
         self.guarded_turn(&corr, &request, opts, Said::Heard { first: transcript, rehear }).await.map(Heard::Turn)
+    }
+
+    /// [`Assistant::heard_as_request`] against the names of the person's working folder.
+    fn heard_in(&self, text: &str, opts: &SayOptions) -> String {
+        let names = self.working_folder(opts).map(|b| crate::model_choice::folder_vocabulary(&b)).unwrap_or_default();
+        self.heard_as_request(text, &names)
     }
 
     /// The transcript as a request: the names whisper misheard put right against the names
@@ -595,10 +611,11 @@ impl Assistant {
 
         // 1. One answer: a call to propose, a question, or a reply.
         let answer = self.answer(corr, text, &tools, &base, opts, &mut report).await?;
+        // A question about what was heard is asked only after hearing it again; a turn that
+        // bootstrap handed over reads an earlier intent, not this audio.
         let answer = match (answer, said) {
-            (call @ Answer::Call { .. }, _) => call,
-            (ask @ Answer::Ask(_), Said::Heard { first, rehear: Some(rehear) }) => {
-                self.hear_again(corr, ask, first, rehear, &tools, &base, opts, &mut report).await?
+            (ask @ Answer::Ask(_), Said::Heard { first, rehear: Some(rehear) }) if report.bootstrap.is_none() => {
+                self.hear_again(corr, ask, first, rehear, &tools, &base, opts, &mut report).await
             }
             (answer, _) => answer,
         };
@@ -683,16 +700,17 @@ impl Assistant {
         base: &Path,
         opts: &SayOptions,
         report: &mut SayReport,
-    ) -> Result<Answer, AssistantError> {
-        let Some(again) = rehear.rehear(first).await else { return Ok(answer) };
+    ) -> Answer {
+        let Some(again) = rehear.rehear(first).await else { return answer };
         let said = again.text.trim();
+        // An emergency word is the first hearing's to find (`hear`); a second hearing is only
+        // ever read as a request, and this one is not.
         if said.is_empty() || smart_voice::emergency_word(said).is_some() {
-            return Ok(answer);
+            return answer;
         }
-        let names = self.working_folder(opts).map(|b| crate::model_choice::folder_vocabulary(&b)).unwrap_or_default();
-        let request = self.heard_as_request(said, &names);
+        let request = self.heard_in(said, opts);
         if request.trim().eq_ignore_ascii_case(report.utterance.trim()) {
-            return Ok(answer);
+            return answer;
         }
         let (ranking, model) = (report.ranking.take(), report.model.take());
         let second = match self.answer(corr, &request, tools, base, opts, report).await {
@@ -702,7 +720,7 @@ impl Assistant {
                     tracing::warn!(error = %e, "the second hearing could not be read; the first stands");
                 }
                 (report.ranking, report.model) = (ranking, model);
-                return Ok(answer);
+                return answer;
             }
         };
         self.bus.emit(
@@ -711,8 +729,9 @@ impl Assistant {
         );
         self.bus.emit(corr, BusEvent::Utterance { text: request.clone() });
         report.utterance = request;
-        report.reheard = Some(said.to_string());
-        Ok(second)
+        report.reheard =
+            Some(Reheard { text: said.to_string(), stt_ms: again.timings.stt_ms, audio_ctx: again.timings.audio_ctx });
+        second
     }
 
     /// The turn's last steps: the evaluator (unless only proposing) and the state machine back
@@ -774,11 +793,10 @@ impl Assistant {
         let style = self.understand_opts.style;
         let (sup, info) = self.started_model(corr).await?;
         let shown = understand::mentions::canonical(&reading, &mentions, &ctx.vocab);
-        let (ranking, timings) = understanding::rank(sup, info.format, &decls, &shown, style).await?;
+        let (model_ranking, timings) = understanding::rank(sup, info.format, &decls, &shown, style).await?;
         let thresholds = &self.understand_opts.thresholds;
         let is_name = |said: &str| !ctx.vocab.lookup(said).is_empty();
         let cued = understand::cues::cued(&reading, &mentions, &is_name);
-        let model_ranking = ranking;
         let ranking = understand::cues::weigh(&model_ranking, &cued, thresholds.cue_boost);
         report.model = Some(info.name);
         let fill = |tool: &str| understand::fill(tool, &reading, &mentions, &ctx);

@@ -38,7 +38,7 @@ pub trait Rehear: Send {
     -> Pin<Box<dyn Future<Output = Option<Transcript>> + Send + 'a>>;
 }
 
-fn kept(result: Result<Transcript, VoiceWorkerError>) -> Option<Transcript> {
+fn or_first_stands(result: Result<Transcript, VoiceWorkerError>) -> Option<Transcript> {
     match result {
         Ok(t) => Some(t),
         Err(e) => {
@@ -53,7 +53,7 @@ impl Rehear for Voice {
         &'a mut self,
         first: &'a Transcript,
     ) -> Pin<Box<dyn Future<Output = Option<Transcript>> + Send + 'a>> {
-        Box::pin(async move { kept(Voice::rehear(self, first).await) })
+        Box::pin(async move { or_first_stands(Voice::rehear(self, first).await) })
     }
 }
 
@@ -62,7 +62,7 @@ impl Rehear for VoiceSupervisor {
         &'a mut self,
         first: &'a Transcript,
     ) -> Pin<Box<dyn Future<Output = Option<Transcript>> + Send + 'a>> {
-        Box::pin(async move { kept(VoiceSupervisor::rehear(self, first).await) })
+        Box::pin(async move { or_first_stands(VoiceSupervisor::rehear(self, first).await) })
     }
 }
 

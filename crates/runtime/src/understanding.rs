@@ -202,7 +202,7 @@ pub struct RankingView {
     /// The tools whose cue words the person said (`understand::cues`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cued: Vec<String>,
-    /// The model's own best tools, before the cue words, when they were weighed in.
+    /// The model's own best tools, before the cue words, when the cues changed the ranking.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_best: Option<Vec<(String, f32)>>,
 }
@@ -218,14 +218,8 @@ impl RankingView {
             p_call: weighed.p_call,
             best: best_five(weighed),
             cued: cued.iter().map(|c| c.to_string()).collect(),
-            model_best: (!cued.is_empty()).then(|| best_five(model)),
+            model_best: (weighed.tools != model.tools).then(|| best_five(model)),
         }
-    }
-}
-
-impl From<&Ranking> for RankingView {
-    fn from(r: &Ranking) -> RankingView {
-        RankingView { p_call: r.p_call, best: best_five(r), cued: vec![], model_best: None }
     }
 }
 

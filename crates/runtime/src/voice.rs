@@ -13,7 +13,9 @@
 
 use crate::process::ChildProcess;
 use crate::worker::Backoff;
-use smart_voice::protocol::{self, CaptureMode, Event, EventLine, LoadVoice, Loaded, Request, Transcript, VoiceError};
+use smart_voice::protocol::{
+    self, CaptureMode, Event, EventLine, LoadVoice, Loaded, Request, Transcript, VoiceError, VoiceErrorCode,
+};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -343,10 +345,17 @@ impl VoiceSupervisor {
         result
     }
 
-    /// [`Voice::rehear`] through the supervised worker. A worker restarted since the utterance
-    /// has nothing to hear again and says so.
+    /// [`Voice::rehear`] through the supervised worker. A worker that is gone had the
+    /// utterance with it: it is not restarted for a second hearing it could not give.
     pub async fn rehear(&mut self, first: &Transcript) -> Result<Transcript, VoiceWorkerError> {
-        let result = self.ensure().await?.rehear(first).await;
+        let alive = self.voice.as_mut().is_some_and(|v| !v.has_exited());
+        let (true, Some(voice)) = (alive, self.voice.as_mut()) else {
+            return Err(VoiceWorkerError::Answered(VoiceError::new(
+                VoiceErrorCode::NotKept,
+                "the voice worker stopped since the utterance was heard; nothing to hear again",
+            )));
+        };
+        let result = voice.rehear(first).await;
         self.after(&result).await;
         result
     }

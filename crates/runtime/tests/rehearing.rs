@@ -5,7 +5,8 @@
 //! The second hearing here is given (a [`Rehear`] that answers what it is told to), so the
 //! tests are about the assistant's choice, not about whisper; the worker side is tested in
 //! `crates/voice-worker/tests/rehear.rs`. Every reading below is one the phrase templates
-//! answer, so no model is needed: the assistant's model factory fails if it is ever asked (with an error no reading gives).
+//! answer, so no model is needed: the assistant's model factory counts how often it is asked
+//! (never, each test checks) and fails.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -17,6 +18,8 @@ use smart_voice::protocol::Transcript;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Answers each second hearing with `answer` (once), and notes which utterance it was asked
 /// about.
@@ -54,7 +57,15 @@ fn heard(text: &str, start_ms: u64) -> Transcript {
     }
 }
 
-fn setup() -> (tempfile::TempDir, PathBuf, Assistant) {
+struct Setup {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    a: Assistant,
+    /// How often the assistant asked for a model.
+    models: Arc<AtomicUsize>,
+}
+
+fn setup() -> Setup {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("root");
     for f in ["inbox/a.txt", "docs/notes.txt", "old/notes.txt"] {
@@ -64,8 +75,19 @@ fn setup() -> (tempfile::TempDir, PathBuf, Assistant) {
     let root = std::fs::canonicalize(root).unwrap();
     let opts = InitOptions { roots: vec![root.clone()], policy: None, key_store: Some(KeyStoreKind::File) };
     let (engine, _) = Engine::init(&tmp.path().join("data"), opts, Box::new(FixedClock(1_800_000_000_000))).unwrap();
-    let no_model = Box::new(|| Err(AssistantError::NothingToPerceive));
-    (tmp, root, Assistant::new(engine, Bus::default(), no_model))
+    let models = Arc::new(AtomicUsize::new(0));
+    let asked = models.clone();
+    let no_model = Box::new(move || {
+        asked.fetch_add(1, Ordering::SeqCst);
+        Err(AssistantError::NothingToPerceive)
+    });
+    Setup { _tmp: tmp, root, a: Assistant::new(engine, Bus::default(), no_model), models }
+}
+
+impl Setup {
+    fn models_asked(&self) -> usize {
+        self.models.load(Ordering::SeqCst)
+    }
 }
 
 fn opts(root: &Path) -> SayOptions {
@@ -87,15 +109,17 @@ fn tool(r: &SayReport) -> Option<&str> {
 
 #[test]
 fn a_first_hearing_that_asks_takes_a_second_hearing_that_reads_as_a_call() {
-    let (_tmp, root, mut a) = setup();
+    let mut s = setup();
+    let (root, a) = (s.root.clone(), &mut s.a);
     let mut rx = a.bus().subscribe();
     // Two files are called notes.txt: the first reading asks which.
     let mut again = Given::new(Some("Hash docs slash notes dot txt."));
-    let r = hear(&mut a, &root, &heard("Hash notes dot txt.", 4_000), Some(&mut again));
+    let r = hear(a, &root, &heard("Hash notes dot txt.", 4_000), Some(&mut again));
     assert_eq!(again.asked, vec![(4_000, 6_000)], "asked about the utterance that was heard");
     assert_eq!(tool(&r), Some("fs.hash"), "{r:?}");
     assert_eq!(r.steps[0].proposal.args["path"], root.join("docs/notes.txt").to_string_lossy().as_ref());
-    assert_eq!(r.reheard.as_deref(), Some("Hash docs slash notes dot txt."));
+    let reheard = r.reheard.as_ref().map(|h| h.text.as_str());
+    assert_eq!(reheard, Some("Hash docs slash notes dot txt."));
     assert_eq!(r.utterance, "Hash docs/notes.txt", "the turn is read from the second hearing");
     // The person sees what was heard the second time.
     let mut heard_lines = vec![];
@@ -105,6 +129,7 @@ fn a_first_hearing_that_asks_takes_a_second_hearing_that_reads_as_a_call() {
         }
     }
     assert_eq!(heard_lines, vec!["Hash docs slash notes dot txt.".to_string()]);
+    assert_eq!(s.models_asked(), 0);
 }
 
 /// Heard again, chatter and noise read as no call mostly come back as some other garble, and
@@ -112,9 +137,10 @@ fn a_first_hearing_that_asks_takes_a_second_hearing_that_reads_as_a_call() {
 /// call nobody asked for is worse than none, so no call is final.
 #[test]
 fn a_first_hearing_that_reads_as_no_call_is_not_heard_again() {
-    let (_tmp, root, mut a) = setup();
+    let mut s = setup();
+    let (root, a) = (s.root.clone(), &mut s.a);
     let mut again = Given::new(Some("Hash inbox slash a dot txt."));
-    let r = hear(&mut a, &root, &heard("Um.", 0), Some(&mut again));
+    let r = hear(a, &root, &heard("Um.", 0), Some(&mut again));
     assert!(again.asked.is_empty(), "no call was heard again");
     assert_eq!(r.ended, "no_call", "{r:?}");
     assert_eq!(r.reheard, None);
@@ -122,10 +148,11 @@ fn a_first_hearing_that_reads_as_no_call_is_not_heard_again() {
 
 #[test]
 fn a_second_hearing_that_is_no_clearer_leaves_the_first_reading_standing() {
-    let (_tmp, root, mut a) = setup();
+    let mut s = setup();
+    let (root, a) = (s.root.clone(), &mut s.a);
     for second in [Some("quarantine notes dot txt please"), Some("uh"), Some(""), None] {
         let mut again = Given::new(second);
-        let r = hear(&mut a, &root, &heard("quarantine notes dot txt", 0), Some(&mut again));
+        let r = hear(a, &root, &heard("quarantine notes dot txt", 0), Some(&mut again));
         assert_eq!(again.asked.len(), 1);
         assert_eq!(r.ended, "asked", "second hearing {second:?}: {r:?}");
         assert!(r.reply.as_deref().unwrap_or_default().contains("notes.txt"), "{r:?}");
@@ -135,15 +162,16 @@ fn a_second_hearing_that_is_no_clearer_leaves_the_first_reading_standing() {
 }
 
 #[test]
-fn a_call_is_not_heard_again_and_neither_is_typed_text() {
-    let (_tmp, root, mut a) = setup();
+fn a_call_is_not_heard_again_nor_a_question_without_a_way_to_hear_again() {
+    let mut s = setup();
+    let (root, a) = (s.root.clone(), &mut s.a);
     let mut again = Given::new(Some("quarantine inbox slash a dot txt"));
-    let r = hear(&mut a, &root, &heard("Hash inbox slash a dot txt.", 0), Some(&mut again));
+    let r = hear(a, &root, &heard("Hash inbox slash a dot txt.", 0), Some(&mut again));
     assert_eq!(tool(&r), Some("fs.hash"));
     assert!(again.asked.is_empty(), "a call was understood the first time");
     assert_eq!(r.reheard, None);
     // Without a way to hear again, a heard question stays a question.
-    let r = hear(&mut a, &root, &heard("quarantine notes dot txt", 0), None);
+    let r = hear(a, &root, &heard("quarantine notes dot txt", 0), None);
     assert_eq!(r.ended, "asked");
 }
 
@@ -151,12 +179,14 @@ fn a_call_is_not_heard_again_and_neither_is_typed_text() {
 /// emergency gate takes only what the person was first heard to say.
 #[test]
 fn an_emergency_word_in_the_second_hearing_is_not_acted_on() {
-    let (_tmp, root, mut a) = setup();
+    let mut s = setup();
+    let (root, a) = (s.root.clone(), &mut s.a);
     let stance = format!("{:?}", a.engine().state().stance);
     let mut again = Given::new(Some("stop"));
-    let r = hear(&mut a, &root, &heard("quarantine notes dot txt", 0), Some(&mut again));
+    let r = hear(a, &root, &heard("quarantine notes dot txt", 0), Some(&mut again));
     assert_eq!(again.asked.len(), 1);
     assert_eq!(r.ended, "asked", "{r:?}");
     assert_eq!(r.reheard, None);
     assert_eq!(format!("{:?}", a.engine().state().stance), stance, "nothing was stopped");
+    assert_eq!(s.models_asked(), 0, "\"stop\" heard the second time was not even read as a request");
 }

@@ -24,8 +24,8 @@ mod wake;
 
 use listener::{Listener, Mode, Out};
 use smart_voice::protocol::{
-    CaptureMode, DeviceStatus, Event, EventLine, LoadVoice, Loaded, PROTOCOL_VERSION, Request, Transcript, VoiceError,
-    VoiceErrorCode, WakeEngine, WakeStatus,
+    CaptureMode, DeviceStatus, Event, EventLine, KEPT_AUDIO_MS, LoadVoice, Loaded, PROTOCOL_VERSION, Request,
+    Transcript, VoiceError, VoiceErrorCode, WakeEngine, WakeStatus,
 };
 use smart_voice::wake_phrase::Addressed;
 use std::io::{BufRead, Write};
@@ -100,14 +100,12 @@ struct Worker<W: Write> {
     output: output::Output,
     live: Option<Live>,
     tx: Sender<Msg>,
-    /// The last few utterances transcribed as commands, newest last, for [`Request::Rehear`];
-    /// emptied when a new audio clock starts (a file, a capture).
+    /// The latest utterances transcribed as commands, newest last, up to
+    /// [`KEPT_AUDIO_MS`] of audio, for [`Request::Rehear`]; emptied when a new audio clock
+    /// starts (a file, a capture). By audio, not by count: the runtime asks about the one it
+    /// is reading, and a file's later utterances (or a person's) may have come since.
     kept: std::collections::VecDeque<Kept>,
 }
-
-/// How many utterances are kept to be heard again: the runtime asks about the one it is
-/// reading, and a person may have said another since.
-const KEPT: usize = 4;
 
 /// An utterance's audio and where it lies, as whisper was given it; `strip`: the wake phrase
 /// it began with, taken off what is heard.
@@ -316,18 +314,17 @@ impl<W: Write> Worker<W> {
                 Out::Utterance { audio, start_ms, end_ms, strip } => {
                     let Some(models) = self.models.as_mut() else { continue };
                     let vad_ms = models.vad.take_time().as_millis() as u64;
-                    let event = match models.stt.transcribe(&audio, true) {
+                    match models.stt.transcribe(&audio, true) {
                         Ok(heard) => {
                             let text = match &strip {
                                 Some(phrase) => smart_voice::wake_phrase::strip(&heard.text, phrase),
                                 None => heard.text.clone(),
                             };
+                            self.keep(Kept { audio, start_ms, end_ms, strip });
                             Event::Transcript(transcript(text, heard, start_ms, end_ms, vad_ms))
                         }
                         Err(e) => Event::Error(err(VoiceErrorCode::Stt, e)),
-                    };
-                    self.keep(Kept { audio, start_ms, end_ms, strip });
-                    event
+                    }
                 }
             };
             if !self.send(id, event) {
@@ -404,10 +401,16 @@ impl<W: Write> Worker<W> {
     }
 
     fn keep(&mut self, utterance: Kept) {
-        if self.kept.len() == KEPT {
-            self.kept.pop_front();
+        let ms = |k: &Kept| k.audio.len() as u64 * 1000 / u64::from(smart_voice::endpoint::SAMPLE_RATE);
+        let mut total = ms(&utterance) + self.kept.iter().map(ms).sum::<u64>();
+        while total > KEPT_AUDIO_MS
+            && let Some(oldest) = self.kept.pop_front()
+        {
+            total -= ms(&oldest);
         }
-        self.kept.push_back(utterance);
+        if total <= KEPT_AUDIO_MS {
+            self.kept.push_back(utterance);
+        }
     }
 
     /// A kept utterance heard again with whisper's whole window ([`Request::Rehear`]).
@@ -416,15 +419,22 @@ impl<W: Write> Worker<W> {
             self.models.as_ref().ok_or_else(|| err(VoiceErrorCode::NotLoaded, "no voice models are loaded"))?;
         let last = self.kept.iter().rev().find(|k| k.start_ms == start_ms && k.end_ms == end_ms).ok_or_else(|| {
             err(
-                VoiceErrorCode::BadRequest,
+                VoiceErrorCode::NotKept,
                 format!(
-                    "the utterance from {start_ms} to {end_ms} ms is not kept (only the last {KEPT} of this capture or file are)"
+                    "the utterance from {start_ms} to {end_ms} ms is not kept (the latest {} s of this capture or file are)",
+                    KEPT_AUDIO_MS / 1000
                 ),
             )
         })?;
         let heard = models.stt.transcribe(&last.audio, false).map_err(|e| err(VoiceErrorCode::Stt, e))?;
+        // The wake phrase must be heard again too: left in, it would be read as the request.
         let text = match &last.strip {
-            Some(phrase) => smart_voice::wake_phrase::strip(&heard.text, phrase),
+            Some(phrase) => smart_voice::wake_phrase::after_phrase(&heard.text, phrase).ok_or_else(|| {
+                err(
+                    VoiceErrorCode::NotKept,
+                    format!("the second hearing did not begin with \"{phrase}\": {:?}", heard.text),
+                )
+            })?,
             None => heard.text.clone(),
         };
         Ok(transcript(text, heard, last.start_ms, last.end_ms, 0))

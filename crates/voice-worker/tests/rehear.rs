@@ -16,7 +16,7 @@ fn rehear(w: &mut common::Worker, t: &Transcript) -> Event {
 fn not_kept(event: Event) {
     match event {
         Event::Error(e) => {
-            assert_eq!(e.code, VoiceErrorCode::BadRequest, "{e:?}");
+            assert_eq!(e.code, VoiceErrorCode::NotKept, "{e:?}");
             assert!(e.message.contains("is not kept"), "{}", e.message);
         }
         other => panic!("an utterance that is not kept was answered {other:?}"),

@@ -58,9 +58,10 @@ pub enum Request {
     /// with whisper's whole 30-second window instead of one cut to the utterance: slower
     /// (about a second more on a short command with tiny.en), but it hears the ends of
     /// sentences the cut window loses. The runtime asks for it only when the first hearing
-    /// was read as a question. The worker keeps the last few utterances of the current
-    /// capture or file. Answered by [`Event::Transcript`] with this request's id, or an error
-    /// when that utterance is not kept (any more).
+    /// was read as a question. The worker keeps the latest utterances of the current capture
+    /// or file, up to [`KEPT_AUDIO_MS`] of audio in all. Answered by [`Event::Transcript`]
+    /// with this request's id, or a `not_kept` error when that utterance is not kept (any
+    /// more), or when the wake phrase it began with is not heard in it the second time.
     Rehear {
         start_ms: u64,
         end_ms: u64,
@@ -128,6 +129,10 @@ pub struct Expect {
     #[serde(default)]
     pub boost: crate::bias::Boost,
 }
+
+/// How much audio the voice worker keeps for [`Request::Rehear`]: the latest utterances of
+/// the current capture or file, up to two minutes (under 8 MB of samples) in all.
+pub const KEPT_AUDIO_MS: u64 = 120_000;
 
 /// At most this many phrases, each at most [`MAX_PHRASE_CHARS`] long: the worker tokenizes
 /// every written form of each at load, and a trie over them is walked at every decoding step.
@@ -357,6 +362,8 @@ pub enum VoiceErrorCode {
     Busy,
     Stt,
     Internal,
+    /// `rehear` named an utterance the worker no longer keeps (or never heard).
+    NotKept,
 }
 
 pub fn encode_request(id: u64, request: Request) -> Result<String, serde_json::Error> {
