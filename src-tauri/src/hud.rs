@@ -75,7 +75,7 @@ pub struct SayResult {
 impl From<&SayReport> for SayResult {
     fn from(r: &SayReport) -> SayResult {
         SayResult {
-            corr: r.corr.clone(),
+            corr: r.corr.to_string(),
             utterance: r.utterance.clone(),
             steps: r
                 .steps

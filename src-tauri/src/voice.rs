@@ -254,7 +254,9 @@ async fn pump<R: Runtime>(
     }
     VoiceHost::set(&status, status_of(&loaded, mode));
     let trigger = if mode == Some(CaptureMode::WakeWord) { Trigger::WakeWord } else { Trigger::PushToTalk };
-    let mut corr = smart_runtime::engine::corr();
+    // One request per utterance, its id made where the speech begins (a press, or the first
+    // speech after the last utterance): the live line, the turn and its ledger events share it.
+    let mut corr = smart_runtime::TurnId::new();
     loop {
         enum Input {
             Command(Option<Command>),
@@ -268,14 +270,14 @@ async fn pump<R: Runtime>(
             Input::Command(None) => break,
             Input::Command(Some(Command::PushToTalk(down))) => {
                 if down {
-                    corr = smart_runtime::engine::corr();
+                    corr = smart_runtime::TurnId::new();
                     if settings.voice_output {
                         let _ = sup.call(Request::Earcon { kind: Earcon::Listening }).await;
                     }
                     // The press starts the turn (the overlay shows it at once), not the first
                     // sound the VAD finds: a silent press ends as an empty transcript.
                     if let Ok(mut a) = session.open().await {
-                        a.voice_event(&corr, &Event::SpeechStart { at_ms: 0 }, Trigger::PushToTalk);
+                        a.voice_event(corr.as_str(), &Event::SpeechStart { at_ms: 0 }, Trigger::PushToTalk);
                     }
                 }
                 if let Err(e) = sup.call(Request::PushToTalk { down }).await {
@@ -292,7 +294,7 @@ async fn pump<R: Runtime>(
             Input::Heard(Ok(Some(line))) => match &line.event {
                 Event::Level { .. } => {
                     if let Some(ev) = BusEvent::from_voice(&line.event) {
-                        session.bus().emit(&corr, ev);
+                        session.bus().emit(corr.as_str(), ev);
                     }
                 }
                 Event::InputLost { reason } => {
@@ -314,7 +316,7 @@ async fn pump<R: Runtime>(
                         // A first hearing that reads as a question is heard again
                         // with whisper's whole window (`smart_runtime::rehearing`).
                         Ok(mut a) => a
-                            .hear_with(t, &opts, Some(&mut sup as &mut dyn smart_runtime::rehearing::Rehear))
+                            .hear_with(&corr, t, &opts, Some(&mut sup as &mut dyn smart_runtime::rehearing::Rehear))
                             .await
                             .map_err(|e| e.to_string()),
                         Err(e) => Err(e),
@@ -323,24 +325,24 @@ async fn pump<R: Runtime>(
                         let (cue, line) = spoken_reply(&result);
                         let _ = sup.call(Request::Earcon { kind: cue }).await;
                         if let Some(text) = line {
-                            let turn = match &result {
-                                Ok(Heard::Turn(r)) => r.corr.clone(),
-                                _ => corr.clone(),
-                            };
                             // Only words that were said aloud are shown as said.
                             if sup.call(Request::Speak { text: text.clone() }).await.is_ok() && loaded.speaks() {
-                                session.bus().emit(&turn, BusEvent::Spoken { text });
+                                session.bus().emit(corr.as_str(), BusEvent::Spoken { text });
                             }
                         }
                     }
                     if let Err(e) = result {
                         tracing::warn!(error = %e, "a heard request failed");
                     }
+                    corr = smart_runtime::TurnId::new();
                 }
                 Event::Transcript(_) => {}
                 other => {
                     if let Ok(mut a) = session.open().await {
-                        a.voice_event(&corr, other, trigger);
+                        a.voice_event(corr.as_str(), other, trigger);
+                    }
+                    if matches!(other, Event::WakeRejected { .. }) {
+                        corr = smart_runtime::TurnId::new();
                     }
                 }
             },
@@ -413,7 +415,7 @@ mod tests {
             ..CallReport::bare(outcome)
         };
         Ok(Heard::Turn(SayReport {
-            corr: "t".into(),
+            corr: smart_runtime::TurnId::new(),
             utterance: "compact the docs folder".into(),
             steps: vec![Step {
                 source: ProposalSource::Template,

@@ -152,7 +152,8 @@ function installFake() {
       more: 0,
     },
   });
-  const row = (seq) => ({ seq, corr: `c${seq}`, kind: seq % 3 === 0 ? "committed" : "proposed", wall_ms: state.now - (state.total - seq) * 1000, tool: "fs.scan", summary: `event ${seq}`, undoable: false });
+  // Three events to a request, as a typed command writes (proposed, admitted, committed).
+  const row = (seq) => ({ seq, corr: `c${Math.floor(seq / 3)}`, kind: seq % 3 === 0 ? "committed" : "proposed", wall_ms: state.now - (state.total - seq) * 1000, tool: "fs.scan", summary: `event ${seq}`, undoable: false });
   const handlers = {
     get_status: () => status(),
     pending_calls: () => ({ now_ms: state.now, calls: state.pending }),
@@ -436,6 +437,8 @@ try {
   await page.locator("[data-seq='100000']").waitFor();
   const rendered = await page.locator(".rowbtn").count();
   expect(rendered > 5 && rendered < 80, `only rows in view are in the DOM (${rendered})`);
+  const place = (seq) => page.locator(`[data-seq='${seq}']`).getAttribute("data-turn");
+  expect((await place(100000)) === "first" && (await place(99999)) === "last" && (await place(99997)) === "middle", "one request's neighbouring rows are drawn as one group");
   await page.getByTestId("timeline-list").evaluate((el) => (el.scrollTop = el.scrollHeight));
   await page.locator("[data-seq='1']").waitFor({ timeout: 5000 });
   const offsets = await page.evaluate(() => window.__fake.state.calls.filter((c) => c.cmd === "timeline").map((c) => c.args.offset));
@@ -448,6 +451,9 @@ try {
   await page.waitForFunction(() => window.__fake.state.calls.some((c) => c.cmd === "timeline" && c.args.filter.kinds[0] === "committed"));
   expect(true, "a kind filter reaches the backend");
   expect((await page.getByTestId("activity-chart").locator("rect").count()) === 2, "the activity chart's bar (ok + refusals)");
+  await page.getByTestId("turn-chip").first().click();
+  await page.waitForFunction(() => window.__fake.state.calls.some((c) => c.cmd === "timeline" && /^c\d+$/.test(c.args.filter.corr ?? "")));
+  expect(await page.getByTestId("all-requests").isVisible(), "a request's id filters the timeline to it, and the filter can be cleared");
   await page.screenshot({ path: join(OUT, "timeline.png") });
 
   expect(errors.length === 0, `no page errors (${errors.join("; ")})`);

@@ -197,6 +197,7 @@ const findAll = async (css) =>
   (await wd("POST", `/session/${session}/elements`, { using: "css selector", value: css })).map((e) => e[ELEMENT]);
 const text = async (css) => wd("GET", `/session/${session}/element/${await find(css)}/text`);
 const click = async (css) => wd("POST", `/session/${session}/element/${await find(css)}/click`, {});
+const attr = async (css, name) => wd("GET", `/session/${session}/element/${await find(css)}/attribute/${name}`);
 const typeInto = async (css, s) => wd("POST", `/session/${session}/element/${await find(css)}/value`, { text: s });
 const enabled = async (css) => wd("GET", `/session/${session}/element/${await find(css)}/enabled`);
 const exists = async (css) => (await findAll(css)).length > 0;
@@ -278,6 +279,22 @@ try {
   await waitFor("the signature check", async () => (await text("[data-testid=signature]")).includes("signature valid"));
   expect((await text("[data-testid=event-detail]")).includes(shownHash), "the signed call hash in the approval's payload");
   await shot("04-timeline-signature");
+
+  step("the request's id finds the whole request: the proposal, the wait, the approval, the receipt");
+  // The approval joined the request that made the call wait (one id from the typed words on).
+  const corr = await attr("[data-kind=approved]", "data-corr");
+  expect(/^[0-9a-f]{16}$/.test(corr ?? ""), `a request id on the row (${corr})`);
+  expect((await attr("[data-kind=pending]", "data-corr")) === corr, "the pending row is the same request");
+  const turnEvents = smart("ledger", "show", "--corr", corr).events;
+  const kindsOfTurn = turnEvents.map((e) => e.kind);
+  expect(["proposed", "pending", "approved", "committed"].every((k) => kindsOfTurn.includes(k)), `the CLI finds the request's steps (${kindsOfTurn})`);
+  await click("[data-testid=show-turn]");
+  await waitFor("the request alone", async () => (await text("[data-testid=timeline-total]")) === `${turnEvents.length} events`);
+  const shownCorrs = await Promise.all((await findAll("[data-corr]")).map((id) => wd("GET", `/session/${session}/element/${id}/attribute/data-corr`)));
+  expect(shownCorrs.length === turnEvents.length && shownCorrs.every((c) => c === corr), `only the request's rows (${shownCorrs.length})`);
+  await shot("04b-timeline-request");
+  await click("[data-testid=all-requests]");
+  await waitFor("every request again", async () => !(await exists("[data-testid=all-requests]")));
 
   step("deny leaves the file in place");
   await click("nav .tab:nth-child(1)");

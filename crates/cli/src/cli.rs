@@ -296,6 +296,10 @@ pub enum LedgerCmd {
         since: u64,
         #[arg(long)]
         kind: Option<String>,
+        /// Only one request's events: its id as `smart say --json`, `smart listen --json` or the
+        /// HUD showed it (or the id's beginning).
+        #[arg(long)]
+        corr: Option<String>,
         #[arg(long, default_value_t = 200)]
         limit: usize,
     },
@@ -790,8 +794,11 @@ fn ledger(args: &Args, cmd: &LedgerCmd) -> Result<i32> {
             }
             Ok(if report.ok { 0 } else { 6 })
         }
-        LedgerCmd::Show { since, kind, limit } => {
-            let rows = ledger.list(*since, kind.as_deref(), *limit)?;
+        LedgerCmd::Show { since, kind, corr, limit } => {
+            let rows = match corr {
+                Some(c) => turn_events(&ledger, c, *since, kind.as_deref(), *limit)?,
+                None => ledger.list(*since, kind.as_deref(), *limit)?,
+            };
             if args.json {
                 let events: Vec<Value> = rows
                     .iter()
@@ -816,6 +823,29 @@ fn ledger(args: &Args, cmd: &LedgerCmd) -> Result<i32> {
             Ok(0)
         }
     }
+}
+
+/// The events of the request whose id is (or begins with) `corr`, oldest first, from `since` on.
+fn turn_events(
+    ledger: &smart_ledger::Ledger,
+    corr: &str,
+    since: u64,
+    kind: Option<&str>,
+    limit: usize,
+) -> Result<Vec<smart_ledger::StoredEvent>> {
+    let corr = corr.trim();
+    if corr.is_empty() || !corr.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(anyhow!("--corr {corr:?}: a request's id is hex digits, as `smart say --json` prints it"));
+    }
+    let filter = smart_ledger::EventFilter {
+        corr: Some(corr.to_ascii_lowercase()),
+        kinds: kind.map(str::to_string).into_iter().collect(),
+        ..Default::default()
+    };
+    // Newest first from the corr index; a request has a handful of events.
+    let mut rows = ledger.page(&filter, 0, usize::MAX)?;
+    rows.reverse();
+    Ok(rows.into_iter().filter(|r| r.seq >= since).take(limit).collect())
 }
 
 fn doctor(args: &Args) -> Result<i32> {

@@ -17,7 +17,7 @@ use smart_runtime::interaction::Trigger;
 use smart_runtime::model_choice::{VoiceChoice, proposer_spec, voice_load};
 use smart_runtime::rehearing::Rehear;
 use smart_runtime::voice::{Voice, VoiceTimeouts, VoiceWorkerError, locate_voice_worker};
-use smart_runtime::{Assistant, Bus, Engine, SayOptions, SayReport};
+use smart_runtime::{Assistant, Bus, Engine, SayOptions, SayReport, TurnId};
 use smart_voice::protocol::{
     CaptureMode, DeviceStatus, Event, Loaded, Request, Transcript, VoiceErrorCode, WakeStatus,
 };
@@ -126,8 +126,9 @@ fn print_step(event: &BusEvent) {
 
 /// One utterance's report: the transcript, then what came of it — as `smart say --json` shapes
 /// it (`proposal` and the kernel's outcome keys at the top level), with the time per stage.
-fn heard_json(t: &Transcript, heard: &Heard, decide_ms: u128) -> Value {
+fn heard_json(turn: &TurnId, t: &Transcript, heard: &Heard, decide_ms: u128) -> Value {
     let mut out = json!({
+        "corr": turn,
         "transcript": {
             "text": t.text, "confidence": t.confidence, "no_speech": t.no_speech, "language": t.language,
             "start_ms": t.start_ms, "end_ms": t.end_ms,
@@ -160,13 +161,14 @@ fn heard_json(t: &Transcript, heard: &Heard, decide_ms: u128) -> Value {
 /// utterance again if its first reading is a question (`smart_runtime::rehearing`).
 async fn act_on(
     assistant: &mut Assistant,
+    turn: &TurnId,
     t: &Transcript,
     voice: &mut Voice,
     opts: &SayOptions,
     json: bool,
 ) -> Result<i32> {
     let started = Instant::now();
-    let heard = assistant.hear_with(t, opts, Some(voice as &mut dyn Rehear)).await.map_err(|e| match e {
+    let heard = assistant.hear_with(turn, t, opts, Some(voice as &mut dyn Rehear)).await.map_err(|e| match e {
         AssistantError::Worker(w) => anyhow!("the proposer failed: {w}; nothing was submitted"),
         other => anyhow!(other),
     })?;
@@ -176,7 +178,7 @@ async fn act_on(
         tokio::task::yield_now().await;
     }
     if json {
-        print_json(&heard_json(t, &heard, decide_ms));
+        print_json(&heard_json(turn, t, &heard, decide_ms));
     } else {
         match &heard {
             Heard::Nothing => say!("nothing intelligible was heard"),
@@ -232,7 +234,9 @@ async fn listen_file(
     }
     let id =
         voice.send(Request::TranscribeFile { path: wav.display().to_string(), wake }).await.map_err(|e| anyhow!(e))?;
-    let corr = smart_runtime::engine::corr();
+    // One request per utterance: its speech events, the turn and its ledger events share the id
+    // (`smart_runtime::turn_id`); the next speech is a new request.
+    let mut corr = TurnId::new();
     let mut code = 0;
     let mut utterances = 0;
     let mut rejected = 0;
@@ -244,7 +248,8 @@ async fn listen_file(
         match &line.event {
             Event::Transcript(t) => {
                 utterances += 1;
-                let c = act_on(assistant, t, voice, opts, json).await?;
+                let c = act_on(assistant, &corr, t, voice, opts, json).await?;
+                corr = TurnId::new();
                 if code == 0 {
                     code = c;
                 }
@@ -272,11 +277,12 @@ async fn listen_file(
             }
             Event::Error(e) => return Err(anyhow!("{}: {e}", wav.display())),
             other => {
+                let trigger = if wake { Trigger::WakeWord } else { Trigger::VoiceActivity };
+                assistant.voice_event(corr.as_str(), other, trigger);
                 if matches!(other, Event::WakeRejected { .. }) {
                     rejected += 1;
+                    corr = TurnId::new();
                 }
-                let trigger = if wake { Trigger::WakeWord } else { Trigger::VoiceActivity };
-                assistant.voice_event(&corr, other, trigger)
             }
         }
     }
@@ -312,7 +318,7 @@ async fn listen_live(
     }
     let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     let mut held = false;
-    let mut corr = smart_runtime::engine::corr();
+    let mut corr = TurnId::new();
     loop {
         enum Input {
             Key(std::io::Result<Option<String>>),
@@ -326,8 +332,8 @@ async fn listen_live(
             Input::Key(Ok(Some(_))) if !wake => {
                 held = !held;
                 if held {
-                    corr = smart_runtime::engine::corr();
-                    assistant.voice_event(&corr, &Event::SpeechStart { at_ms: 0 }, trigger);
+                    corr = TurnId::new();
+                    assistant.voice_event(corr.as_str(), &Event::SpeechStart { at_ms: 0 }, trigger);
                 }
                 voice.call(Request::PushToTalk { down: held }).await.map_err(|e| anyhow!(e))?;
                 if !json {
@@ -342,12 +348,18 @@ async fn listen_live(
                     // An utterance is the worker's own news (id 0); a transcript with an id
                     // answers a request (a second hearing that came too late) and is no turn.
                     Event::Transcript(t) if line.id == 0 => {
-                        act_on(assistant, t, voice, opts, json).await?;
+                        act_on(assistant, &corr, t, voice, opts, json).await?;
+                        corr = TurnId::new();
                     }
                     Event::Transcript(_) => {}
                     Event::InputLost { reason } => return Err(anyhow!("the microphone stopped: {reason}")),
                     Event::Level { .. } => {}
-                    other => assistant.voice_event(&corr, other, trigger),
+                    other => {
+                        assistant.voice_event(corr.as_str(), other, trigger);
+                        if matches!(other, Event::WakeRejected { .. }) {
+                            corr = TurnId::new();
+                        }
+                    }
                 }
             }
         }

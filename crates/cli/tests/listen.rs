@@ -249,3 +249,33 @@ fn a_missing_recording_is_refused_clearly_and_changes_nothing() {
     );
     assert_eq!(s.events(), before);
 }
+
+/// A spoken turn keeps one id from the speech to the ledger: two commands in one recording are
+/// two requests, and each one's id (what `--json` and the HUD show) finds exactly the events it
+/// wrote. Before, the speech events, the turn and the kernel's events each had their own.
+#[test]
+fn each_spoken_request_is_found_in_the_ledger_by_the_id_it_showed() {
+    let s = setup();
+    let dir = tempfile::tempdir().unwrap();
+    let wav = recording(dir.path(), &VARIANTS[0], &["scan the Downloads folder", "list the files in Music"]);
+    let before = s.events();
+    let (code, results) = listen(&s, &wav, &[]);
+    assert_eq!(code, 0, "{results:?}");
+    assert_eq!(results.len(), 2, "{results:?}");
+    let (_, all) = s.json(&["ledger", "show", "--since", &(before + 1).to_string()]);
+    let written: Vec<Value> = all["events"].as_array().cloned().unwrap_or_default();
+    let mut found = Vec::new();
+    for r in &results {
+        assert_eq!(r["outcome"], "committed", "{r}");
+        let corr = r["corr"].as_str().unwrap();
+        let (_, mine) = s.json(&["ledger", "show", "--corr", corr]);
+        let mine: Vec<Value> = mine["events"].as_array().cloned().unwrap_or_default();
+        assert!(mine.iter().any(|e| e["kind"] == "committed"), "{corr}: {mine:?}");
+        found.extend(mine.iter().map(|e| e["seq"].as_u64().unwrap()));
+    }
+    assert_ne!(results[0]["corr"], results[1]["corr"], "two utterances, two requests");
+    let mut all_seqs: Vec<u64> = written.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    found.sort_unstable();
+    all_seqs.sort_unstable();
+    assert_eq!(found, all_seqs, "every event the recording caused belongs to one of its two requests");
+}

@@ -325,7 +325,9 @@ async fn spoken_pass(
             continue;
         };
         let mut again = Again { voice: &mut *voice, last, before, heard: None };
-        let r = a.hear_with(&t, &opts, rehear.then_some(&mut again as &mut dyn Rehear)).await;
+        let r = a
+            .hear_with(&smart_runtime::TurnId::new(), &t, &opts, rehear.then_some(&mut again as &mut dyn Rehear))
+            .await;
         let reheard = again.heard;
         let mut ans = answer_of_heard(r, t0.elapsed().as_secs_f64() * 1000.0);
         ans.wer = Some(smart_voice::word_error_rate(&c.speech, &t.text));
@@ -415,7 +417,7 @@ async fn replayed_pass(a: &mut Assistant, run: &Run, heard: &[Recording], rehear
         let r = if rec.heard.is_empty() {
             Ok(Heard::Nothing)
         } else {
-            a.hear_with(&t, &opts, rehear.then_some(&mut again as &mut dyn Rehear)).await
+            a.hear_with(&smart_runtime::TurnId::new(), &t, &opts, rehear.then_some(&mut again as &mut dyn Rehear)).await
         };
         let mut ans = answer_of_heard(r, t0.elapsed().as_secs_f64() * 1000.0);
         ans.wer = Some(smart_voice::word_error_rate(&c.speech, &rec.heard));

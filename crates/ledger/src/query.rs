@@ -263,6 +263,18 @@ impl Ledger {
         Ok(out)
     }
 
+    /// The correlation id the pending call `id` was recorded under, if it is in the ledger: a
+    /// decision on it is a step of that same request. Only `pending` events are read (the kind
+    /// index), newest first; they are few — only calls that waited for the person.
+    pub fn corr_of_pending(&self, id: &str) -> Result<Option<String>, LedgerError> {
+        use rusqlite::OptionalExtension;
+        let mut stmt = self.connection().prepare_cached(
+            "SELECT corr FROM events WHERE kind = 'pending' AND json_valid(payload) \
+             AND json_extract(payload, '$.pending.id') = ?1 ORDER BY seq DESC LIMIT 1",
+        )?;
+        Ok(stmt.query_row([id], |r| r.get(0)).optional()?)
+    }
+
     /// The tool names that occur in the ledger, for the timeline's filter menu.
     pub fn tools(&self) -> Result<Vec<String>, LedgerError> {
         let mut stmt = self

@@ -19,10 +19,11 @@
 //! correlation id.
 
 use crate::bus::{Bus, BusEvent, ProposalSource};
-use crate::engine::{CallReport, Engine, corr};
+use crate::engine::{CallReport, Engine};
 use crate::error::RuntimeError;
 use crate::interaction::{Interaction, State, Trigger};
 use crate::rehearing::Rehear;
+use crate::turn_id::TurnId;
 use crate::understanding::{self, UnderstandOptions};
 use crate::worker::{Supervisor, WorkerError, WorkerSpec};
 use serde::Serialize;
@@ -91,7 +92,8 @@ pub struct Proposal {
 
 #[derive(Debug, Serialize)]
 pub struct SayReport {
-    pub corr: String,
+    /// The request's id: every bus message and ledger event of this turn carries it.
+    pub corr: TurnId,
     pub utterance: String,
     pub steps: Vec<Step>,
     /// The proposer's answer when it made no call (or no further call).
@@ -337,12 +339,12 @@ impl Assistant {
     /// The watchdog's remedy for a state machine stuck outside Idle with no turn running: back to
     /// Idle through the table's `Fault` transition, and a `fault` event in the ledger saying why.
     pub fn reset_stuck(&mut self, reason: &str) -> Result<(), AssistantError> {
-        let corr = corr();
+        let corr = TurnId::new();
         if self.interaction.state() == State::Idle {
             return Ok(());
         }
-        self.fire(&corr, Trigger::Fault);
-        self.engine.record_fault("interaction", reason, 0)?;
+        self.fire(corr.as_str(), Trigger::Fault);
+        self.engine.in_turn(&corr, |e| e.record_fault("interaction", reason, 0))?;
         Ok(())
     }
 
@@ -353,9 +355,9 @@ impl Assistant {
         if !self.worker_exited() {
             return Ok(false);
         }
-        let corr = corr();
-        let result = self.started_model(&corr).await.map(|_| true);
-        self.record_faults(&corr);
+        let corr = TurnId::new();
+        let result = self.started_model(corr.as_str()).await.map(|_| true);
+        self.record_faults(corr.as_str());
         result
     }
 
@@ -379,9 +381,9 @@ impl Assistant {
 
     /// Starts the model worker ahead of the first utterance.
     pub async fn warm_up(&mut self) -> Result<String, AssistantError> {
-        let corr = corr();
-        let result = self.started_model(&corr).await.map(|(_, info)| info.name);
-        self.record_faults(&corr);
+        let corr = TurnId::new();
+        let result = self.started_model(corr.as_str()).await.map(|(_, info)| info.name);
+        self.record_faults(corr.as_str());
         result
     }
 
@@ -413,22 +415,25 @@ impl Assistant {
 
     /// The text path for one utterance.
     pub async fn say(&mut self, text: &str, opts: &SayOptions) -> Result<SayReport, AssistantError> {
-        let corr = corr();
-        self.guarded_turn(&corr, text, opts, Said::Typed).await
+        self.guarded_turn(&TurnId::new(), text, opts, Said::Typed).await
     }
 
+    /// One turn, with everything the engine ledgers meanwhile under its id.
     async fn guarded_turn(
         &mut self,
-        corr: &str,
+        turn: &TurnId,
         text: &str,
         opts: &SayOptions,
         said: Said<'_, '_>,
     ) -> Result<SayReport, AssistantError> {
-        let result = self.turn(corr, text, opts, said).await;
+        let outer = self.engine.enter_turn(turn.clone());
+        let corr = turn.as_str();
+        let result = self.turn(turn, text, opts, said).await;
         self.record_faults(corr);
         if result.is_err() && self.interaction.state() != State::Idle {
             self.fire(corr, Trigger::Fault);
         }
+        self.engine.leave_turn(outer);
         result
     }
 
@@ -460,44 +465,47 @@ impl Assistant {
     /// word goes to the kernel's emergency gate as the person's signed signal and never to the
     /// proposer; anything else is a turn like typed text.
     pub async fn hear(&mut self, transcript: &Transcript, opts: &SayOptions) -> Result<Heard, AssistantError> {
-        self.hear_with(transcript, opts, None).await
+        self.hear_with(&TurnId::new(), transcript, opts, None).await
     }
 
-    /// [`Assistant::hear`], with a way to hear the utterance again should its reading be a
-    /// question (`crate::rehearing`).
+    /// [`Assistant::hear`] as the request `turn` (made where the speech began, so the HUD's live
+    /// line and the ledger agree), with a way to hear the utterance again should its reading be
+    /// a question (`crate::rehearing`).
     pub async fn hear_with(
         &mut self,
+        turn: &TurnId,
         transcript: &Transcript,
         opts: &SayOptions,
         rehear: Option<&mut dyn Rehear>,
     ) -> Result<Heard, AssistantError> {
-        let corr = corr();
+        let corr = turn.as_str();
         // A transcript can arrive without its speech events (a worker restarted mid-utterance):
         // the machine is walked to Transcribing through the table, never jumped.
         if self.interaction.state() == State::Idle {
-            self.fire(&corr, Trigger::VoiceActivity);
+            self.fire(corr, Trigger::VoiceActivity);
         }
         if self.interaction.state() == State::Listening {
-            self.fire(&corr, Trigger::EndOfSpeech);
+            self.fire(corr, Trigger::EndOfSpeech);
         }
         let text = transcript.text.trim();
         if text.is_empty() {
-            self.fire(&corr, Trigger::EmptyTranscript);
+            self.fire(corr, Trigger::EmptyTranscript);
             return Ok(Heard::Nothing);
         }
         if let Some(word) = smart_voice::emergency_word(text) {
-            self.bus.emit(&corr, BusEvent::Utterance { text: text.to_string() });
-            self.fire(&corr, Trigger::Cancel);
+            self.bus.emit(corr, BusEvent::Utterance { text: text.to_string() });
+            self.fire(corr, Trigger::Cancel);
             if opts.propose_only {
                 return Ok(Heard::Emergency { word: word.to_string(), report: None });
             }
-            let report = self.engine.stop(&format!("emergency word \"{word}\" heard"))?;
-            self.bus.emit(&corr, BusEvent::Emergency { word: word.to_string() });
+            let reason = format!("emergency word \"{word}\" heard");
+            let report = self.engine.in_turn(turn, |e| e.stop(&reason))?;
+            self.bus.emit(corr, BusEvent::Emergency { word: word.to_string() });
             return Ok(Heard::Emergency { word: word.to_string(), report: Some(report) });
         }
-        self.fire(&corr, Trigger::TranscriptReady);
+        self.fire(corr, Trigger::TranscriptReady);
         let request = self.heard_in(text, opts);
-        self.guarded_turn(&corr, &request, opts, Said::Heard { first: transcript, rehear }).await.map(Heard::Turn)
+        self.guarded_turn(turn, &request, opts, Said::Heard { first: transcript, rehear }).await.map(Heard::Turn)
     }
 
     /// [`Assistant::heard_as_request`] against the names of the person's working folder.
@@ -536,11 +544,12 @@ impl Assistant {
 
     async fn turn(
         &mut self,
-        corr: &str,
+        turn: &TurnId,
         text: &str,
         opts: &SayOptions,
         said: Said<'_, '_>,
     ) -> Result<SayReport, AssistantError> {
+        let corr = turn.as_str();
         let text = text.trim();
         if text.is_empty() {
             return Err(AssistantError::Empty);
@@ -572,7 +581,7 @@ impl Assistant {
                     self.fire(corr, Trigger::ResponseDelivered);
                     self.fire(corr, Trigger::MemoryUpdated);
                     return Ok(SayReport {
-                        corr: corr.to_string(),
+                        corr: turn.clone(),
                         utterance: text.to_string(),
                         steps: vec![],
                         reply: Some(reply),
@@ -596,7 +605,7 @@ impl Assistant {
         }
         let base = self.working_folder(opts).unwrap_or_else(|| PathBuf::from("/"));
         let mut report = SayReport {
-            corr: corr.to_string(),
+            corr: turn.clone(),
             utterance: text.to_string(),
             steps: vec![],
             reply: None,
@@ -740,8 +749,8 @@ impl Assistant {
         if !opts.propose_only {
             report.advisories = self.evaluate_turn(&report)?;
         }
-        self.fire(&report.corr, Trigger::ResponseDelivered);
-        self.fire(&report.corr, Trigger::MemoryUpdated);
+        self.fire(report.corr.as_str(), Trigger::ResponseDelivered);
+        self.fire(report.corr.as_str(), Trigger::MemoryUpdated);
         Ok(report)
     }
 
@@ -816,20 +825,20 @@ impl Assistant {
     /// scope shows now, so the next utterance pays only for its own words. The app runs this at
     /// start and after a scope change; a one-shot command finds it on disk afterwards.
     pub async fn prepare(&mut self) -> Result<Timings, AssistantError> {
-        let corr = corr();
+        let corr = TurnId::new();
         let tools = self.engine.visible_tools()?;
         if tools.is_empty() {
             return Err(AssistantError::NoScope);
         }
         let decls = understanding::rank_tools(&tools);
         let style = self.understand_opts.style;
-        let result = match self.started_model(&corr).await {
+        let result = match self.started_model(corr.as_str()).await {
             Ok((sup, info)) => {
                 understanding::prepare(sup, info.format, &decls, style).await.map_err(AssistantError::from)
             }
             Err(e) => Err(e),
         };
-        self.record_faults(&corr);
+        self.record_faults(corr.as_str());
         result
     }
 
@@ -859,7 +868,7 @@ impl Assistant {
     /// person asked for this look).
     pub async fn perceive(&mut self) -> Result<PerceiveReport, AssistantError> {
         use smart_proposer::protocol::{PerceiveRequest, Speaker, TranscriptLine};
-        let corr = corr();
+        let corr = TurnId::new();
         let path = crate::paths::DataDir::new(self.engine.data_dir()).recent_turns();
         let window = crate::slow_loop::TurnWindow::load(&path);
         if window.turns().is_empty() {
@@ -884,7 +893,7 @@ impl Assistant {
         let frame = state.lease.as_ref().map(|l| l.draft.frame.clone()).unwrap_or_else(|| "none".into());
         let context = format!("stance: {}; commitment: {frame}", state.stance);
         let req = PerceiveRequest { transcript, context, max_tokens: 320 };
-        let (sup, _) = self.started_model(&corr).await?;
+        let (sup, _) = self.started_model(corr.as_str()).await?;
         let p = sup.perceive(&req).await?;
         let reports = smart_advisors::perception::parse(&p.report).map_err(WorkerError::Garbage)?;
         let findings = smart_advisors::perception::findings(&reports, self.engine.now());

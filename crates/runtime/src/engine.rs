@@ -4,6 +4,7 @@ use crate::clock::Clock;
 use crate::error::RuntimeError;
 use crate::in_flight;
 use crate::paths::DataDir;
+use crate::turn_id::TurnId;
 use crate::world::LedgerWorld;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -116,6 +117,10 @@ pub struct Engine {
     /// means the append-only triggers may have been dropped, and this engine marks nothing more
     /// as verified (see `smart_ledger::verified`).
     verified_schema: Option<i64>,
+    /// The request this engine is working for, while one is open (`in_turn`, `enter_turn`):
+    /// its decisions are ledgered under the request's id. Outside one, each operation is a
+    /// request of its own.
+    turn: Option<TurnId>,
 }
 
 /// A snapshot is written once the state is this many events past the last one — or, for a large
@@ -131,11 +136,6 @@ fn registry() -> Result<Registry, RuntimeError> {
 
 fn io(path: &Path, e: impl std::fmt::Display) -> RuntimeError {
     RuntimeError::Io { path: path.to_path_buf(), reason: e.to_string() }
-}
-
-/// A fresh correlation id: one per operation, shared by its ledger events and bus messages.
-pub fn corr() -> String {
-    smart_signals::new_nonce().map(|n| n[..16].to_string()).unwrap_or_else(|_| "0000000000000000".into())
 }
 
 impl Engine {
@@ -228,11 +228,12 @@ impl Engine {
                 clock,
                 snapshot_seq: 0,
                 verified_schema: None,
+                turn: None,
             };
             engine.verified_schema = engine.ledger.schema_version().ok();
             let now = Millis(engine.clock.now_ms());
             let genesis = engine.kernel.genesis(&engine.public_key()?)?;
-            let c = corr();
+            let c = TurnId::new();
             engine.commit(&c, vec![genesis], now)?;
             let d = engine.kernel.issue_scope(&engine.state, &ScopeRequest::default(), now)?;
             engine.commit(&c, d.events, now)?;
@@ -298,7 +299,7 @@ impl Engine {
         let (state, snapshot_seq) =
             load_state(&ledger, sealer.as_ref().map(|s| s as &dyn HeadSigner), None).map_err(broken)?;
         let verified_schema = ledger.schema_version().ok();
-        let mut engine = Engine { dir, ledger, kernel, state, key, clock, snapshot_seq, verified_schema };
+        let mut engine = Engine { dir, ledger, kernel, state, key, clock, snapshot_seq, verified_schema, turn: None };
         if let Some(head) = &report.head
             && mark.as_ref().is_none_or(|m| m.seq < report.events)
         {
@@ -345,7 +346,7 @@ impl Engine {
                 .collect();
             if !events.is_empty() {
                 let now = e.now();
-                e.commit(&corr(), events, now)?;
+                e.commit(&TurnId::new(), events, now)?;
             }
             // Every call held here now has its receipt (just recorded, or written before its
             // process died) or was never admitted: nothing in `in-flight/` is still needed.
@@ -359,6 +360,43 @@ impl Engine {
             }
             Ok(())
         })
+    }
+
+    /// Runs `op` as a step of the request `turn`: every event it ledgers carries the turn's id
+    /// (see `crate::turn_id`). Turns nest by replacing: the innermost id is the one recorded,
+    /// and the outer one is back afterwards.
+    pub fn in_turn<T>(&mut self, turn: &TurnId, op: impl FnOnce(&mut Engine) -> T) -> T {
+        let outer = self.enter_turn(turn.clone());
+        let out = op(self);
+        self.leave_turn(outer);
+        out
+    }
+
+    /// Opens the request `turn` for what follows, until [`Engine::leave_turn`] is given what
+    /// this returned (the turn that was open before). For callers that cannot wrap their work in
+    /// a closure — the assistant's turn awaits its workers between engine calls.
+    pub fn enter_turn(&mut self, turn: TurnId) -> Option<TurnId> {
+        self.turn.replace(turn)
+    }
+
+    pub fn leave_turn(&mut self, outer: Option<TurnId>) {
+        self.turn = outer;
+    }
+
+    /// The open request's id, or a fresh one: an operation outside any turn is a request of its
+    /// own.
+    pub(crate) fn turn_id(&self) -> TurnId {
+        self.turn.clone().unwrap_or_default()
+    }
+
+    /// The turn a decision on `pending_id` belongs to: the one that made the call wait, when the
+    /// ledger still shows it; otherwise the open one (or a fresh one).
+    fn turn_of_pending(&self, pending_id: &str) -> Result<TurnId, RuntimeError> {
+        if pending_id.is_empty() {
+            return Ok(self.turn_id());
+        }
+        let recorded = self.ledger.corr_of_pending(pending_id)?;
+        Ok(recorded.and_then(|c| TurnId::parse(&c).ok()).unwrap_or_else(|| self.turn_id()))
     }
 
     /// Runs `op` again, on the ledger's newest state, when another process appended between its
@@ -412,7 +450,7 @@ impl Engine {
     }
 
     /// Appends a decision's events atomically and applies them. On error nothing changes.
-    fn commit(&mut self, corr: &str, events: Vec<KernelEvent>, at: Millis) -> Result<Vec<u64>, RuntimeError> {
+    fn commit(&mut self, turn: &TurnId, events: Vec<KernelEvent>, at: Millis) -> Result<Vec<u64>, RuntimeError> {
         if events.is_empty() {
             return Ok(Vec::new());
         }
@@ -423,6 +461,7 @@ impl Engine {
         let migration = self.kernel.hash_scheme_migration(&self.state);
         let migrated = usize::from(migration.is_some());
         let all: Vec<&KernelEvent> = migration.iter().chain(&events).collect();
+        let corr = turn.as_str();
         // `next` is discarded on any error, so events are applied without per-event copies, and
         // each event's state-before is the previous one's state-after.
         let mut next = self.state.clone();
@@ -483,14 +522,14 @@ impl Engine {
     }
 
     /// Records a decision and reports its outcome; runs an admitted call and records the receipt.
-    pub(crate) fn settle(&mut self, corr: &str, d: Decision, now: Millis) -> Result<CallReport, RuntimeError> {
+    pub(crate) fn settle(&mut self, turn: &TurnId, d: Decision, now: Millis) -> Result<CallReport, RuntimeError> {
         // The hold on an admitted call is taken before its `admitted` event is durable, so no
         // other process ever sees it in flight without a live holder.
         let running = match &d.outcome {
             Outcome::Admitted(a) => Some(in_flight::Running::take(&self.dir, &a.hash())?),
             _ => None,
         };
-        let seqs = self.commit(corr, d.events, now)?;
+        let seqs = self.commit(turn, d.events, now)?;
         let last = seqs.last().copied();
         Ok(match d.outcome {
             Outcome::Refused(r) => CallReport {
@@ -510,7 +549,7 @@ impl Engine {
                 }
             }
             Outcome::Done => CallReport { seq: last, ..CallReport::bare("recorded") },
-            Outcome::Admitted(admitted) => self.execute(corr, &admitted, running)?,
+            Outcome::Admitted(admitted) => self.execute(turn, &admitted, running)?,
         })
     }
 
@@ -520,7 +559,7 @@ impl Engine {
     /// only once the receipt is durable.
     fn execute(
         &mut self,
-        corr: &str,
+        turn: &TurnId,
         admitted: &AdmittedCall,
         running: Option<in_flight::Running>,
     ) -> Result<CallReport, RuntimeError> {
@@ -530,7 +569,7 @@ impl Engine {
             .retrying(|e| {
                 e.refresh()?;
                 let now = e.now();
-                e.commit(corr, vec![receipt.clone()], now)
+                e.commit(turn, vec![receipt.clone()], now)
             })
             // Past this point the call has run: no caller may retry the whole operation. Its step
             // log stays, so the next open rolls it back and records that.
@@ -619,7 +658,8 @@ impl Engine {
         let now = self.now();
         let d = self.kernel.tick(&self.state, now)?;
         if !d.events.is_empty() && self.key.is_ok() {
-            self.commit(&corr(), d.events, now)?;
+            // Time's doing, not the request's: these events keep an id of their own.
+            self.commit(&TurnId::new(), d.events, now)?;
         }
         Ok(())
     }
@@ -663,7 +703,7 @@ impl Engine {
             let world = self.world();
             self.kernel.propose(&self.state, call, now, &world)?
         };
-        self.settle(&corr(), d, now)
+        self.settle(&self.turn_id(), d, now)
     }
 
     /// The person's decision on a pending call, signed with the device key.
@@ -687,11 +727,12 @@ impl Engine {
         self.tick()?;
         let now = self.now();
         let denied = signal.decision == smart_kernel::Decision::Deny;
+        let turn = self.turn_of_pending(&signal.pending_id)?;
         let d = {
             let world = self.world();
             self.kernel.signal(&self.state, signal, now, &world)?
         };
-        let mut report = self.settle(&corr(), d, now)?;
+        let mut report = self.settle(&turn, d, now)?;
         if report.outcome == "recorded" && denied {
             report.outcome = "denied";
         }
@@ -713,7 +754,7 @@ impl Engine {
             e.refresh()?;
             let now = e.now();
             let d = e.kernel.emergency(&e.state, signal.clone(), reason, now)?;
-            e.settle(&corr(), d, now)
+            e.settle(&e.turn_id(), d, now)
         })
     }
 
@@ -721,7 +762,7 @@ impl Engine {
         self.tick()?;
         let now = self.now();
         let d = self.kernel.draft_lease(&self.state, draft, now)?;
-        self.settle(&corr(), d, now)
+        self.settle(&self.turn_id(), d, now)
     }
 
     /// Passes one or more gates in order, stopping at the first refusal.
@@ -737,7 +778,7 @@ impl Engine {
         writes: Vec<smart_kernel::memory::SlowWrite>,
     ) -> Result<CallReport, RuntimeError> {
         self.tick()?;
-        let c = corr();
+        let c = self.turn_id();
         let mut report = CallReport::bare("recorded");
         let mut writes = Some(writes);
         for (i, act) in acts.iter().enumerate() {
@@ -757,14 +798,14 @@ impl Engine {
         let now = self.now();
         let req = ScopeRequest { read_only, ..ScopeRequest::default() };
         let d = self.kernel.issue_scope(&self.state, &req, now)?;
-        self.settle(&corr(), d, now)
+        self.settle(&self.turn_id(), d, now)
     }
 
     pub fn revoke_scope(&mut self, reason: &str) -> Result<CallReport, RuntimeError> {
         self.tick()?;
         let now = self.now();
         let d = self.kernel.revoke_scope(&self.state, reason, now)?;
-        self.settle(&corr(), d, now)
+        self.settle(&self.turn_id(), d, now)
     }
 
     /// Undoes the committed reversible call at `seq`, through the kernel.
@@ -790,7 +831,7 @@ impl Engine {
             let world = self.world();
             self.kernel.propose_undo(&self.state, seq, &committed, now, &world)?
         };
-        self.settle(&corr(), d, now)
+        self.settle(&self.turn_id(), d, now)
     }
 
     /// The person's decision on the pending call they were shown: refused before anything is
@@ -870,7 +911,7 @@ impl Engine {
         self.refresh()?;
         let now = self.now();
         let d = self.kernel.record_fault(&self.state, component, reason, restart_in_ms, now)?;
-        let seqs = self.commit(&corr(), d.events, now)?;
+        let seqs = self.commit(&self.turn_id(), d.events, now)?;
         Ok(seqs.last().copied().unwrap_or(0))
     }
 

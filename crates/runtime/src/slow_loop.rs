@@ -8,7 +8,7 @@
 //! another or spoken into the app. The window is fast memory in the plainest sense: a cache the
 //! evaluator reads; what it concludes is ledgered as proposals.
 
-use crate::engine::{CallReport, Engine, corr};
+use crate::engine::{CallReport, Engine};
 use crate::error::RuntimeError;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -45,7 +45,7 @@ impl Engine {
         self.refresh()?;
         let now = self.now();
         let d = self.kernel().propose_gate(self.state(), proposal, now)?;
-        self.settle(&corr(), d, now)
+        self.settle(&self.turn_id(), d, now)
     }
 
     /// The gate controller reads the buffer (end of turn, or the person asked).
@@ -53,14 +53,14 @@ impl Engine {
         self.refresh()?;
         let now = self.now();
         let d = self.kernel().read_proposals(self.state(), trigger, now)?;
-        self.settle(&corr(), d, now)
+        self.settle(&self.turn_id(), d, now)
     }
 
     pub fn note_progress(&mut self, update: ProgressUpdate) -> Result<CallReport, RuntimeError> {
         self.tick()?;
         let now = self.now();
         let d = self.kernel().note_progress(self.state(), update, now)?;
-        self.settle(&corr(), d, now)
+        self.settle(&self.turn_id(), d, now)
     }
 
     pub fn note_signal(&mut self, kind: SignalKind, text: &str) -> Result<CallReport, RuntimeError> {
@@ -72,7 +72,7 @@ impl Engine {
         self.refresh()?;
         let now = self.now();
         let d = self.kernel().note_signal(self.state(), kind, text, now)?;
-        self.settle(&corr(), d, now)
+        self.settle(&self.turn_id(), d, now)
     }
 
     pub fn register_artifact(
@@ -83,7 +83,7 @@ impl Engine {
         self.tick()?;
         let now = self.now();
         let d = self.kernel().register_artifact(self.state(), artifact, work_order, now)?;
-        self.settle(&corr(), d, now)
+        self.settle(&self.turn_id(), d, now)
     }
 
     /// Opens a scoped work order; its id is in the report's `output`.
@@ -95,7 +95,7 @@ impl Engine {
             KernelEvent::WorkOrderOpened { order } => Some(order.id.clone()),
             _ => None,
         });
-        let mut r = self.settle(&corr(), d, now)?;
+        let mut r = self.settle(&self.turn_id(), d, now)?;
         if let Some(id) = id {
             r.output = Some(json!({ "work_order": id }));
         }
@@ -106,7 +106,7 @@ impl Engine {
         self.tick()?;
         let now = self.now();
         let d = self.kernel().close_work_order(self.state(), id, reason, now)?;
-        self.settle(&corr(), d, now)
+        self.settle(&self.turn_id(), d, now)
     }
 
     /// One bootstrap input.
@@ -127,7 +127,7 @@ impl Engine {
             _ => None,
         };
         let d = self.kernel().bootstrap(self.state(), input, now)?;
-        let report = self.settle(&corr(), d, now)?;
+        let report = self.settle(&self.turn_id(), d, now)?;
         let proceed_with = request.filter(|_| report.outcome != "refused");
         Ok(self.bootstrap_reply(report, proceed_with))
     }

@@ -97,7 +97,7 @@ fn opts(root: &Path) -> SayOptions {
 fn hear(a: &mut Assistant, root: &Path, t: &Transcript, again: Option<&mut Given>) -> SayReport {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let again = again.map(|g| g as &mut dyn Rehear);
-    match rt.block_on(a.hear_with(t, &opts(root), again)).unwrap() {
+    match rt.block_on(a.hear_with(&smart_runtime::TurnId::new(), t, &opts(root), again)).unwrap() {
         Heard::Turn(r) => r,
         other => panic!("not a turn: {other:?}"),
     }
@@ -189,4 +189,49 @@ fn an_emergency_word_in_the_second_hearing_is_not_acted_on() {
     assert_eq!(r.reheard, None);
     assert_eq!(format!("{:?}", a.engine().state().stance), stance, "nothing was stopped");
     assert_eq!(s.models_asked(), 0, "\"stop\" heard the second time was not even read as a request");
+}
+
+/// A second hearing is a step of the request it hears again: the speech events, both hearings,
+/// the proposal, the kernel's events and the receipt all carry the id made where the speech
+/// began (`smart_runtime::turn_id`) — what the HUD's live line showed is what the ledger holds.
+#[test]
+fn a_turn_heard_twice_keeps_the_id_its_speech_began_with() {
+    let mut s = setup();
+    let (root, a) = (s.root.clone(), &mut s.a);
+    let mut rx = a.bus().subscribe();
+    let before = a.engine().state().seq;
+    let turn = smart_runtime::TurnId::new();
+    let trigger = smart_runtime::interaction::Trigger::VoiceActivity;
+    a.voice_event(turn.as_str(), &smart_voice::protocol::Event::SpeechStart { at_ms: 4_000 }, trigger);
+    a.voice_event(
+        turn.as_str(),
+        &smart_voice::protocol::Event::SpeechEnd { at_ms: 6_000, decided_ms: 6_300, speech_ms: 2_000 },
+        trigger,
+    );
+    let mut again = Given::new(Some("Hash docs slash notes dot txt."));
+    let first = heard("Hash notes dot txt.", 4_000);
+    let run = SayOptions { propose_only: false, ..opts(&root) };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let r = match rt.block_on(a.hear_with(&turn, &first, &run, Some(&mut again as &mut dyn Rehear))).unwrap() {
+        Heard::Turn(r) => r,
+        other => panic!("not a turn: {other:?}"),
+    };
+    assert_eq!(r.corr, turn);
+    assert_eq!(r.steps[0].report.as_ref().map(|o| o.outcome), Some("committed"), "{r:?}");
+    let mut envelopes = 0;
+    while let Ok(env) = rx.try_recv() {
+        assert_eq!(env.corr, turn.as_str(), "{:?}", env.event);
+        envelopes += 1;
+    }
+    assert!(envelopes > 5, "the turn announced its steps");
+    let mut written = vec![];
+    a.engine()
+        .ledger()
+        .for_each_from(before + 1, |row| {
+            written.push((row.kind.clone(), row.corr.clone()));
+            true
+        })
+        .unwrap();
+    assert!(written.iter().any(|(k, _)| k == "committed"), "{written:?}");
+    assert!(written.iter().all(|(_, c)| c == turn.as_str()), "{written:?}");
 }
