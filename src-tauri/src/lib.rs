@@ -24,6 +24,8 @@ mod watchdog;
 
 #[cfg(test)]
 mod bindings;
+#[cfg(test)]
+mod code_map;
 
 use serde::Serialize;
 use serde_json::Value;

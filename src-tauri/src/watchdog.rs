@@ -4,7 +4,7 @@
 //! Idle by a bug, with no turn running), the proposer worker (dead between requests — the next
 //! utterance would pay for the restart), and the web view (a frozen page stops sending its
 //! heartbeat). This module is only the judgement: it takes observations with their time, never
-//! reads a clock, and returns actions. The app's loop (`lib.rs`) observes once a second,
+//! reads a clock, and returns actions. The app's loop (`shell.rs`) observes once a second,
 //! carries the actions out, and ledgers each as a `fault` event — so every intervention is on
 //! the record, and the logic is tested without sleeping.
 
