@@ -52,6 +52,10 @@ cargo_recorded() {
 }
 
 if [ -f package.json ]; then
+  # Types across the boundary: the components and modules against the generated bindings, so a
+  # field renamed in Rust fails here rather than showing "undefined" in the window.
+  step "ui: type check (svelte-check over every component and module)"
+  npm run check --silent 2>&1 | tee -a "$log"
   step "ui: unit tests"
   npm test --silent 2>&1 | tee -a "$log"
   # The built UI: the app embeds it, and the browser tests load it.

@@ -21,6 +21,8 @@ fn generate() -> String {
     // Millisecond times and sequence numbers fit a JS number for 285,000 years.
     let cfg = Config::new().with_large_int("number");
     let decls = [
+        smart_runtime::CallOutcome::decl(&cfg),
+        smart_runtime::TurnEnd::decl(&cfg),
         Outcome::decl(&cfg),
         StepView::decl(&cfg),
         SayResult::decl(&cfg),

@@ -11,15 +11,14 @@ use crate::preview::{Preview, preview};
 use crate::session::Session;
 use serde::Serialize;
 use serde_json::Value;
-use smart_runtime::{CallReport, SayOptions, SayReport};
+use smart_runtime::{CallOutcome, CallReport, SayOptions, SayReport, TurnEnd};
 use tauri::State;
 
 /// What the kernel made of one call or decision.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Outcome {
-    /// committed | refused | pending | failed | denied | recorded
-    pub outcome: String,
+    pub outcome: CallOutcome,
     /// The stable refusal code (`time_gate`, `layer_not_reached`, …).
     pub code: Option<String>,
     pub reason: Option<String>,
@@ -34,7 +33,7 @@ pub struct Outcome {
 impl From<&CallReport> for Outcome {
     fn from(r: &CallReport) -> Outcome {
         Outcome {
-            outcome: r.outcome.to_string(),
+            outcome: r.outcome,
             code: r.code.clone(),
             reason: r.reason.clone(),
             pending_id: r.pending_id.clone(),
@@ -68,7 +67,7 @@ pub struct SayResult {
     pub steps: Vec<StepView>,
     /// The assistant's words when it made no call.
     pub reply: Option<String>,
-    pub ended: String,
+    pub ended: TurnEnd,
     pub model: Option<String>,
 }
 
@@ -91,7 +90,7 @@ impl From<&SayReport> for SayResult {
                 })
                 .collect(),
             reply: r.reply.clone(),
-            ended: r.ended.clone(),
+            ended: r.ended,
             model: r.model.clone(),
         }
     }

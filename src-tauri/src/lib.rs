@@ -55,8 +55,8 @@ pub struct HudEvent {
     pub tool: Option<String>,
     #[cfg_attr(test, ts(type = "unknown"))]
     pub args: Option<Value>,
-    /// committed | refused | pending | … (outcome).
-    pub outcome: Option<String>,
+    /// What the kernel made of the turn's call (outcome).
+    pub outcome: Option<smart_runtime::CallOutcome>,
     /// template | model (proposal).
     pub source: Option<String>,
     pub model: Option<String>,
@@ -78,7 +78,10 @@ impl HudEvent {
             text: s("text").or_else(|| s("phrase")).or_else(|| s("heard")).or_else(|| s("word")),
             tool: s("tool"),
             args: v.get("args").cloned(),
-            outcome: v.get("report").and_then(|r| r.get("outcome")).and_then(Value::as_str).map(str::to_string),
+            outcome: v
+                .get("report")
+                .and_then(|r| r.get("outcome"))
+                .and_then(|o| serde_json::from_value(o.clone()).ok()),
             source: s("source"),
             model: s("model"),
             reason: s("reason"),

@@ -107,7 +107,7 @@ pub fn greet(engine: &mut Engine) -> Result<Option<BootstrapInput>, RuntimeError
         _ => return Ok(None),
     };
     let reply = engine.bootstrap_step(input.clone())?;
-    if reply.report.outcome == "refused" {
+    if reply.report.outcome == smart_runtime::CallOutcome::Refused {
         return Err(RuntimeError::BadInput(reply.report.reason.unwrap_or_else(|| "bootstrap refused".into())));
     }
     Ok(Some(input))
@@ -209,7 +209,7 @@ pub async fn propose_gate(
             let p = GateProposal::new(GateSource::UserSignal, gate, severity, reason.clone(), e.now())
                 .with_origin("person");
             let r = e.propose_gate(p)?;
-            if r.outcome == "refused" {
+            if r.outcome == smart_runtime::CallOutcome::Refused {
                 return Ok(ProposeResult { outcome: Outcome::from(&r), verdict: None, reason: None });
             }
             e.read_proposals(ReadTrigger::Request)?;

@@ -5,6 +5,7 @@
 use super::*;
 use serde_json::json;
 use smart_kernel::{CallSource, GateAct, Horizon, Policy};
+use smart_runtime::CallOutcome;
 use tauri::ipc::{CallbackFn, InvokeBody};
 use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder, mock_context, noop_assets};
 use tauri::webview::InvokeRequest;
@@ -83,7 +84,7 @@ fn data_at_l3() -> Data {
     e.draft_lease(draft).unwrap();
     e.gates(&[GateAct::Commitment]).unwrap();
     for tool in ["fs.scan", "cluster.duplicates"] {
-        assert_eq!(e.call(tool, json!({"path": docs}), CallSource::Script).unwrap().outcome, "committed");
+        assert_eq!(e.call(tool, json!({"path": docs}), CallSource::Script).unwrap().outcome, CallOutcome::Committed);
     }
     let plan = e
         .call(
@@ -94,7 +95,10 @@ fn data_at_l3() -> Data {
         .unwrap()
         .artifact
         .unwrap();
-    assert_eq!(e.call("apply.move", json!({"proposal": plan}), CallSource::Script).unwrap().outcome, "committed");
+    assert_eq!(
+        e.call("apply.move", json!({"proposal": plan}), CallSource::Script).unwrap().outcome,
+        CallOutcome::Committed
+    );
     Data { _tmp: tmp, data, root }
 }
 

@@ -18,12 +18,12 @@ use crate::settings;
 use serde::Serialize;
 use smart_kernel::RefusalCode;
 use smart_models::Models;
-use smart_runtime::SayOptions;
 use smart_runtime::assistant::Heard;
 use smart_runtime::bus::BusEvent;
 use smart_runtime::interaction::Trigger;
 use smart_runtime::model_choice::{VoiceChoice, folder_vocabulary, hearing_vocabulary, voice_load};
 use smart_runtime::voice::{VoiceSupervisor, VoiceWorkerError, locate_voice_worker};
+use smart_runtime::{CallOutcome, SayOptions};
 use smart_voice::protocol::{CaptureMode, DeviceStatus, Earcon, Event, Loaded, Request, WakeStatus};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -368,9 +368,9 @@ fn spoken_reply(result: &Result<Heard, String>) -> (Earcon, Option<String>) {
         Ok(Heard::Turn(r)) => match r.steps.first().and_then(|s| s.report.as_ref()) {
             None => (Earcon::Refused, r.reply.clone().or(Some("I have no action for that.".into()))),
             Some(rep) => match rep.outcome {
-                "committed" => (Earcon::Accepted, Some("Done.".into())),
-                "pending" => (Earcon::NeedsApproval, Some("That needs your approval.".into())),
-                "refused" => {
+                CallOutcome::Committed => (Earcon::Accepted, Some("Done.".into())),
+                CallOutcome::Pending => (Earcon::NeedsApproval, Some("That needs your approval.".into())),
+                CallOutcome::Refused => {
                     // The kernel's sentence names tools and commands, which read badly aloud;
                     // the code's short phrase is said and the sentence stays on screen.
                     let words = rep
@@ -380,8 +380,10 @@ fn spoken_reply(result: &Result<Heard, String>) -> (Earcon, Option<String>) {
                         .map_or("the reason is on screen", RefusalCode::spoken);
                     (Earcon::Refused, Some(format!("Refused: {words}.")))
                 }
-                "denied" => (Earcon::Refused, Some("Denied.".into())),
-                _ => (Earcon::Refused, Some("That did not work; the details are on screen.".into())),
+                CallOutcome::Denied => (Earcon::Refused, Some("Denied.".into())),
+                CallOutcome::Failed | CallOutcome::Recorded => {
+                    (Earcon::Refused, Some("That did not work; the details are on screen.".into()))
+                }
             },
         },
     }
@@ -408,7 +410,7 @@ mod tests {
     use smart_runtime::bus::ProposalSource;
     use smart_runtime::{CallReport, SayReport};
 
-    fn turn(outcome: &'static str, code: Option<&str>) -> Result<Heard, String> {
+    fn turn(outcome: CallOutcome, code: Option<&str>) -> Result<Heard, String> {
         let report = CallReport {
             code: code.map(str::to_string),
             reason: Some("fs.compact is L4 (transform); above L1 a call needs an active commitment lease".into()),
@@ -437,21 +439,21 @@ mod tests {
 
     #[test]
     fn each_outcome_is_said_in_a_few_plain_words() {
-        assert_eq!(spoken_reply(&turn("committed", None)), (Earcon::Accepted, Some("Done.".into())));
+        assert_eq!(spoken_reply(&turn(CallOutcome::Committed, None)), (Earcon::Accepted, Some("Done.".into())));
         assert_eq!(
-            spoken_reply(&turn("pending", None)),
+            spoken_reply(&turn(CallOutcome::Pending, None)),
             (Earcon::NeedsApproval, Some("That needs your approval.".into()))
         );
         // A refusal says the code's phrase, not the kernel's sentence with tool names in it.
         assert_eq!(
-            spoken_reply(&turn("refused", Some("no_lease"))),
+            spoken_reply(&turn(CallOutcome::Refused, Some("no_lease"))),
             (Earcon::Refused, Some("Refused: it needs a commitment lease first.".into()))
         );
         assert_eq!(
-            spoken_reply(&turn("refused", Some("a_code_from_the_future"))),
+            spoken_reply(&turn(CallOutcome::Refused, Some("a_code_from_the_future"))),
             (Earcon::Refused, Some("Refused: the reason is on screen.".into()))
         );
-        assert_eq!(spoken_reply(&turn("denied", None)), (Earcon::Refused, Some("Denied.".into())));
+        assert_eq!(spoken_reply(&turn(CallOutcome::Denied, None)), (Earcon::Refused, Some("Denied.".into())));
         assert_eq!(spoken_reply(&Ok(Heard::Nothing)), (Earcon::Refused, None));
     }
 }

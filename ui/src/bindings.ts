@@ -1,11 +1,11 @@
 // Generated from the Rust command types by `src-tauri/src/bindings.rs`; do not edit.
 // Regenerate: SMART_UPDATE_BINDINGS=1 cargo test -p smart-app bindings
 
-export type Outcome = { 
-/**
- * committed | refused | pending | failed | denied | recorded
- */
-outcome: string, 
+export type CallOutcome = "committed" | "refused" | "pending" | "failed" | "denied" | "recorded";
+
+export type TurnEnd = "committed" | "refused" | "pending" | "failed" | "denied" | "recorded" | "propose_only" | "asked" | "no_call" | "bootstrap";
+
+export type Outcome = { outcome: CallOutcome, 
 /**
  * The stable refusal code (`time_gate`, `layer_not_reached`, …).
  */
@@ -29,7 +29,7 @@ export type SayResult = { corr: string, utterance: string, steps: Array<StepView
 /**
  * The assistant's words when it made no call.
  */
-reply: string | null, ended: string, model: string | null, };
+reply: string | null, ended: TurnEnd, model: string | null, };
 
 export type FileRow = { path: string, 
 /**
@@ -131,9 +131,9 @@ state: string | null,
  */
 text: string | null, tool: string | null, args: unknown, 
 /**
- * committed | refused | pending | … (outcome).
+ * What the kernel made of the turn's call (outcome).
  */
-outcome: string | null, 
+outcome: CallOutcome | null, 
 /**
  * template | model (proposal).
  */

@@ -2,14 +2,14 @@
 // person sees while an utterance is handled — state, what was heard, the proposal being
 // considered, what the kernel made of it.
 
-import type { HudEvent } from "./bindings";
+import type { CallOutcome, HudEvent } from "./bindings";
 
 export interface Live {
   corr: string | null;
   state: string;
   heard: string | null;
   proposal: { tool: string; source: string; args: unknown } | null;
-  outcome: string | null;
+  outcome: CallOutcome | null;
   reply: string | null;
   /** What SMART said aloud when the spoken turn ended ("Done.", "That needs your approval."). */
   spoken: string | null;

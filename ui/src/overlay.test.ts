@@ -38,7 +38,7 @@ describe("the end of a turn", () => {
     expect(fold({ ...live, corr: "t1" }, { ...ev("utterance", "stop"), corr: "t2" }).spoken).toBeNull();
     // Regression: a key press after a turn that left a call waiting showed "Waiting for you"
     // instead of "Listening" — the last turn's outcome was taken for this one's.
-    const waited = { ...live, state: "IDLE", outcome: "pending" };
+    const waited: Live = { ...live, state: "IDLE", outcome: "pending" };
     const pressed = fold(waited, { ...ev("state_changed", null), corr: "t3", state: "LISTENING" });
     expect(overlayView(pressed).label).toBe("Listening");
     expect(pressed.spoken).toBeNull();

@@ -179,7 +179,7 @@ describe("verdicts", () => {
     expect(proposalProblem("framing", "urgent", "x")).toContain("Choose a severity");
     expect(proposalProblem("framing", "low", "  ")).toBe("Say why");
     expect(proposalProblem("framing", "low", "y".repeat(501))).toContain("500");
-    const base = { outcome: { outcome: "recorded", reason: null } };
+    const base = { outcome: { outcome: "recorded" as const, reason: null } };
     expect(proposedText({ ...base, verdict: "rejected", reason: "already committed" })).toBe("Rejected: already committed");
     expect(proposedText({ ...base, verdict: null, reason: null })).toContain("next pass");
     expect(proposedText({ outcome: { outcome: "refused", reason: "the buffer is full" }, verdict: null, reason: null })).toBe(

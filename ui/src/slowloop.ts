@@ -3,7 +3,7 @@
 // the pure shaping the panel and the bootstrap card do with it. Nothing here touches the DOM or
 // Tauri; the panel's behaviour is tested through these functions.
 
-import type { PerceiveResult } from "./bindings";
+import type { CallOutcome, PerceiveResult } from "./bindings";
 import { formatCountdown, stanceLabel } from "./status";
 
 export type Verdict = "accepted" | "referred" | "rejected";
@@ -317,7 +317,7 @@ export function proposalProblem(gate: string, severity: string, reason: string):
 }
 
 /** What the person is told after proposing. */
-export function proposedText(r: { outcome: { outcome: string; reason: string | null }; verdict: string | null; reason: string | null }): string {
+export function proposedText(r: { outcome: { outcome: CallOutcome; reason: string | null }; verdict: string | null; reason: string | null }): string {
   if (r.outcome.outcome === "refused") return `Not taken: ${r.outcome.reason ?? "refused"}`;
   if (r.verdict === null) return "Proposed; the gate controller reads it at the next pass";
   return `${r.verdict[0]?.toUpperCase() ?? ""}${r.verdict.slice(1)}: ${r.reason ?? ""}`;

@@ -7,7 +7,7 @@ use smart_models::{ModelStatus, Models, SourceKind};
 use smart_runtime::assistant::AssistantError;
 use smart_runtime::bus::{BusEvent, ProposalSource};
 use smart_runtime::model_choice::{ModelChoice, proposer_spec, read_choice, write_choice};
-use smart_runtime::{Assistant, Bus, Engine, SayOptions, SayReport};
+use smart_runtime::{Assistant, Bus, Engine, SayOptions, SayReport, TurnEnd};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -135,7 +135,7 @@ pub fn turn_fields(report: &SayReport, out: &mut Value) {
     }
     match first.and_then(|s| s.report.as_ref()) {
         Some(r) => merge(out, serde_json::to_value(r).unwrap_or(Value::Null)),
-        None if report.ended == "bootstrap" => out["outcome"] = json!("bootstrap"),
+        None if report.ended == TurnEnd::Bootstrap => out["outcome"] = json!("bootstrap"),
         None if first.is_some() => out["outcome"] = json!("proposed"),
         None => out["outcome"] = json!("no_call"),
     }
@@ -164,10 +164,9 @@ fn finish(report: &SayReport, json: bool) -> i32 {
                 );
             }
         }
-        match report.ended.as_str() {
-            "propose_only" => say!("not submitted (--propose-only)"),
-            "repeated" => say!("stopped: the proposer proposed the same call again"),
-            "no_call" if report.reply.is_none() => say!("no call proposed"),
+        match report.ended {
+            TurnEnd::ProposeOnly => say!("not submitted (--propose-only)"),
+            TurnEnd::NoCall if report.reply.is_none() => say!("no call proposed"),
             _ => {}
         }
         if !report.advisories.is_empty() {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use smart_kernel::lease::LeaseDraft;
 use smart_kernel::time::parse_duration;
 use smart_kernel::{CallSource, GateAct, Horizon, Policy, RefusalCode};
-use smart_runtime::{Clock, Engine, FixedClock, InitOptions, SystemClock};
+use smart_runtime::{CallOutcome, Clock, Engine, FixedClock, InitOptions, SystemClock};
 use smart_signals::KeyStoreKind;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -543,7 +543,7 @@ pub fn run(args: Args) -> Result<i32> {
             let mut e = open(&args)?;
             let r = e.draft_lease(draft)?;
             print_report(&r, "lease draft", json);
-            if !json && r.outcome != "refused" {
+            if !json && r.outcome != CallOutcome::Refused {
                 say!("next: `smart gate commitment` activates it (stance → Execution)");
             }
             Ok(exit_code(&r))
@@ -586,10 +586,10 @@ pub fn run(args: Args) -> Result<i32> {
             let n = w.len();
             let r = e.gates_writing(&acts, w)?;
             print_report(&r, "gate", json);
-            if !json && n > 0 && r.outcome != "refused" {
+            if !json && n > 0 && r.outcome != CallOutcome::Refused {
                 say!("{n} memory write(s) recorded at the {last} gate");
             }
-            if !json && r.outcome != "refused" {
+            if !json && r.outcome != CallOutcome::Refused {
                 say!("stance: {}", e.state().stance);
             }
             Ok(exit_code(&r))
@@ -618,7 +618,7 @@ pub fn run(args: Args) -> Result<i32> {
             let mut e = open(&args)?;
             let r = e.stop(reason)?;
             print_report(&r, "stop", json);
-            if !json && r.outcome != "refused" {
+            if !json && r.outcome != CallOutcome::Refused {
                 say!("stopped: lease invalidated, pending calls cancelled, stance sensemaking");
             }
             Ok(exit_code(&r))
@@ -715,7 +715,7 @@ pub fn run(args: Args) -> Result<i32> {
             let mut out = std::io::stdout().lock();
             for _ in 0..*count {
                 let r = e.call("fs.hash", json!({"path": path}), CallSource::Script)?;
-                if r.outcome != "committed" {
+                if r.outcome != CallOutcome::Committed {
                     bail!("commit loop stopped: {} {}", r.code.unwrap_or_default(), r.reason.unwrap_or_default());
                 }
                 writeln!(out, "ack {}", r.seq.unwrap_or(0))?;

@@ -17,7 +17,7 @@ use smart_runtime::interaction::Trigger;
 use smart_runtime::model_choice::{VoiceChoice, proposer_spec, voice_load};
 use smart_runtime::rehearing::Rehear;
 use smart_runtime::voice::{Voice, VoiceTimeouts, VoiceWorkerError, locate_voice_worker};
-use smart_runtime::{Assistant, Bus, Engine, SayOptions, SayReport, TurnId};
+use smart_runtime::{Assistant, Bus, Engine, SayOptions, SayReport, TurnEnd, TurnId};
 use smart_voice::protocol::{
     CaptureMode, DeviceStatus, Event, Loaded, Request, Transcript, VoiceErrorCode, WakeStatus,
 };
@@ -200,7 +200,7 @@ async fn act_on(
                         print_report(rep, &s.proposal.tool, false);
                     }
                 }
-                if r.ended == "propose_only" {
+                if r.ended == TurnEnd::ProposeOnly {
                     say!("not submitted (--propose-only)");
                 }
             }

@@ -2,14 +2,14 @@
 
 use serde_json::Value;
 use smart_kernel::time::format_duration;
-use smart_runtime::CallReport;
+use smart_runtime::{CallOutcome, CallReport};
 
 pub fn exit_code(r: &CallReport) -> i32 {
     match r.outcome {
-        "refused" => 3,
-        "pending" => 4,
-        "failed" => 5,
-        _ => 0,
+        CallOutcome::Refused => 3,
+        CallOutcome::Pending => 4,
+        CallOutcome::Failed => 5,
+        CallOutcome::Committed | CallOutcome::Denied | CallOutcome::Recorded => 0,
     }
 }
 
@@ -27,7 +27,7 @@ pub fn print_report(r: &CallReport, what: &str, json: bool) {
     }
     let seq = r.seq.map(|s| format!(" (event {s})")).unwrap_or_default();
     match r.outcome {
-        "committed" => {
+        CallOutcome::Committed => {
             let tier = r.tier.map(|t| format!(", tier {t}")).unwrap_or_default();
             say!("committed: {what}{seq}{tier}");
             if r.notify {
@@ -40,10 +40,10 @@ pub fn print_report(r: &CallReport, what: &str, json: bool) {
                 print_output(out);
             }
         }
-        "refused" => {
+        CallOutcome::Refused => {
             say!("refused: {}: {}{seq}", r.code.as_deref().unwrap_or("?"), r.reason.as_deref().unwrap_or(""))
         }
-        "pending" => {
+        CallOutcome::Pending => {
             let id = r.pending_id.as_deref().unwrap_or("?");
             say!("pending: {what} needs your approval{seq}");
             match r.admissible_in_ms {
@@ -54,9 +54,9 @@ pub fn print_report(r: &CallReport, what: &str, json: bool) {
                 _ => say!("  approve: smart approve {id}   deny: smart deny {id}"),
             }
         }
-        "failed" => say!("failed: {what}{seq}: {}", r.reason.as_deref().unwrap_or("")),
-        "denied" => say!("denied{seq}: nothing was run"),
-        _ => say!("ok{seq}"),
+        CallOutcome::Failed => say!("failed: {what}{seq}: {}", r.reason.as_deref().unwrap_or("")),
+        CallOutcome::Denied => say!("denied{seq}: nothing was run"),
+        CallOutcome::Recorded => say!("ok{seq}"),
     }
 }
 

@@ -11,6 +11,7 @@ use smart_kernel::bootstrap::{BootstrapInput, Consent};
 use smart_kernel::memory::*;
 use smart_kernel::time::parse_duration;
 use smart_kernel::{CallSource, GateAct, GateProposal, GateSource, ReadTrigger, Severity, SuggestedGate};
+use smart_runtime::CallOutcome;
 
 /// The slow-memory writes a gate pass can carry.
 #[derive(ClapArgs, Debug, Default)]
@@ -480,7 +481,7 @@ pub fn bootstrap(args: &Args, cmd: Option<&BootstrapCmd>) -> Result<i32> {
     let reply = match cmd.unwrap_or(&BootstrapCmd::Status) {
         BootstrapCmd::Status => {
             e.tick()?;
-            let r = smart_runtime::CallReport::bare("recorded");
+            let r = smart_runtime::CallReport::bare(CallOutcome::Recorded);
             e.bootstrap_reply(r, None)
         }
         BootstrapCmd::Start => e.bootstrap_step(BootstrapInput::Start)?,
@@ -496,7 +497,7 @@ pub fn bootstrap(args: &Args, cmd: Option<&BootstrapCmd>) -> Result<i32> {
         print_json(&reply);
         return Ok(exit_code(&reply.report));
     }
-    if reply.report.outcome == "refused" {
+    if reply.report.outcome == CallOutcome::Refused {
         print_report(&reply.report, "bootstrap", false);
         return Ok(exit_code(&reply.report));
     }

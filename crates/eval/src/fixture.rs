@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use smart_kernel::lease::LeaseDraft;
 use smart_kernel::policy::{Budget, Monotone, Policy};
 use smart_kernel::{CallSource, GateAct, Horizon};
-use smart_runtime::{CallReport, Engine, InitOptions, ManualClock};
+use smart_runtime::{CallOutcome, CallReport, Engine, InitOptions, ManualClock};
 use smart_signals::KeyStoreKind;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -26,7 +26,7 @@ pub struct Fixture {
 const SPARE: [&str; 2] = ["fixture-spare-a.tmp", "fixture-spare-b.tmp"];
 
 fn ok(what: &str, r: CallReport) -> Result<CallReport> {
-    if matches!(r.outcome, "committed" | "pending" | "recorded") {
+    if matches!(r.outcome, CallOutcome::Committed | CallOutcome::Pending | CallOutcome::Recorded) {
         Ok(r)
     } else {
         bail!("fixture: {what} was {}: {:?}", r.outcome, r.reason)

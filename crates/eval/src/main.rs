@@ -34,7 +34,7 @@ use smart_runtime::model_choice::{VoiceChoice, folder_vocabulary, hearing_vocabu
 use smart_runtime::rehearing::{Recorded, Rehear};
 use smart_runtime::voice::{Voice, VoiceTimeouts, locate_voice_worker};
 use smart_runtime::worker::{WorkerSpec, locate_worker};
-use smart_runtime::{Assistant, Bus, Engine, SayOptions};
+use smart_runtime::{Assistant, Bus, CallOutcome, Engine, SayOptions};
 use smart_voice::protocol::{Event, Request, Transcript};
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -198,7 +198,7 @@ struct Run {
 fn commit_after(engine: &mut Engine, c: &Case) -> Result<()> {
     if let Some((tool, args)) = &c.after {
         let r = engine.call(tool, args.clone(), CallSource::Script)?;
-        if r.outcome != "committed" {
+        if r.outcome != CallOutcome::Committed {
             bail!("case {}: the call before it ({tool}) was {}: {:?}", c.id, r.outcome, r.reason);
         }
     }

@@ -17,7 +17,7 @@ use smart_proposer::{ToolDecl, perception};
 use smart_runtime::bus::BusEvent;
 use smart_runtime::interaction::State;
 use smart_runtime::worker::{Supervisor, WorkerSpec};
-use smart_runtime::{Assistant, Bus, Engine, InitOptions, SayOptions, SystemClock};
+use smart_runtime::{Assistant, Bus, CallOutcome, Engine, InitOptions, SayOptions, SystemClock};
 use smart_signals::KeyStoreKind;
 use std::path::{Path, PathBuf};
 
@@ -82,7 +82,7 @@ fn a_killed_worker_is_restarted_and_the_next_utterance_works() {
         let first = a.say("list the files in the inbox folder", &opts(&root)).await.unwrap();
         let step = first.steps.first().unwrap_or_else(|| panic!("no proposal: {first:?}"));
         assert_eq!(step.proposal.tool, "fs.scan", "{first:?}");
-        assert_eq!(step.report.as_ref().unwrap().outcome, "committed");
+        assert_eq!(step.report.as_ref().unwrap().outcome, CallOutcome::Committed);
 
         // The interaction walked the table from IDLE back to IDLE, through the kernel.
         let mut states = vec![];

@@ -22,6 +22,7 @@ use crate::bus::{Bus, BusEvent, ProposalSource};
 use crate::engine::{CallReport, Engine};
 use crate::error::RuntimeError;
 use crate::interaction::{Interaction, State, Trigger};
+use crate::outcome::{CallOutcome, TurnEnd};
 use crate::rehearing::Rehear;
 use crate::turn_id::TurnId;
 use crate::understanding::{self, UnderstandOptions};
@@ -100,7 +101,7 @@ pub struct SayReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reply: Option<String>,
     /// Why the turn ended where it did.
-    pub ended: String,
+    pub ended: TurnEnd,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// While bootstrap listens, the utterance was its answer (and this is what came of it).
@@ -134,7 +135,7 @@ pub struct Reheard {
 impl SayReport {
     /// Whether the turn ended in a clarifying question rather than a proposal.
     pub fn asked(&self) -> bool {
-        self.ended == "asked"
+        self.ended == TurnEnd::Asked
     }
 }
 
@@ -189,6 +190,21 @@ pub enum Heard {
     Turn(SayReport),
 }
 
+/// What the interaction machine goes through once the kernel has answered a turn's call, from
+/// `Executing`: one row per outcome (the compiler holds every outcome to a row, and
+/// `every_kernel_outcome_walks_the_machine_back_to_idle` to a legal walk).
+fn after_kernel(outcome: CallOutcome, tier: Option<u8>) -> &'static [Trigger] {
+    match outcome {
+        CallOutcome::Refused | CallOutcome::Denied | CallOutcome::Recorded => &[Trigger::Refused],
+        // The approval is the person's, through the dialog or `smart approve`.
+        CallOutcome::Pending => &[Trigger::Tier3, Trigger::ConfirmTimeout],
+        CallOutcome::Committed | CallOutcome::Failed if tier == Some(2) => {
+            &[Trigger::Tier2, Trigger::ExecutionComplete]
+        }
+        CallOutcome::Committed | CallOutcome::Failed => &[Trigger::Tier1, Trigger::ExecutionComplete],
+    }
+}
+
 /// A finished turn as the continuous evaluator sees it: what was said, the last call and what
 /// the kernel made of it.
 fn turn_record(report: &SayReport, at: smart_kernel::Millis) -> smart_advisors::TurnRecord {
@@ -197,11 +213,11 @@ fn turn_record(report: &SayReport, at: smart_kernel::Millis) -> smart_advisors::
     let outcome = match last.and_then(|s| s.report.as_ref()) {
         None => O::NoCall,
         Some(r) => match r.outcome {
-            "committed" => O::Committed,
-            "refused" => O::Refused { code: r.code.clone().unwrap_or_default() },
-            "pending" => O::Pending,
-            "denied" => O::Denied,
-            _ => O::Failed,
+            CallOutcome::Committed => O::Committed,
+            CallOutcome::Refused => O::Refused { code: r.code.clone().unwrap_or_default() },
+            CallOutcome::Pending => O::Pending,
+            CallOutcome::Denied => O::Denied,
+            CallOutcome::Failed | CallOutcome::Recorded => O::Failed,
         },
     };
     smart_advisors::TurnRecord {
@@ -585,7 +601,7 @@ impl Assistant {
                         utterance: text.to_string(),
                         steps: vec![],
                         reply: Some(reply),
-                        ended: "bootstrap".into(),
+                        ended: TurnEnd::Bootstrap,
                         model: None,
                         bootstrap: Some(Box::new(b)),
                         understanding: None,
@@ -609,7 +625,8 @@ impl Assistant {
             utterance: text.to_string(),
             steps: vec![],
             reply: None,
-            ended: String::new(),
+            // Set on every way out below.
+            ended: TurnEnd::NoCall,
             model: None,
             bootstrap: from_bootstrap,
             understanding: None,
@@ -630,21 +647,21 @@ impl Assistant {
         };
         let Answer::Call { source, tool, args, timings } = answer else {
             let (reply, ended) = match answer {
-                Answer::Ask(q) => (q, "asked"),
-                Answer::Say(r) => (r, "no_call"),
+                Answer::Ask(q) => (q, TurnEnd::Asked),
+                Answer::Say(r) => (r, TurnEnd::NoCall),
                 _ => {
                     // Before saying it cannot help, the assistant says what it already knows
                     // (the read policy).
                     let inquiry = smart_advisors::infer(self.engine.state(), text);
                     let r = inquiry.reply();
                     report.understanding = Some(Box::new(inquiry));
-                    (r, "no_call")
+                    (r, TurnEnd::NoCall)
                 }
             };
             self.bus.emit(corr, BusEvent::Reply { text: reply.clone() });
             self.fire(corr, Trigger::NoCall);
             report.reply = Some(reply);
-            report.ended = ended.into();
+            report.ended = ended;
             return self.end_turn(report, opts);
         };
         let mut args = args;
@@ -656,7 +673,7 @@ impl Assistant {
         if opts.propose_only {
             self.fire(corr, Trigger::PlanDeferred);
             report.steps.push(Step { source, proposal, report: None, raw: None, timings });
-            report.ended = "propose_only".into();
+            report.ended = TurnEnd::ProposeOnly;
             return self.end_turn(report, opts);
         }
 
@@ -676,22 +693,11 @@ impl Assistant {
             corr,
             BusEvent::Outcome { tool: tool.clone(), report: serde_json::to_value(&outcome).unwrap_or(Value::Null) },
         );
-        let ended = outcome.outcome;
-        match ended {
-            "refused" => self.fire(corr, Trigger::Refused),
-            "pending" => {
-                self.fire(corr, Trigger::Tier3);
-                // The approval is the person's, through the dialog or `smart approve`.
-                self.fire(corr, Trigger::ConfirmTimeout);
-            }
-            "committed" | "failed" => {
-                self.fire(corr, if outcome.tier == Some(2) { Trigger::Tier2 } else { Trigger::Tier1 });
-                self.fire(corr, Trigger::ExecutionComplete);
-            }
-            _ => self.fire(corr, Trigger::Refused),
+        for trigger in after_kernel(outcome.outcome, outcome.tier) {
+            self.fire(corr, *trigger);
         }
+        report.ended = outcome.outcome.into();
         report.steps.push(Step { source, proposal, report: Some(outcome), raw: None, timings });
-        report.ended = ended.to_string();
         self.end_turn(report, opts)
     }
 
@@ -953,6 +959,35 @@ impl Assistant {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
+
+    /// Each outcome's row, after a typed or a heard turn's way to the kernel, is a legal walk
+    /// that ends where the turn's close (`end_turn`) can take the machine back to Idle. A new
+    /// outcome without a row does not compile; a row the table does not allow fails here.
+    #[test]
+    fn every_kernel_outcome_walks_the_machine_back_to_idle() {
+        use crate::outcome::CallOutcome as O;
+        let outcomes = [O::Committed, O::Refused, O::Pending, O::Failed, O::Denied, O::Recorded];
+        let typed = [Trigger::TextSubmitted];
+        let heard = [Trigger::VoiceActivity, Trigger::EndOfSpeech, Trigger::TranscriptReady];
+        for way_in in [&typed[..], &heard[..]] {
+            for outcome in outcomes {
+                for tier in [None, Some(1), Some(2), Some(3)] {
+                    let mut m = Interaction::default();
+                    let walk = way_in
+                        .iter()
+                        .chain(&[Trigger::ToolCallsGenerated, Trigger::PlanApproved])
+                        .chain(after_kernel(outcome, tier))
+                        .chain(&[Trigger::ResponseDelivered, Trigger::MemoryUpdated]);
+                    for t in walk {
+                        if let Err(e) = m.fire(*t) {
+                            panic!("{outcome:?} (tier {tier:?}): {e}");
+                        }
+                    }
+                    assert_eq!(m.state(), State::Idle, "{outcome:?} (tier {tier:?})");
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_prompt_preview_shows_every_visible_tool_in_every_format() {

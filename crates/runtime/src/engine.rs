@@ -3,6 +3,7 @@
 use crate::clock::Clock;
 use crate::error::RuntimeError;
 use crate::in_flight;
+use crate::outcome::CallOutcome;
 use crate::paths::DataDir;
 use crate::turn_id::TurnId;
 use crate::world::LedgerWorld;
@@ -63,8 +64,7 @@ pub struct InitReport {
 /// What happened to a call, for the CLI's output and exit code.
 #[derive(Debug, Serialize)]
 pub struct CallReport {
-    /// committed | refused | pending | failed | denied | recorded
-    pub outcome: &'static str,
+    pub outcome: CallOutcome,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -88,7 +88,7 @@ pub struct CallReport {
 }
 
 impl CallReport {
-    pub fn bare(outcome: &'static str) -> CallReport {
+    pub fn bare(outcome: CallOutcome) -> CallReport {
         CallReport {
             outcome,
             code: None,
@@ -536,7 +536,7 @@ impl Engine {
                 code: Some(r.code.as_str().to_string()),
                 reason: Some(r.reason),
                 seq: last,
-                ..CallReport::bare("refused")
+                ..CallReport::bare(CallOutcome::Refused)
             },
             Outcome::Pending { id, admissible_at } => {
                 let tier = self.state.pending.get(&id).map(|p| u8::from(p.tier));
@@ -545,10 +545,10 @@ impl Engine {
                     seq: last,
                     tier,
                     admissible_in_ms: Some(admissible_at.since(now)),
-                    ..CallReport::bare("pending")
+                    ..CallReport::bare(CallOutcome::Pending)
                 }
             }
-            Outcome::Done => CallReport { seq: last, ..CallReport::bare("recorded") },
+            Outcome::Done => CallReport { seq: last, ..CallReport::bare(CallOutcome::Recorded) },
             Outcome::Admitted(admitted) => self.execute(turn, &admitted, running)?,
         })
     }
@@ -587,12 +587,15 @@ impl Engine {
                 notify,
                 artifact: artifact.as_ref().and_then(|a| smart_kernel::hash_of(a).ok()).map(|h| h.to_hex()),
                 output: Some(output),
-                ..CallReport::bare("committed")
+                ..CallReport::bare(CallOutcome::Committed)
             },
-            KernelEvent::Failed { error, .. } => {
-                CallReport { seq: seqs.last().copied(), tier, reason: Some(error), ..CallReport::bare("failed") }
-            }
-            _ => CallReport::bare("recorded"),
+            KernelEvent::Failed { error, .. } => CallReport {
+                seq: seqs.last().copied(),
+                tier,
+                reason: Some(error),
+                ..CallReport::bare(CallOutcome::Failed)
+            },
+            _ => CallReport::bare(CallOutcome::Recorded),
         })
     }
 
@@ -733,8 +736,8 @@ impl Engine {
             self.kernel.signal(&self.state, signal, now, &world)?
         };
         let mut report = self.settle(&turn, d, now)?;
-        if report.outcome == "recorded" && denied {
-            report.outcome = "denied";
+        if report.outcome == CallOutcome::Recorded && denied {
+            report.outcome = CallOutcome::Denied;
         }
         Ok(report)
     }
@@ -779,14 +782,14 @@ impl Engine {
     ) -> Result<CallReport, RuntimeError> {
         self.tick()?;
         let c = self.turn_id();
-        let mut report = CallReport::bare("recorded");
+        let mut report = CallReport::bare(CallOutcome::Recorded);
         let mut writes = Some(writes);
         for (i, act) in acts.iter().enumerate() {
             let now = self.now();
             let w = if i + 1 == acts.len() { writes.take().unwrap_or_default() } else { Vec::new() };
             let d = self.kernel.pass_gate(&self.state, *act, w, now)?;
             report = self.settle(&c, d, now)?;
-            if report.outcome == "refused" {
+            if report.outcome == CallOutcome::Refused {
                 break;
             }
         }

@@ -128,7 +128,7 @@ impl Engine {
         };
         let d = self.kernel().bootstrap(self.state(), input, now)?;
         let report = self.settle(&self.turn_id(), d, now)?;
-        let proceed_with = request.filter(|_| report.outcome != "refused");
+        let proceed_with = request.filter(|_| report.outcome != crate::CallOutcome::Refused);
         Ok(self.bootstrap_reply(report, proceed_with))
     }
 

@@ -6,7 +6,7 @@
 
 use serde_json::json;
 use smart_kernel::{CallSource, Decision, GateAct, Hash, Horizon, Millis, Policy};
-use smart_runtime::{Engine, FixedClock, InitOptions};
+use smart_runtime::{CallOutcome, Engine, FixedClock, InitOptions};
 use smart_signals::KeyStoreKind;
 
 const T0: u64 = 1_800_000_000_000;
@@ -46,11 +46,11 @@ fn pending() -> (Setup, String, Hash) {
         non_goals: vec![],
         renewal_prompt: String::new(),
     };
-    assert_eq!(e.draft_lease(draft).unwrap().outcome, "recorded");
-    assert_eq!(e.gates(&[GateAct::Commitment]).unwrap().outcome, "recorded");
+    assert_eq!(e.draft_lease(draft).unwrap().outcome, CallOutcome::Recorded);
+    assert_eq!(e.gates(&[GateAct::Commitment]).unwrap().outcome, CallOutcome::Recorded);
     let docs = root.join("docs");
     for (tool, args) in [("fs.scan", json!({"path": docs})), ("cluster.duplicates", json!({"path": docs}))] {
-        assert_eq!(e.call(tool, args, CallSource::Model).unwrap().outcome, "committed");
+        assert_eq!(e.call(tool, args, CallSource::Model).unwrap().outcome, CallOutcome::Committed);
     }
     let r = e
         .call(
@@ -60,9 +60,9 @@ fn pending() -> (Setup, String, Hash) {
         )
         .unwrap();
     let r = e.call("apply.move", json!({"proposal": r.artifact.unwrap()}), CallSource::Model).unwrap();
-    assert_eq!(r.outcome, "committed");
+    assert_eq!(r.outcome, CallOutcome::Committed);
     let r = e.call("fs.quarantine", json!({"paths": [docs.join("old2.txt")]}), CallSource::Model).unwrap();
-    assert_eq!(r.outcome, "pending", "{r:?}");
+    assert_eq!(r.outcome, CallOutcome::Pending, "{r:?}");
     let id = r.pending_id.unwrap();
     let hash = e.state().pending.get(&id).unwrap().call.hash;
     (Setup { _tmp: tmp, data, root }, id, hash)
@@ -73,7 +73,7 @@ fn refused_and_recorded(s: &Setup, signal: smart_kernel::UserSignal, code: &str)
     let id = signal.pending_id.clone();
     let before = e.state().seq;
     let r = e.submit_signal(signal).unwrap();
-    assert_eq!((r.outcome, r.code.as_deref()), ("refused", Some(code)), "{r:?}");
+    assert_eq!((r.outcome, r.code.as_deref()), (CallOutcome::Refused, Some(code)), "{r:?}");
     let last = e.ledger().get(e.state().seq).unwrap().unwrap();
     assert_eq!(last.kind, "signal_refused");
     assert!(e.state().seq > before);
@@ -126,7 +126,7 @@ fn forged_signals_are_refused_ledgered_and_harmless() {
     let genuine = device.sign_signal(&id, Some(hash), Decision::Approve, now, 60_000).unwrap();
     let mut e = engine(&s, T0 + 1_000);
     let r = e.submit_signal(genuine.clone()).unwrap();
-    assert_eq!(r.outcome, "committed", "{r:?}");
+    assert_eq!(r.outcome, CallOutcome::Committed, "{r:?}");
     assert!(!s.root.join("docs/old2.txt").exists());
     drop(e);
     refused_and_recorded(&s, genuine, "approval_replayed");
@@ -149,10 +149,10 @@ fn two_engines_on_one_ledger_stay_consistent() {
     let mut app = engine(&s, T0 + 2_000);
     let mut cli = engine(&s, T0 + 2_000);
     let r = cli.decide(&id, false).unwrap();
-    assert_eq!(r.outcome, "denied");
+    assert_eq!(r.outcome, CallOutcome::Denied);
     // The app still holds the pending call in memory; its next operation catches up first.
     let r = app.decide(&id, true).unwrap();
-    assert_eq!((r.outcome, r.code.as_deref()), ("refused", Some("pending_unknown")), "{r:?}");
+    assert_eq!((r.outcome, r.code.as_deref()), (CallOutcome::Refused, Some("pending_unknown")), "{r:?}");
     let key = smart_signals::load_device_key(&s.data).unwrap();
     let report =
         smart_ledger::verify(app.ledger(), Some(&key.public_hex()), Some(&smart_runtime::sealer(&key))).unwrap();

@@ -142,7 +142,7 @@ fn a_first_hearing_that_reads_as_no_call_is_not_heard_again() {
     let mut again = Given::new(Some("Hash inbox slash a dot txt."));
     let r = hear(a, &root, &heard("Um.", 0), Some(&mut again));
     assert!(again.asked.is_empty(), "no call was heard again");
-    assert_eq!(r.ended, "no_call", "{r:?}");
+    assert_eq!(r.ended, smart_runtime::TurnEnd::NoCall, "{r:?}");
     assert_eq!(r.reheard, None);
 }
 
@@ -154,7 +154,7 @@ fn a_second_hearing_that_is_no_clearer_leaves_the_first_reading_standing() {
         let mut again = Given::new(second);
         let r = hear(a, &root, &heard("quarantine notes dot txt", 0), Some(&mut again));
         assert_eq!(again.asked.len(), 1);
-        assert_eq!(r.ended, "asked", "second hearing {second:?}: {r:?}");
+        assert_eq!(r.ended, smart_runtime::TurnEnd::Asked, "second hearing {second:?}: {r:?}");
         assert!(r.reply.as_deref().unwrap_or_default().contains("notes.txt"), "{r:?}");
         assert_eq!(r.reheard, None);
         assert_eq!(r.utterance, "quarantine notes.txt");
@@ -172,7 +172,7 @@ fn a_call_is_not_heard_again_nor_a_question_without_a_way_to_hear_again() {
     assert_eq!(r.reheard, None);
     // Without a way to hear again, a heard question stays a question.
     let r = hear(a, &root, &heard("quarantine notes dot txt", 0), None);
-    assert_eq!(r.ended, "asked");
+    assert_eq!(r.ended, smart_runtime::TurnEnd::Asked);
 }
 
 /// A second hearing is never a way in for an emergency word the first did not hear: the
@@ -185,7 +185,7 @@ fn an_emergency_word_in_the_second_hearing_is_not_acted_on() {
     let mut again = Given::new(Some("stop"));
     let r = hear(a, &root, &heard("quarantine notes dot txt", 0), Some(&mut again));
     assert_eq!(again.asked.len(), 1);
-    assert_eq!(r.ended, "asked", "{r:?}");
+    assert_eq!(r.ended, smart_runtime::TurnEnd::Asked, "{r:?}");
     assert_eq!(r.reheard, None);
     assert_eq!(format!("{:?}", a.engine().state().stance), stance, "nothing was stopped");
     assert_eq!(s.models_asked(), 0, "\"stop\" heard the second time was not even read as a request");
@@ -217,7 +217,7 @@ fn a_turn_heard_twice_keeps_the_id_its_speech_began_with() {
         other => panic!("not a turn: {other:?}"),
     };
     assert_eq!(r.corr, turn);
-    assert_eq!(r.steps[0].report.as_ref().map(|o| o.outcome), Some("committed"), "{r:?}");
+    assert_eq!(r.steps[0].report.as_ref().map(|o| o.outcome), Some(smart_runtime::CallOutcome::Committed), "{r:?}");
     let mut envelopes = 0;
     while let Ok(env) = rx.try_recv() {
         assert_eq!(env.corr, turn.as_str(), "{:?}", env.event);

@@ -7,7 +7,7 @@
 use serde_json::json;
 use smart_kernel::{CallSource, GateAct, Horizon, Policy};
 use smart_ledger::EventFilter;
-use smart_runtime::{Engine, FixedClock, InitOptions, RuntimeError};
+use smart_runtime::{CallOutcome, Engine, FixedClock, InitOptions, RuntimeError};
 use smart_signals::KeyStoreKind;
 
 const T0: u64 = 1_800_000_000_000;
@@ -47,9 +47,9 @@ fn setup() -> Setup {
     };
     e.draft_lease(draft).unwrap();
     e.gates(&[GateAct::Commitment]).unwrap();
-    assert_eq!(e.call("no.such.tool", json!({}), CallSource::Model).unwrap().outcome, "refused");
+    assert_eq!(e.call("no.such.tool", json!({}), CallSource::Model).unwrap().outcome, CallOutcome::Refused);
     for tool in ["fs.scan", "cluster.duplicates"] {
-        assert_eq!(e.call(tool, json!({"path": docs}), CallSource::Model).unwrap().outcome, "committed");
+        assert_eq!(e.call(tool, json!({"path": docs}), CallSource::Model).unwrap().outcome, CallOutcome::Committed);
     }
     let r = e
         .call(
@@ -60,9 +60,12 @@ fn setup() -> Setup {
         .unwrap();
     let plan = r.artifact.unwrap();
     // Quarantine is L4: an L3 commit (applying the plan) must come first.
-    assert_eq!(e.call("apply.move", json!({"proposal": plan}), CallSource::Model).unwrap().outcome, "committed");
+    assert_eq!(
+        e.call("apply.move", json!({"proposal": plan}), CallSource::Model).unwrap().outcome,
+        CallOutcome::Committed
+    );
     let r = e.call("fs.quarantine", json!({"paths": [docs.join("old.txt")]}), CallSource::Model).unwrap();
-    assert_eq!(r.outcome, "pending", "{r:?}");
+    assert_eq!(r.outcome, CallOutcome::Pending, "{r:?}");
     Setup { _tmp: tmp, engine: e, plan, pending: r.pending_id.unwrap() }
 }
 
@@ -140,7 +143,7 @@ fn every_event_checks_out_and_an_approval_s_signature_is_valid() {
     let mut s = setup();
     let hash = s.engine.state().pending.get(&s.pending).unwrap().call.hash.to_hex();
     let r = s.engine.decide_shown(&s.pending, &hash, true).unwrap();
-    assert_eq!(r.outcome, "committed", "{r:?}");
+    assert_eq!(r.outcome, CallOutcome::Committed, "{r:?}");
     let e = &s.engine;
     for seq in 1..=e.state().seq {
         let c = e.inspect(seq).unwrap().unwrap();
