@@ -133,6 +133,23 @@ pub struct Reheard {
 }
 
 impl SayReport {
+    /// A turn's report before anything came of it; every way out of a turn sets `ended`.
+    fn new(turn: &TurnId, utterance: &str, bootstrap: Option<Box<crate::slow_loop::BootstrapReply>>) -> SayReport {
+        SayReport {
+            corr: turn.clone(),
+            utterance: utterance.to_string(),
+            steps: vec![],
+            reply: None,
+            ended: TurnEnd::NoCall,
+            model: None,
+            bootstrap,
+            understanding: None,
+            advisories: vec![],
+            ranking: None,
+            reheard: None,
+        }
+    }
+
     /// Whether the turn ended in a clarifying question rather than a proposal.
     pub fn asked(&self) -> bool {
         self.ended == TurnEnd::Asked
@@ -190,19 +207,32 @@ pub enum Heard {
     Turn(SayReport),
 }
 
-/// What the interaction machine goes through once the kernel has answered a turn's call, from
-/// `Executing`: one row per outcome (the compiler holds every outcome to a row, and
-/// `every_kernel_outcome_walks_the_machine_back_to_idle` to a legal walk).
-fn after_kernel(outcome: CallOutcome, tier: Option<u8>) -> &'static [Trigger] {
-    match outcome {
-        CallOutcome::Refused | CallOutcome::Denied | CallOutcome::Recorded => &[Trigger::Refused],
+/// How a turn that ended as `end` closes the interaction machine, after the steps it took to
+/// get there (see `Assistant::turn`): one row per ending, so the compiler holds every ending to a
+/// row, and `every_turn_ending_walks_the_machine_back_to_idle` holds every row to a legal walk.
+/// `tier` is the admitted call's, for the kernel's outcomes.
+fn closing(end: TurnEnd, tier: Option<u8>) -> &'static [Trigger] {
+    match end {
+        // No call: a question, a reply, or bootstrap's next question.
+        TurnEnd::Asked | TurnEnd::NoCall | TurnEnd::Bootstrap => &[Trigger::NoCall],
+        TurnEnd::ProposeOnly => &[Trigger::PlanDeferred],
+        TurnEnd::Refused | TurnEnd::Denied | TurnEnd::Recorded => &[Trigger::Refused],
         // The approval is the person's, through the dialog or `smart approve`.
-        CallOutcome::Pending => &[Trigger::Tier3, Trigger::ConfirmTimeout],
-        CallOutcome::Committed | CallOutcome::Failed if tier == Some(2) => {
-            &[Trigger::Tier2, Trigger::ExecutionComplete]
-        }
-        CallOutcome::Committed | CallOutcome::Failed => &[Trigger::Tier1, Trigger::ExecutionComplete],
+        TurnEnd::Pending => &[Trigger::Tier3, Trigger::ConfirmTimeout],
+        TurnEnd::Committed | TurnEnd::Failed if tier == Some(2) => &[Trigger::Tier2, Trigger::ExecutionComplete],
+        TurnEnd::Committed | TurnEnd::Failed => &[Trigger::Tier1, Trigger::ExecutionComplete],
     }
+}
+
+/// What the first steps of a turn left: bootstrap took the words as its answer, or there is a
+/// request to understand.
+enum Start {
+    Answered(Box<SayReport>),
+    /// What to understand: the words, or the earlier intent bootstrap handed over with them.
+    Request {
+        text: String,
+        handed_over: Option<Box<crate::slow_loop::BootstrapReply>>,
+    },
 }
 
 /// A finished turn as the continuous evaluator sees it: what was said, the last call and what
@@ -558,6 +588,11 @@ impl Assistant {
             .or_else(|| self.engine.roots().first().map(PathBuf::from))
     }
 
+    /// One turn, as named steps: the words in (`begin`), bootstrap's claim on them
+    /// (`bootstrap_first`), one answer — a call, a question or a reply — heard again if it is a
+    /// question about something heard (`answer`, `hear_again`), then either the reply
+    /// (`reply`), the proposal shown only (`--propose-only`), or the kernel's decision
+    /// (`submit`); every way out closes through `finish` and the `closing` table.
     async fn turn(
         &mut self,
         turn: &TurnId,
@@ -566,76 +601,19 @@ impl Assistant {
         said: Said<'_, '_>,
     ) -> Result<SayReport, AssistantError> {
         let corr = turn.as_str();
-        let text = text.trim();
-        if text.is_empty() {
-            return Err(AssistantError::Empty);
-        }
-        self.bus.emit(corr, BusEvent::Utterance { text: text.to_string() });
-        if matches!(said, Said::Typed) {
-            self.fire(corr, Trigger::TextSubmitted);
-        }
-
-        // While bootstrap listens, what the person says is its answer, not a request — unless it
-        // ends with "dive in" to an explicit request, which is then carried out as this turn.
-        let mut from_bootstrap = None;
-        let intent;
-        let text = if !opts.propose_only && self.engine.bootstrap_listening() {
-            let b = self.engine.bootstrap_say(text)?;
-            match b.proceed_with.clone() {
-                Some(i) => {
-                    from_bootstrap = Some(Box::new(b));
-                    intent = i;
-                    intent.as_str()
-                }
-                None => {
-                    let reply = b.prompt.clone().unwrap_or_else(|| match b.report.reason.clone() {
-                        Some(why) => why,
-                        None => "I'm listening.".to_string(),
-                    });
-                    self.bus.emit(corr, BusEvent::Reply { text: reply.clone() });
-                    self.fire(corr, Trigger::NoCall);
-                    self.fire(corr, Trigger::ResponseDelivered);
-                    self.fire(corr, Trigger::MemoryUpdated);
-                    return Ok(SayReport {
-                        corr: turn.clone(),
-                        utterance: text.to_string(),
-                        steps: vec![],
-                        reply: Some(reply),
-                        ended: TurnEnd::Bootstrap,
-                        model: None,
-                        bootstrap: Some(Box::new(b)),
-                        understanding: None,
-                        advisories: vec![],
-                        ranking: None,
-                        reheard: None,
-                    });
-                }
-            }
-        } else {
-            text
+        let text = self.begin(corr, text, &said)?;
+        let (request, handed_over) = match self.bootstrap_first(turn, text, opts)? {
+            Start::Answered(report) => return self.finish(*report, None, opts),
+            Start::Request { text, handed_over } => (text, handed_over),
         };
-
+        let text = request.as_str();
         let tools = self.engine.visible_tools()?;
         if tools.is_empty() {
             return Err(AssistantError::NoScope);
         }
         let base = self.working_folder(opts).unwrap_or_else(|| PathBuf::from("/"));
-        let mut report = SayReport {
-            corr: turn.clone(),
-            utterance: text.to_string(),
-            steps: vec![],
-            reply: None,
-            // Set on every way out below.
-            ended: TurnEnd::NoCall,
-            model: None,
-            bootstrap: from_bootstrap,
-            understanding: None,
-            advisories: vec![],
-            ranking: None,
-            reheard: None,
-        };
+        let mut report = SayReport::new(turn, text, handed_over);
 
-        // 1. One answer: a call to propose, a question, or a reply.
         let answer = self.answer(corr, text, &tools, &base, opts, &mut report).await?;
         // A question about what was heard is asked only after hearing it again; a turn that
         // bootstrap handed over reads an earlier intent, not this audio.
@@ -645,60 +623,113 @@ impl Assistant {
             }
             (answer, _) => answer,
         };
-        let Answer::Call { source, tool, args, timings } = answer else {
-            let (reply, ended) = match answer {
-                Answer::Ask(q) => (q, TurnEnd::Asked),
-                Answer::Say(r) => (r, TurnEnd::NoCall),
-                _ => {
-                    // Before saying it cannot help, the assistant says what it already knows
-                    // (the read policy).
-                    let inquiry = smart_advisors::infer(self.engine.state(), text);
-                    let r = inquiry.reply();
-                    report.understanding = Some(Box::new(inquiry));
-                    (r, TurnEnd::NoCall)
-                }
-            };
-            self.bus.emit(corr, BusEvent::Reply { text: reply.clone() });
-            self.fire(corr, Trigger::NoCall);
-            report.reply = Some(reply);
-            report.ended = ended;
-            return self.end_turn(report, opts);
+        let Answer::Call { source, tool, mut args, timings } = answer else {
+            return self.reply(report, answer, text, opts);
         };
-        let mut args = args;
         let home = std::env::var_os("HOME").map(PathBuf::from);
         crate::paths::absolutize_args(&tool, &mut args, &base, home.as_deref());
-        let proposal = Proposal { tool: tool.clone(), args: args.clone() };
         self.bus.emit(corr, BusEvent::Proposal { source, tool: tool.clone(), args: args.clone() });
         self.fire(corr, Trigger::ToolCallsGenerated);
+        let proposal = Proposal { tool, args };
         if opts.propose_only {
-            self.fire(corr, Trigger::PlanDeferred);
             report.steps.push(Step { source, proposal, report: None, raw: None, timings });
             report.ended = TurnEnd::ProposeOnly;
-            return self.end_turn(report, opts);
+            return self.finish(report, None, opts);
         }
+        self.submit(report, source, proposal, timings, opts)
+    }
 
-        // 2. The kernel decides; only it runs anything.
-        self.fire(corr, Trigger::PlanApproved);
+    /// The words arrive: announced, and a typed turn moves the machine (a heard one already did,
+    /// from its speech events).
+    fn begin<'t>(&mut self, corr: &str, text: &'t str, said: &Said<'_, '_>) -> Result<&'t str, AssistantError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(AssistantError::Empty);
+        }
+        self.bus.emit(corr, BusEvent::Utterance { text: text.to_string() });
+        if matches!(said, Said::Typed) {
+            self.fire(corr, Trigger::TextSubmitted);
+        }
+        Ok(text)
+    }
+
+    /// While bootstrap listens, what the person says is its answer, not a request — unless it
+    /// ends with "dive in" to an explicit request, which is then carried out as this turn.
+    fn bootstrap_first(&mut self, turn: &TurnId, text: &str, opts: &SayOptions) -> Result<Start, AssistantError> {
+        if opts.propose_only || !self.engine.bootstrap_listening() {
+            return Ok(Start::Request { text: text.to_string(), handed_over: None });
+        }
+        let b = self.engine.bootstrap_say(text)?;
+        if let Some(intent) = b.proceed_with.clone() {
+            return Ok(Start::Request { text: intent, handed_over: Some(Box::new(b)) });
+        }
+        let reply =
+            b.prompt.clone().unwrap_or_else(|| b.report.reason.clone().unwrap_or_else(|| "I'm listening.".into()));
+        self.bus.emit(turn.as_str(), BusEvent::Reply { text: reply.clone() });
+        let mut report = SayReport::new(turn, text, Some(Box::new(b)));
+        report.reply = Some(reply);
+        report.ended = TurnEnd::Bootstrap;
+        Ok(Start::Answered(Box::new(report)))
+    }
+
+    /// No call: the question, the reply, or — when understanding had nothing — what the read
+    /// policy already knows (seed 001: inference before inquiry).
+    fn reply(
+        &mut self,
+        mut report: SayReport,
+        answer: Answer,
+        text: &str,
+        opts: &SayOptions,
+    ) -> Result<SayReport, AssistantError> {
+        let (reply, ended) = match answer {
+            Answer::Ask(q) => (q, TurnEnd::Asked),
+            Answer::Say(r) => (r, TurnEnd::NoCall),
+            Answer::NoCall | Answer::Call { .. } => {
+                let inquiry = smart_advisors::infer(self.engine.state(), text);
+                let r = inquiry.reply();
+                report.understanding = Some(Box::new(inquiry));
+                (r, TurnEnd::NoCall)
+            }
+        };
+        self.bus.emit(report.corr.as_str(), BusEvent::Reply { text: reply.clone() });
+        report.reply = Some(reply);
+        report.ended = ended;
+        self.finish(report, None, opts)
+    }
+
+    /// The kernel decides; only it runs anything.
+    fn submit(
+        &mut self,
+        mut report: SayReport,
+        source: ProposalSource,
+        proposal: Proposal,
+        timings: Option<Timings>,
+        opts: &SayOptions,
+    ) -> Result<SayReport, AssistantError> {
+        let corr = report.corr.clone();
+        self.fire(corr.as_str(), Trigger::PlanApproved);
         let call_source = match source {
             ProposalSource::Template => CallSource::Template,
             ProposalSource::Model => CallSource::Model,
         };
         // "Undo that" is the person's own request for the kernel's undo (itself judged, with
         // its layer and freshness checks); it never comes from a model.
-        let outcome = match (tool.as_str(), args.get("target_seq").and_then(Value::as_u64)) {
+        let target = proposal.args.get("target_seq").and_then(Value::as_u64);
+        let outcome = match (proposal.tool.as_str(), target) {
             ("undo", Some(seq)) if source == ProposalSource::Template => self.engine.undo(seq)?,
-            _ => self.engine.call(&tool, args, call_source)?,
+            _ => self.engine.call(&proposal.tool, proposal.args.clone(), call_source)?,
         };
         self.bus.emit(
-            corr,
-            BusEvent::Outcome { tool: tool.clone(), report: serde_json::to_value(&outcome).unwrap_or(Value::Null) },
+            corr.as_str(),
+            BusEvent::Outcome {
+                tool: proposal.tool.clone(),
+                report: serde_json::to_value(&outcome).unwrap_or(Value::Null),
+            },
         );
-        for trigger in after_kernel(outcome.outcome, outcome.tier) {
-            self.fire(corr, *trigger);
-        }
         report.ended = outcome.outcome.into();
+        let tier = outcome.tier;
         report.steps.push(Step { source, proposal, report: Some(outcome), raw: None, timings });
-        self.end_turn(report, opts)
+        self.finish(report, tier, opts)
     }
 
     /// The first hearing's reading was a question: the utterance heard again, and the second
@@ -749,14 +780,24 @@ impl Assistant {
         second
     }
 
-    /// The turn's last steps: the evaluator (unless only proposing) and the state machine back
-    /// to idle.
-    fn end_turn(&mut self, mut report: SayReport, opts: &SayOptions) -> Result<SayReport, AssistantError> {
-        if !opts.propose_only {
+    /// Every turn's way out: the machine closed by the ending's row of `closing`, the evaluator
+    /// (for a turn that reached the kernel or answered, not for one only proposing or answering
+    /// bootstrap), and the machine back to idle.
+    fn finish(
+        &mut self,
+        mut report: SayReport,
+        tier: Option<u8>,
+        opts: &SayOptions,
+    ) -> Result<SayReport, AssistantError> {
+        let corr = report.corr.clone();
+        for trigger in closing(report.ended, tier) {
+            self.fire(corr.as_str(), *trigger);
+        }
+        if !opts.propose_only && report.ended != TurnEnd::Bootstrap {
             report.advisories = self.evaluate_turn(&report)?;
         }
-        self.fire(report.corr.as_str(), Trigger::ResponseDelivered);
-        self.fire(report.corr.as_str(), Trigger::MemoryUpdated);
+        self.fire(corr.as_str(), Trigger::ResponseDelivered);
+        self.fire(corr.as_str(), Trigger::MemoryUpdated);
         Ok(report)
     }
 
@@ -960,30 +1001,48 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
-    /// Each outcome's row, after a typed or a heard turn's way to the kernel, is a legal walk
-    /// that ends where the turn's close (`end_turn`) can take the machine back to Idle. A new
-    /// outcome without a row does not compile; a row the table does not allow fails here.
+    /// Every ending's row of `closing`, after the steps `turn` takes to that ending — typed or
+    /// heard, a reply, a proposal shown only, or a call the kernel decided at any tier — is a
+    /// legal walk that `finish` takes back to Idle. A new ending without a row does not compile;
+    /// a row the table does not allow fails here.
     #[test]
-    fn every_kernel_outcome_walks_the_machine_back_to_idle() {
-        use crate::outcome::CallOutcome as O;
-        let outcomes = [O::Committed, O::Refused, O::Pending, O::Failed, O::Denied, O::Recorded];
+    fn every_turn_ending_walks_the_machine_back_to_idle() {
+        use crate::outcome::TurnEnd as E;
+        let endings = [
+            E::Committed,
+            E::Refused,
+            E::Pending,
+            E::Failed,
+            E::Denied,
+            E::Recorded,
+            E::ProposeOnly,
+            E::Asked,
+            E::NoCall,
+            E::Bootstrap,
+        ];
         let typed = [Trigger::TextSubmitted];
         let heard = [Trigger::VoiceActivity, Trigger::EndOfSpeech, Trigger::TranscriptReady];
         for way_in in [&typed[..], &heard[..]] {
-            for outcome in outcomes {
+            for end in endings {
+                // What `turn` fires between the words and the ending.
+                let before: &[Trigger] = match end {
+                    E::Asked | E::NoCall | E::Bootstrap => &[],
+                    E::ProposeOnly => &[Trigger::ToolCallsGenerated],
+                    _ => &[Trigger::ToolCallsGenerated, Trigger::PlanApproved],
+                };
                 for tier in [None, Some(1), Some(2), Some(3)] {
                     let mut m = Interaction::default();
                     let walk = way_in
                         .iter()
-                        .chain(&[Trigger::ToolCallsGenerated, Trigger::PlanApproved])
-                        .chain(after_kernel(outcome, tier))
+                        .chain(before)
+                        .chain(closing(end, tier))
                         .chain(&[Trigger::ResponseDelivered, Trigger::MemoryUpdated]);
                     for t in walk {
                         if let Err(e) = m.fire(*t) {
-                            panic!("{outcome:?} (tier {tier:?}): {e}");
+                            panic!("{end:?} (tier {tier:?}): {e}");
                         }
                     }
-                    assert_eq!(m.state(), State::Idle, "{outcome:?} (tier {tier:?})");
+                    assert_eq!(m.state(), State::Idle, "{end:?} (tier {tier:?})");
                 }
             }
         }
