@@ -8,9 +8,10 @@
 #![allow(clippy::panic)]
 
 use crate::HudEvent;
-use crate::hud::{Outcome, PendingList, PendingView, SayResult, StepView};
+use crate::hud::{PendingList, PendingView};
 use crate::onboarding::{FetchProgress, ModelRow, SetupState};
 use crate::preview::{FileRow, MoveRow, Preview};
+use crate::reports::{Outcome, SayResult, StepView};
 use crate::settings::{OverlayPlace, Settings};
 use crate::slow_loop::{BootstrapResult, PerceiveResult, ProposeResult};
 use crate::timeline::{ActivityBar, EventDetail, TimelineFilter, TimelinePage, TimelineRow, VerifyBadge, VerifyScope};

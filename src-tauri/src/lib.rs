@@ -13,6 +13,7 @@ mod onboarding;
 mod overlay;
 mod preview;
 mod readiness;
+mod reports;
 mod session;
 mod settings;
 mod shell;

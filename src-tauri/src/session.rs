@@ -89,7 +89,7 @@ impl Session {
             // A failed greeting is not a failed start: the HUD works, and the panel shows
             // bootstrap as it is.
             if !self.greeted.swap(true, Ordering::SeqCst)
-                && let Err(e) = crate::slow_loop::greet(&mut engine)
+                && let Err(e) = engine.greet()
             {
                 tracing::warn!(error = %e, "bootstrap could not be started or resumed");
             }

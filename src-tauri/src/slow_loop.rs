@@ -16,14 +16,14 @@
 //! unfinished bootstrap is a conversation to pick up. [`greet`] does that once per app run, when
 //! the session first opens the data dir.
 
-use crate::hud::{Outcome, SayResult};
+use crate::reports::{Outcome, SayResult};
 use crate::session::Session;
 use serde::Serialize;
 use serde_json::{Value, json};
 use smart_kernel::bootstrap::{BootstrapInput, Consent};
 use smart_kernel::{GateProposal, GateSource, ReadTrigger, Severity, SuggestedGate};
+use smart_runtime::SayOptions;
 use smart_runtime::slow_loop::{BootstrapReply, SESSION_QUIET_GAP_MS};
-use smart_runtime::{Engine, RuntimeError, SayOptions};
 use tauri::State;
 
 /// How many of the gate controller's reads the panel shows.
@@ -92,25 +92,6 @@ impl PerceiveResult {
     fn failed(error: String) -> PerceiveResult {
         PerceiveResult { summary: None, correction: None, findings: vec![], took_ms: None, error: Some(error) }
     }
-}
-
-/// Bootstrap at the first opening of a data dir in this app run: a fresh ledger (no bootstrap,
-/// nothing from before) begins first contact; an unfinished bootstrap records that a new session
-/// picked it up. Anyone else — a returning person, a finished bootstrap — is left alone; the
-/// panel offers them the check-in. Returns the input recorded, if any.
-pub fn greet(engine: &mut Engine) -> Result<Option<BootstrapInput>, RuntimeError> {
-    engine.refresh()?;
-    let s = engine.state();
-    let input = match &s.bootstrap {
-        None if !s.existing_user() => BootstrapInput::Start,
-        Some(b) if b.active() => BootstrapInput::Resume,
-        _ => return Ok(None),
-    };
-    let reply = engine.bootstrap_step(input.clone())?;
-    if reply.report.outcome == smart_runtime::CallOutcome::Refused {
-        return Err(RuntimeError::BadInput(reply.report.reason.unwrap_or_else(|| "bootstrap refused".into())));
-    }
-    Ok(Some(input))
 }
 
 /// Everything the panel shows, in one read: the memory view (`smart memory --json`), the gate

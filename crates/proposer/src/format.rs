@@ -13,73 +13,17 @@
 //! - [`PromptFormat::Completion`]: a hand-built few-shot completion prompt for GGUFs without a
 //!   chat template (base models), where examples do the work instructions cannot.
 //!
-//! Each format also names the grammar wrapper of a call and parses the model's text back (see
-//! [`crate::grammar`] and [`crate::parse`]); the three are kept in step by tests that render,
-//! constrain and parse the same calls.
+//! How each format writes a call — its wrapper, its JSON — is the model's call syntax, a leaf
+//! module of its own (`crate::call_syntax`) that this one, the grammar ([`crate::grammar`]), the
+//! parser ([`crate::parse`]) and the worker protocol all read; the four are kept in step by tests
+//! that render, constrain and parse the same calls.
 
+pub use crate::call_syntax::{PromptFormat, call_json};
 use crate::protocol::{ProposeRequest, Turn};
 use crate::tools::ToolDecl;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PromptFormat {
-    FunctionGemma,
-    ChatMl,
-    Completion,
-}
-
 impl PromptFormat {
-    /// Chooses the format from what the GGUF says about itself.
-    pub fn detect(name: &str, chat_template: Option<&str>) -> PromptFormat {
-        let template = chat_template.unwrap_or("");
-        if template.contains("start_function_call")
-            || template.contains("start_function_declaration")
-            || name.to_ascii_lowercase().replace(['-', '_', ' '], "").contains("functiongemma")
-        {
-            PromptFormat::FunctionGemma
-        } else if template.contains("<|im_start|>") {
-            PromptFormat::ChatMl
-        } else {
-            PromptFormat::Completion
-        }
-    }
-
-    /// The ways a call may be opened and closed in this format; the first is how this format
-    /// writes one. Qwen2.5-Coder, asked for a call, often writes it as a fenced JSON block rather
-    /// than in `<tool_call>` tags: accepting that form (and only with the grammar's exact shape)
-    /// keeps the model on the call branch instead of pushing it into a reply that merely quotes
-    /// a call.
-    pub fn call_forms(self) -> &'static [(&'static str, &'static str)] {
-        match self {
-            PromptFormat::FunctionGemma => &[("<start_function_call>\n", "\n<end_function_call>")],
-            PromptFormat::ChatMl => &[("<tool_call>\n", "\n</tool_call>"), ("```json\n", "\n```")],
-            PromptFormat::Completion => &[("", "")],
-        }
-    }
-
-    /// The text that opens a call in this format, and the one that closes it.
-    pub fn call_delimiters(self) -> (&'static str, &'static str) {
-        self.call_forms()[0]
-    }
-
-    /// Whether `text` (the answer so far) holds a finished call: generation can stop there.
-    pub fn call_complete(self, text: &str) -> bool {
-        let t = text.trim_start();
-        self.call_forms().iter().any(|(open, close)| {
-            !open.is_empty() && t.strip_prefix(open.trim()).is_some_and(|rest| rest.contains(close.trim()))
-        })
-    }
-
-    /// The key the arguments object sits under inside a call.
-    pub fn args_key(self) -> &'static str {
-        match self {
-            PromptFormat::FunctionGemma => "args",
-            PromptFormat::ChatMl | PromptFormat::Completion => "arguments",
-        }
-    }
-
     /// The whole prompt, ending exactly where the model's answer starts.
     pub fn render(self, req: &ProposeRequest) -> String {
         let (prefix, rest) = self.render_parts(req);
@@ -115,22 +59,6 @@ impl PromptFormat {
             PromptFormat::Completion => format!("{system}\n\n{user}\n\nAnswer:\n"),
         }
     }
-
-    /// A call written the way this format writes one (for earlier turns and for examples).
-    pub fn write_call(self, tool: &str, args: &Value) -> String {
-        let (open, close) = self.call_delimiters();
-        format!("{open}{}{close}", call_json(self, tool, args))
-    }
-}
-
-/// `{"name": "fs.scan", "arguments": {...}}` with the spacing the grammar enforces.
-pub fn call_json(format: PromptFormat, tool: &str, args: &Value) -> String {
-    format!(
-        "{{\"name\": {}, \"{}\": {}}}",
-        Value::String(tool.to_string()),
-        format.args_key(),
-        crate::grammar::spaced_json(args)
-    )
 }
 
 /// Paths are asked for as the person said them (relative to the working folder): a small model

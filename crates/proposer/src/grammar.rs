@@ -15,7 +15,7 @@
 //! and a fixed form lets [`spaced_json`] write earlier calls back into the prompt exactly as the
 //! grammar would have produced them.
 
-use crate::format::PromptFormat;
+use crate::call_syntax::{PromptFormat, spaced_json};
 use crate::tools::ToolDecl;
 use serde_json::Value;
 use thiserror::Error;
@@ -188,19 +188,6 @@ fn literal(text: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// JSON with `": "` and `", "`, as the grammar writes it.
-pub fn spaced_json(value: &Value) -> String {
-    match value {
-        Value::Object(map) => {
-            let parts: Vec<String> =
-                map.iter().map(|(k, v)| format!("{}: {}", Value::String(k.clone()), spaced_json(v))).collect();
-            format!("{{{}}}", parts.join(", "))
-        }
-        Value::Array(items) => format!("[{}]", items.iter().map(spaced_json).collect::<Vec<_>>().join(", ")),
-        other => other.to_string(),
-    }
 }
 
 #[cfg(test)]

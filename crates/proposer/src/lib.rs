@@ -12,6 +12,7 @@
 //! It is pure — no llama.cpp, no files, no clock — so every rule here is tested in
 //! milliseconds, and the worker binary is a thin loop around it.
 
+pub mod call_syntax;
 pub mod format;
 pub mod gguf;
 pub mod grammar;
@@ -22,7 +23,7 @@ pub mod protocol;
 pub mod tools;
 pub mod understand;
 
-pub use format::PromptFormat;
+pub use call_syntax::PromptFormat;
 pub use parse::{ModelOutput, ParseError};
 pub use protocol::{PerceiveRequest, ProposeRequest, Speaker, TranscriptLine, Turn};
 pub use tools::ToolDecl;

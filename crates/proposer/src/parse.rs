@@ -6,7 +6,7 @@
 //! raw text here and the tool name checked against the tools the runtime actually showed. The
 //! kernel then validates the arguments against the full schema — a parse is not an admission.
 
-use crate::format::PromptFormat;
+use crate::call_syntax::PromptFormat;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;

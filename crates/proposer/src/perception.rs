@@ -17,7 +17,7 @@
 //! characters, the context to [`MAX_CONTEXT_CHARS`]) so that prompt and answer always fit a
 //! 4096-token context, whatever the conversation's length.
 
-use crate::format::PromptFormat;
+use crate::call_syntax::PromptFormat;
 use crate::protocol::{PerceiveRequest, Speaker};
 use serde_json::Value;
 use thiserror::Error;

@@ -86,7 +86,7 @@ pub struct LoadRequest {
     /// The prompt format to use instead of the one detected from the file (a GGUF whose
     /// metadata lacks its chat template, or a test of one format on another model).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub format: Option<crate::format::PromptFormat>,
+    pub format: Option<crate::call_syntax::PromptFormat>,
     /// Where evaluated prompt prefixes may be kept between runs (a cache: deleting it costs
     /// only time). Without it the prefix is cached in memory only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -227,7 +227,7 @@ pub struct ModelInfo {
     /// `general.architecture` from the GGUF (gemma3, qwen2, llama, ...).
     pub architecture: String,
     pub name: String,
-    pub format: crate::format::PromptFormat,
+    pub format: crate::call_syntax::PromptFormat,
     pub n_params: u64,
     pub n_ctx: u32,
     pub threads: u32,

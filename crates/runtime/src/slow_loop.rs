@@ -155,6 +155,26 @@ impl Engine {
         }
     }
 
+    /// Bootstrap at a front end's first opening of a data dir (the app's, once per run): a fresh
+    /// ledger (no bootstrap, nothing from before) begins first contact; an unfinished bootstrap
+    /// records that a new session picked it up. Anyone else — a returning person, a finished
+    /// bootstrap — is left alone (the app's panel offers them the check-in). Returns the input
+    /// recorded, if any.
+    pub fn greet(&mut self) -> Result<Option<BootstrapInput>, RuntimeError> {
+        self.refresh()?;
+        let s = self.state();
+        let input = match &s.bootstrap {
+            None if !s.existing_user() => BootstrapInput::Start,
+            Some(b) if b.active() => BootstrapInput::Resume,
+            _ => return Ok(None),
+        };
+        let reply = self.bootstrap_step(input.clone())?;
+        if reply.report.outcome == crate::CallOutcome::Refused {
+            return Err(RuntimeError::BadInput(reply.report.reason.unwrap_or_else(|| "bootstrap refused".into())));
+        }
+        Ok(Some(input))
+    }
+
     /// Whether an utterance belongs to bootstrap rather than to a proposer: bootstrap is under
     /// way (the returning user's check-in included).
     pub fn bootstrap_listening(&self) -> bool {
