@@ -23,6 +23,16 @@ fn generate() -> String {
     let cfg = Config::new().with_large_int("number");
     let decls = [
         smart_runtime::CallOutcome::decl(&cfg),
+        smart_kernel::Stance::decl(&cfg),
+        smart_kernel::Horizon::decl(&cfg),
+        smart_kernel::status::StatusView::decl(&cfg),
+        smart_kernel::status::LeaseView::decl(&cfg),
+        smart_kernel::status::LeaseViewState::decl(&cfg),
+        smart_kernel::status::GateView::decl(&cfg),
+        smart_kernel::status::Usage::decl(&cfg),
+        smart_kernel::status::PendingSummary::decl(&cfg),
+        smart_kernel::status::ScopeView::decl(&cfg),
+        smart_runtime::engine::Status::decl(&cfg),
         smart_runtime::TurnEnd::decl(&cfg),
         Outcome::decl(&cfg),
         StepView::decl(&cfg),

@@ -93,7 +93,7 @@ impl HudEvent {
 
 /// The HUD's status view (see `status.rs` for the JSON shape), or the error text to show.
 #[tauri::command]
-async fn get_status(session: tauri::State<'_, Session>) -> Result<serde_json::Value, String> {
+async fn get_status(session: tauri::State<'_, Session>) -> Result<smart_runtime::engine::Status, String> {
     session.with_engine(|e| e.status()).await
 }
 

@@ -102,12 +102,11 @@ fn set_tray_state<R: Runtime>(app: &AppHandle<R>, text: &str) {
 }
 
 /// The one-line state for the tray: "SMART: Execution · 1 waiting for you".
-fn tray_text(status: &serde_json::Value) -> String {
-    let stance = status["stance"].as_str().unwrap_or("?");
-    let mut chars = stance.chars();
+fn tray_text(status: &smart_runtime::engine::Status) -> String {
+    let mut chars = status.view.stance.name().chars();
     let title: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
     let mut s = format!("SMART: {title}");
-    let pending = status["pending"].as_array().map_or(0, Vec::len);
+    let pending = status.view.pending.len();
     if pending > 0 {
         s.push_str(&format!(" · {pending} waiting for you"));
     }

@@ -3,6 +3,94 @@
 
 export type CallOutcome = "committed" | "refused" | "pending" | "failed" | "denied" | "recorded";
 
+export type Stance = "sensemaking" | "discovery" | "execution" | "evaluation";
+
+export type Horizon = "short" | "mid" | "long";
+
+export type StatusView = { 
+/**
+ * The kernel's clock: countdowns are computed against it, not the screen's.
+ */
+now_ms: number, stance: Stance, lease: LeaseView | null, 
+/**
+ * Highest layer committed in this lease, 0..4.
+ */
+frontier: number, 
+/**
+ * One per layer 1..4: the time gate before its first call.
+ */
+gates: Array<GateView>, 
+/**
+ * Budget units spent in this lease, of the policy's limit.
+ */
+budget: Usage, 
+/**
+ * Steps taken in this lease, of the policy's limit.
+ */
+steps: Usage, pending: Array<PendingSummary>, scope: ScopeView | null, 
+/**
+ * The folders SMART may work in.
+ */
+roots: Array<string>, 
+/**
+ * Events in the ledger: the slow-loop panel re-reads when it grows.
+ */
+events: number, };
+
+export type LeaseView = { 
+/**
+ * The lease id's short form.
+ */
+id: string, frame: string, horizon: Horizon, state: LeaseViewState, duration_ms: number, 
+/**
+ * `None` until the commitment gate activates it.
+ */
+expires_at_ms: number | null, 
+/**
+ * What "done" means for this lease, in the person's words.
+ */
+success_criteria: Array<string>, non_goals: Array<string>, };
+
+export type LeaseViewState = "drafted" | "active" | "expired";
+
+export type GateView = { layer: number, gate_ms: number, remaining_ms: number, };
+
+export type Usage = { used: number, limit: number, };
+
+export type PendingSummary = { id: string, tool: string, layer: number, tier: number, why: string, call_hash: string, args: unknown, expires_at_ms: number, admissible_at_ms: number, };
+
+export type ScopeView = { id: string, context: string, mutation: boolean, revoked: boolean, expires_at_ms: number, tools: Array<string>, };
+
+export type Status = { data_dir: string, 
+/**
+ * The kernel's clock: countdowns are computed against it, not the screen's.
+ */
+now_ms: number, stance: Stance, lease: LeaseView | null, 
+/**
+ * Highest layer committed in this lease, 0..4.
+ */
+frontier: number, 
+/**
+ * One per layer 1..4: the time gate before its first call.
+ */
+gates: Array<GateView>, 
+/**
+ * Budget units spent in this lease, of the policy's limit.
+ */
+budget: Usage, 
+/**
+ * Steps taken in this lease, of the policy's limit.
+ */
+steps: Usage, pending: Array<PendingSummary>, scope: ScopeView | null, 
+/**
+ * The folders SMART may work in.
+ */
+roots: Array<string>, 
+/**
+ * Events in the ledger: the slow-loop panel re-reads when it grows.
+ */
+events: number, };
+
 export type TurnEnd = "committed" | "refused" | "pending" | "failed" | "denied" | "recorded" | "propose_only" | "asked" | "no_call" | "bootstrap";
 
 export type Outcome = { outcome: CallOutcome, 

@@ -22,7 +22,10 @@ const lease = (over: Partial<Lease> = {}): Lease => ({
   frame: "tidy the downloads folder",
   horizon: "short",
   state: "active",
+  duration_ms: 3_600_000,
   expires_at_ms: NOW + 600_000,
+  success_criteria: [],
+  non_goals: [],
   ...over,
 });
 
@@ -112,6 +115,15 @@ describe("formatLease", () => {
     expect(d.state).toBe("drafted");
     expect(d.countdown).toBe("expires in 30s");
   });
+
+  // The kernel gives a drafted lease no expiry (the commitment gate sets it); the hand-written
+  // type said it always had one, and the panel read "expires in 0s".
+  it("says a drafted lease without an expiry is not committed yet", () => {
+    const d = formatLease(lease({ state: "drafted", expires_at_ms: null }), NOW);
+    expect(d.active).toBe(false);
+    expect(d.state).toBe("drafted");
+    expect(d.countdown).toBe("not committed yet");
+  });
 });
 
 describe("frontier and layers", () => {
@@ -169,8 +181,11 @@ describe("formatPending", () => {
       tool: "fs.quarantine",
       layer: 4,
       tier: 3,
+      why: "L4 always asks",
       call_hash: "ff00",
+      args: {},
       expires_at_ms: NOW + 90_000,
+      admissible_at_ms: NOW,
     };
     expect(formatPending(call, NOW)).toEqual({
       id: "0123456789abcdef",

@@ -1,53 +1,15 @@
 // The status view (the object `smart status --json` prints and the app's `get_status` returns)
 // and the pure formatting the HUD shows. Nothing here touches the DOM or Tauri.
 
-export type Stance = "sensemaking" | "discovery" | "execution" | "evaluation";
-export type Horizon = "short" | "mid" | "long";
-export type LeaseState = "drafted" | "active" | "expired";
+// The view's types are generated from the Rust ones (`smart_kernel::status`, `Engine::status`).
+import type { GateView, Horizon, LeaseView, PendingSummary, Stance, Status, Usage } from "./bindings";
 
-export interface Lease {
-  id: string;
-  frame: string;
-  horizon: Horizon;
-  state: LeaseState;
-  expires_at_ms: number;
-  /** What "done" means for this lease, in the person's words. */
-  success_criteria?: string[];
-}
-
-export interface Gate {
-  layer: number;
-  gate_ms: number;
-  remaining_ms: number;
-}
-
-export interface Budget {
-  used: number;
-  limit: number;
-}
-
-export interface PendingCall {
-  id: string;
-  tool: string;
-  layer: number;
-  tier: number;
-  call_hash: string;
-  expires_at_ms: number;
-}
-
-export interface StatusView {
-  now_ms: number;
-  stance: Stance;
-  lease: Lease | null;
-  /** Highest layer committed in this lease, 0..4. */
-  frontier: number;
-  /** One per layer 1..4. */
-  gates: Gate[];
-  budget: Budget;
-  pending: PendingCall[];
-  /** Events in the ledger: the slow-loop panel re-reads when it grows. */
-  events?: number;
-}
+export type { Horizon, Stance };
+export type StatusView = Status;
+export type Lease = LeaseView;
+export type Gate = GateView;
+export type Budget = Usage;
+export type PendingCall = PendingSummary;
 
 export const LAYERS = [0, 1, 2, 3, 4] as const;
 
@@ -110,14 +72,15 @@ export function formatLease(lease: Lease | null, nowMs: number): LeaseDisplay {
   if (lease === null) {
     return { active: false, frame: "", horizon: "", state: "none", countdown: "no active lease" };
   }
-  const left = lease.expires_at_ms - nowMs;
-  const expired = lease.state === "expired" || left <= 0;
+  // A drafted lease has no expiry until the commitment gate activates it.
+  const left = lease.expires_at_ms === null ? null : lease.expires_at_ms - nowMs;
+  const expired = lease.state === "expired" || (left !== null && left <= 0);
   return {
     active: !expired && lease.state === "active",
     frame: lease.frame,
     horizon: horizonLabel(lease.horizon),
     state: expired ? "expired" : lease.state,
-    countdown: expired ? "expired" : `expires in ${formatCountdown(left)}`,
+    countdown: expired ? "expired" : left === null ? "not committed yet" : `expires in ${formatCountdown(left)}`,
   };
 }
 

@@ -454,7 +454,7 @@ pub fn run(args: Args) -> Result<i32> {
         }
         Cmd::Status => {
             let mut e = open(&args)?;
-            let v = e.status()?;
+            let v = serde_json::to_value(e.status()?)?;
             if json {
                 print_json(&v)
             } else {
@@ -503,7 +503,7 @@ pub fn run(args: Args) -> Result<i32> {
         }
         Cmd::Pending => {
             let mut e = open(&args)?;
-            let v = e.status()?;
+            let v = serde_json::to_value(e.status()?)?;
             let pending = v.get("pending").cloned().unwrap_or(json!([]));
             if json {
                 print_json(&json!({ "pending": pending }));
@@ -550,7 +550,7 @@ pub fn run(args: Args) -> Result<i32> {
         }
         Cmd::Lease { cmd: LeaseCmd::Show } => {
             let mut e = open(&args)?;
-            let v = e.status()?;
+            let v = serde_json::to_value(e.status()?)?;
             let lease = v.get("lease").cloned().unwrap_or(Value::Null);
             if json {
                 print_json(&json!({ "lease": lease }));
@@ -627,7 +627,7 @@ pub fn run(args: Args) -> Result<i32> {
             let mut e = open(&args)?;
             let r = match cmd {
                 ScopeCmd::Show => {
-                    let v = e.status()?;
+                    let v = serde_json::to_value(e.status()?)?;
                     let scope = v.get("scope").cloned().unwrap_or(Value::Null);
                     if json {
                         print_json(&json!({ "scope": scope }));

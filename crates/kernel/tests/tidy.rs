@@ -15,11 +15,14 @@ fn crate_dir() -> PathBuf {
 }
 
 /// What the kernel may depend on: serialisation, hashing, signature checks, schema validation
-/// (without remote resolution), TOML, error derives, and persistent sorted maps (`rpds`: a
+/// (without remote resolution), TOML, error derives, persistent sorted maps (`rpds`: a
 /// red-black tree with shared nodes, so a decision's copy of the state costs O(1) and a change
-/// O(log n) — pure data structures, no IO, ordered iteration).
+/// O(log n) — pure data structures, no IO, ordered iteration), and `ts-rs`, a derive that
+/// declares the status view's types in TypeScript for the UI (`status.rs`): the kernel calls none
+/// of its functions (its file-writing helpers run only in the app's bindings test), so it adds a
+/// trait impl per view type and nothing a decision could reach.
 const ALLOWED_DEPENDENCIES: &[&str] =
-    &["blake3", "ed25519-dalek", "hex", "jsonschema", "rpds", "serde", "serde_json", "thiserror", "toml"];
+    &["blake3", "ed25519-dalek", "hex", "jsonschema", "rpds", "serde", "serde_json", "thiserror", "toml", "ts-rs"];
 
 /// Source patterns that would make the kernel read the world, the clock or chance, or iterate in
 /// an order that differs between runs.

@@ -61,6 +61,15 @@ pub struct InitReport {
     pub events: u64,
 }
 
+/// What `smart status --json` prints and the app's `get_status` returns: the kernel's status
+/// view and the data dir it is of.
+#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS)]
+pub struct Status {
+    #[serde(flatten)]
+    pub view: smart_kernel::status::StatusView,
+    pub data_dir: String,
+}
+
 /// What happened to a call, for the CLI's output and exit code.
 #[derive(Debug, Serialize)]
 pub struct CallReport {
@@ -607,7 +616,8 @@ impl Engine {
         if tool != "orbit.get_context" {
             return executor;
         }
-        let mut context = smart_kernel::status::status(&self.state, self.kernel.policy(), now);
+        let view = smart_kernel::status::status(&self.state, self.kernel.policy(), now);
+        let mut context = serde_json::to_value(view).unwrap_or(Value::Null);
         if let Some(obj) = context.as_object_mut() {
             let visible: Vec<&String> = self.state.scope.as_ref().map(|t| t.tools.iter().collect()).unwrap_or_default();
             obj.insert("visible_tools".into(), json!(visible));
@@ -934,15 +944,12 @@ impl Engine {
         &self.kernel.policy().roots
     }
 
-    /// The status view (see `smart_kernel::status`).
-    pub fn status(&mut self) -> Result<Value, RuntimeError> {
+    /// The status view (see `smart_kernel::status`), with where the data lives.
+    pub fn status(&mut self) -> Result<Status, RuntimeError> {
         self.retrying(Engine::tick)?;
         let now = self.now();
-        let mut v = smart_kernel::status::status(&self.state, self.kernel.policy(), now);
-        if let Some(obj) = v.as_object_mut() {
-            obj.insert("data_dir".into(), json!(self.dir.path()));
-        }
-        Ok(v)
+        let view = smart_kernel::status::status(&self.state, self.kernel.policy(), now);
+        Ok(Status { view, data_dir: self.dir.path().display().to_string() })
     }
 }
 

@@ -328,7 +328,9 @@ impl Session {
     fn call(&mut self, tool: &str, args: Value) -> Option<Result<Value, String>> {
         let h = &mut self.h;
         // What `orbit.get_context` reports: the kernel's status now, as the runtime passes it.
-        h.exec = h.exec.clone().with_context(smart_kernel::status::status(&h.state, h.kernel.policy(), h.now));
+        h.exec = h.exec.clone().with_context(
+            serde_json::to_value(smart_kernel::status::status(&h.state, h.kernel.policy(), h.now)).unwrap(),
+        );
         let from = h.log.len();
         h.now = h.now.plus(1);
         let c = h.call(tool, args);
