@@ -24,7 +24,7 @@ fn repo() -> PathBuf {
 fn row<'a>(map: &'a str, prefix: &str) -> Option<&'a str> {
     map.lines()
         .filter(|l| l.starts_with("| `"))
-        .find(|l| l.split('|').nth(1).is_some_and(|c| c.contains(&format!("`{prefix}"))))
+        .find(|l| l.split('|').nth(1).is_some_and(|c| c.contains(&format!("`{prefix}`"))))
 }
 
 /// Every file under `dir` whose name passes `keep`, as paths relative to the repository.

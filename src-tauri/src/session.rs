@@ -9,7 +9,7 @@
 //! so repairing the data dir from a terminal needs no restart.
 //!
 //! The first successful opening in an app run is also when SMART speaks first: it starts or
-//! resumes bootstrap (`slow_loop::greet`). Only the first — a runtime reopened after an error is
+//! resumes bootstrap (`Engine::greet`). Only the first — a runtime reopened after an error is
 //! the same run, not a new session to welcome back.
 
 use smart_runtime::model_choice::proposer_spec;

@@ -13,8 +13,8 @@
 //! the controller would not grant), and a perception report only ever adds proposals.
 //!
 //! Bootstrap also needs the app to speak first: a fresh ledger is first contact, and an
-//! unfinished bootstrap is a conversation to pick up. [`greet`] does that once per app run, when
-//! the session first opens the data dir.
+//! unfinished bootstrap is a conversation to pick up. The runtime's `Engine::greet` does that
+//! once per app run, when the session first opens the data dir.
 
 use crate::reports::{Outcome, SayResult};
 use crate::session::Session;
@@ -185,29 +185,33 @@ pub async fn propose_gate(
 ) -> Result<ProposeResult, String> {
     let gate: SuggestedGate = gate.parse()?;
     let severity: Severity = severity.parse()?;
+    // The proposal and the read it asks for are one request.
+    let turn = smart_runtime::TurnId::new();
     session
         .with_engine(|e| {
-            let p = GateProposal::new(GateSource::UserSignal, gate, severity, reason.clone(), e.now())
-                .with_origin("person");
-            let r = e.propose_gate(p)?;
-            if r.outcome == smart_runtime::CallOutcome::Refused {
-                return Ok(ProposeResult { outcome: Outcome::from(&r), verdict: None, reason: None });
-            }
-            e.read_proposals(ReadTrigger::Request)?;
-            let read = e.proposal_history(1)?;
-            let mine = read
-                .first()
-                .and_then(|r| r["verdicts"].as_array())
-                .and_then(|vs| {
-                    vs.iter().rev().find(|v| {
-                        v["proposal"]["source"] == "user_signal"
-                            && v["proposal"]["origin"] == "person"
-                            && v["proposal"]["reason"] == reason.as_str()
+            e.in_turn(&turn, |e| {
+                let p = GateProposal::new(GateSource::UserSignal, gate, severity, reason.clone(), e.now())
+                    .with_origin("person");
+                let r = e.propose_gate(p)?;
+                if r.outcome == smart_runtime::CallOutcome::Refused {
+                    return Ok(ProposeResult { outcome: Outcome::from(&r), verdict: None, reason: None });
+                }
+                e.read_proposals(ReadTrigger::Request)?;
+                let read = e.proposal_history(1)?;
+                let mine = read
+                    .first()
+                    .and_then(|r| r["verdicts"].as_array())
+                    .and_then(|vs| {
+                        vs.iter().rev().find(|v| {
+                            v["proposal"]["source"] == "user_signal"
+                                && v["proposal"]["origin"] == "person"
+                                && v["proposal"]["reason"] == reason.as_str()
+                        })
                     })
-                })
-                .cloned();
-            let text = |k: &str| mine.as_ref().and_then(|v| v[k].as_str()).map(str::to_string);
-            Ok(ProposeResult { outcome: Outcome::from(&r), verdict: text("verdict"), reason: text("reason") })
+                    .cloned();
+                let text = |k: &str| mine.as_ref().and_then(|v| v[k].as_str()).map(str::to_string);
+                Ok(ProposeResult { outcome: Outcome::from(&r), verdict: text("verdict"), reason: text("reason") })
+            })
         })
         .await
 }

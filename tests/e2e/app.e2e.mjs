@@ -164,11 +164,32 @@ function recordOutput(env, wav) {
 let driver = startDriver(data);
 let session = null;
 
+/** The app processes still running (pgrep exits 1 when there are none). */
+function appsRunning() {
+  try {
+    return execFileSync("pgrep", ["-f", APP], { encoding: "utf8" }).split("\n").filter((l) => l.trim() !== "");
+  } catch {
+    return [];
+  }
+}
+
 async function cleanup() {
   if (session) await wd("DELETE", `/session/${session}`).catch(() => {});
   session = null;
   driver.kill("SIGTERM");
   await new Promise((r) => (driver.exitCode !== null || driver.signalCode !== null ? r() : driver.once("exit", r)));
+  // The app closes after its driver: until it has, it still holds the global hotkey, and the
+  // next app's grab fails ("HotKey already registered") — a CI run on a busy box lost the
+  // push-to-talk step that way. Wait for it, and end it if it does not go.
+  const end = Date.now() + 10_000;
+  while (appsRunning().length > 0 && Date.now() < end) await sleep(100);
+  for (const pid of appsRunning()) {
+    try {
+      process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
 }
 
 async function openSession() {
@@ -247,6 +268,9 @@ try {
   await waitFor("the confirmation dialog", () => exists("[data-testid=confirm-dialog]"), 30_000);
   // The live line is fed by the backend's bus events: what was heard, the proposal, the outcome.
   const live = await text("[data-testid=live]");
+  // The live line shows the request's id: the one the timeline finds it by (checked below).
+  const shownRequest = (await text("[data-testid=live-request]")).replace("request", "").trim();
+  expect(/^[0-9a-f]{8}$/.test(shownRequest), `the live line shows the request's id (${shownRequest})`);
   expect(live.includes("quarantine docs/old.log") && live.includes("fs.quarantine") && live.includes("pending"), `the live line (${live})`);
   const dialog = await text("[data-testid=confirm-dialog]");
   expect(dialog.includes("Approve fs.quarantine?"), "the dialog names the tool");
@@ -284,6 +308,7 @@ try {
   // The approval joined the request that made the call wait (one id from the typed words on).
   const corr = await attr("[data-kind=approved]", "data-corr");
   expect(/^[0-9a-f]{16}$/.test(corr ?? ""), `a request id on the row (${corr})`);
+  expect(corr.startsWith(shownRequest), `the id the live line showed (${shownRequest}) is the request's (${corr})`);
   expect((await attr("[data-kind=pending]", "data-corr")) === corr, "the pending row is the same request");
   const turnEvents = smart("ledger", "show", "--corr", corr).events;
   const kindsOfTurn = turnEvents.map((e) => e.kind);

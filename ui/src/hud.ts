@@ -6,6 +6,9 @@ import type { CallOutcome, HudEvent } from "./bindings";
 
 export interface Live {
   corr: string | null;
+  /** The request's id, from its utterance on: what the timeline's Request filter finds it by.
+   * Later events of other requests (the microphone's level under the next id) do not move it. */
+  request: string | null;
   state: string;
   heard: string | null;
   proposal: { tool: string; source: string; args: unknown } | null;
@@ -27,6 +30,7 @@ export interface Live {
 
 export const IDLE: Live = {
   corr: null,
+  request: null,
   state: "idle",
   heard: null,
   proposal: null,
@@ -61,6 +65,7 @@ export function fold(live: Live, ev: HudEvent): Live {
       break;
     case "utterance":
       next.heard = ev.text;
+      next.request = ev.corr;
       break;
     case "proposal":
       next.proposal = { tool: ev.tool ?? "?", source: ev.source ?? "?", args: ev.args };

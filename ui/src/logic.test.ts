@@ -128,6 +128,17 @@ describe("the live line", () => {
     live = fold(live, ev({ event: "worker_ready", model: "Qwen2.5 Coder 0.5B" }));
     expect(live.worker).toBe("Qwen2.5 Coder 0.5B");
   });
+  it("keeps the request's id from its utterance, whatever the next request's events say", () => {
+    let live = fold(IDLE, ev({ corr: "aaaa1111bbbb2222", event: "speech_start" }));
+    expect(live.request).toBeNull();
+    live = fold(live, ev({ corr: "aaaa1111bbbb2222", event: "utterance", text: "scan inbox" }));
+    live = fold(live, ev({ corr: "aaaa1111bbbb2222", event: "outcome", outcome: "committed" }));
+    // The voice task has already made the next request's id; its level events carry it.
+    live = fold(live, ev({ corr: "cccc3333dddd4444", event: "level", level: -40 }));
+    expect(live.request).toBe("aaaa1111bbbb2222");
+    live = fold(live, ev({ corr: "cccc3333dddd4444", event: "utterance", text: "scan docs" }));
+    expect(live.request).toBe("cccc3333dddd4444");
+  });
   it("clears the previous interaction's details when a new one starts", () => {
     let live = fold(IDLE, ev({ event: "outcome", outcome: "refused" }));
     live = fold(live, ev({ corr: "c2", event: "utterance", text: "scan inbox" }));

@@ -842,10 +842,7 @@ fn turn_events(
         kinds: kind.map(str::to_string).into_iter().collect(),
         ..Default::default()
     };
-    // Newest first from the corr index; a request has a handful of events.
-    let mut rows = ledger.page(&filter, 0, usize::MAX)?;
-    rows.reverse();
-    Ok(rows.into_iter().filter(|r| r.seq >= since).take(limit).collect())
+    Ok(ledger.oldest_first(&filter, since, limit)?)
 }
 
 fn doctor(args: &Args) -> Result<i32> {

@@ -1,7 +1,8 @@
 //! One request, one id: the id `smart say --json` shows a person finds every ledger event of that
 //! request with `smart ledger show --corr`, and nothing else. Before, each engine call made its
-//! own id, so the id the HUD and `--json` showed found nothing in the ledger.
-//! (The spoken turn is in `listen.rs`, beside its recordings.)
+//! own id, so the id `--json` (and the bus, which feeds the HUD) showed found nothing in the
+//! ledger. (The spoken turn is in `listen.rs`, beside its recordings; the engine's turns in
+//! `crates/runtime/tests/timeline.rs`.)
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -54,7 +55,7 @@ fn a_typed_turn_is_found_in_the_ledger_by_the_id_it_showed() {
     assert!(turn.iter().all(|e| e["corr"] == corr), "{turn:?}");
     let k = kinds(&found);
     assert!(k.contains(&"admitted") && k.contains(&"committed"), "{k:?}");
-    // The HUD shows the id's first eight characters; they find the same turn.
+    // The HUD's live line shows the id's first eight characters; they find the same turn.
     assert_eq!(seqs(&by_corr(&s, &corr[..8])), seqs(&turn));
     // A second request is a second id.
     let again = say(&s, "scan inbox");
@@ -83,29 +84,6 @@ fn a_decision_on_a_pending_call_joins_the_turn_that_made_it_wait() {
     for kind in ["pending", "approved", "committed"] {
         assert!(k.contains(&kind), "{kind} missing from the turn: {k:?}");
     }
-}
-
-#[test]
-fn an_operation_outside_a_turn_is_a_request_of_its_own() {
-    let s = Smart::init(None);
-    s.write("a.txt", "a");
-    let before = s.events();
-    let (code, v) = s.call("fs.hash", &format!(r#"{{"path": "{}"}}"#, s.root.join("a.txt").display()));
-    assert_eq!(code, 0, "{v}");
-    let mid = s.events();
-    let (code, v) = s.call("fs.hash", &format!(r#"{{"path": "{}"}}"#, s.root.join("a.txt").display()));
-    assert_eq!(code, 0, "{v}");
-    let first = events_after(&s, before);
-    let (one, two): (Vec<_>, Vec<_>) = first.iter().partition(|e| e["seq"].as_u64().unwrap() <= mid);
-    assert!(!one.is_empty() && !two.is_empty());
-    let id = |es: &[&Value]| -> Vec<String> {
-        let mut ids: Vec<String> = es.iter().map(|e| e["corr"].as_str().unwrap().to_string()).collect();
-        ids.dedup();
-        ids
-    };
-    assert_eq!(id(&one).len(), 1, "one call, one id: {one:?}");
-    assert_eq!(id(&two).len(), 1, "{two:?}");
-    assert_ne!(id(&one), id(&two));
 }
 
 #[test]

@@ -204,6 +204,24 @@ impl Ledger {
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 
+    /// The matching events from `since` on, oldest first, at most `limit` (one request's
+    /// events, as `smart ledger show --corr` lists them).
+    pub fn oldest_first(
+        &self,
+        filter: &EventFilter,
+        since: u64,
+        limit: usize,
+    ) -> Result<Vec<StoredEvent>, LedgerError> {
+        let (clause, mut params) = filter.sql();
+        params.push(SqlValue::Integer(clamp(since)));
+        params.push(SqlValue::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+        let mut stmt = self
+            .connection()
+            .prepare(&format!("{} WHERE ({clause}) AND seq >= ? ORDER BY seq LIMIT ?", crate::store::SELECT))?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(params), row_to_event)?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
     /// Matching events per `bucket_ms` of wall-clock time, oldest bucket first, empty buckets
     /// left out.
     pub fn activity(&self, filter: &EventFilter, bucket_ms: u64) -> Result<Vec<ActivityBucket>, LedgerError> {
@@ -269,8 +287,11 @@ impl Ledger {
     pub fn corr_of_pending(&self, id: &str) -> Result<Option<String>, LedgerError> {
         use rusqlite::OptionalExtension;
         let mut stmt = self.connection().prepare_cached(
-            "SELECT corr FROM events WHERE kind = 'pending' AND json_valid(payload) \
-             AND json_extract(payload, '$.pending.id') = ?1 ORDER BY seq DESC LIMIT 1",
+            // CASE, not AND: SQLite does not promise to test `json_valid` first, and one
+            // damaged payload must not fail the query (as for `TOOL_EXPR`).
+            "SELECT corr FROM events WHERE kind = 'pending' \
+             AND CASE WHEN json_valid(payload) THEN json_extract(payload, '$.pending.id') END = ?1 \
+             ORDER BY seq DESC LIMIT 1",
         )?;
         Ok(stmt.query_row([id], |r| r.get(0)).optional()?)
     }
@@ -321,6 +342,30 @@ mod tests {
             .unwrap();
         let tools: Vec<String> = stmt.query_map([], |r| r.get(3)).unwrap().collect::<Result<_, _>>().unwrap();
         assert!(tools.iter().any(|p| p.contains("INDEX events_tool")), "{tools:?}");
+    }
+
+    /// A decision joins the request of the pending call it decides, found by the `pending`
+    /// event's id — and a damaged `pending` payload (only a damaged ledger has one) is skipped,
+    /// never an error that would stop every approval.
+    #[test]
+    fn a_pending_call_is_found_by_its_id_past_a_damaged_payload() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = crate::Ledger::create(&dir.path().join("l.db")).unwrap();
+        let row = |seq: i64, corr: &str, payload: &str| {
+            ledger
+                .connection()
+                .execute(
+                    "INSERT INTO events VALUES (?1, ?2, 'pending', ?3, 0, 0, 's', 's', 'p', 'h', 'x')",
+                    rusqlite::params![seq, corr, payload],
+                )
+                .unwrap();
+        };
+        row(1, "aaaa", r#"{"kind":"pending","pending":{"id":"p1"}}"#);
+        row(2, "bbbb", "{not json");
+        row(3, "cccc", r#"{"kind":"pending","pending":{"id":"p2"}}"#);
+        assert_eq!(ledger.corr_of_pending("p1").unwrap().as_deref(), Some("aaaa"));
+        assert_eq!(ledger.corr_of_pending("p2").unwrap().as_deref(), Some("cccc"));
+        assert_eq!(ledger.corr_of_pending("p3").unwrap(), None);
     }
 
     proptest! {

@@ -403,7 +403,7 @@ impl Assistant {
         }
         let corr = TurnId::new();
         let result = self.started_model(corr.as_str()).await.map(|_| true);
-        self.record_faults(corr.as_str());
+        self.record_faults(&corr);
         result
     }
 
@@ -415,11 +415,15 @@ impl Assistant {
     }
 
     /// Ledgers the supervisor's faults and announces them.
-    fn record_faults(&mut self, corr: &str) {
+    fn record_faults(&mut self, turn: &TurnId) {
         let faults = self.supervisor.as_mut().map(Supervisor::take_faults).unwrap_or_default();
         for f in faults {
-            self.bus.emit(corr, BusEvent::WorkerFault { reason: f.reason.clone(), restart_in_ms: f.restart_in_ms });
-            if let Err(e) = self.engine.record_fault("proposer-worker", &f.reason, f.restart_in_ms) {
+            self.bus.emit(
+                turn.as_str(),
+                BusEvent::WorkerFault { reason: f.reason.clone(), restart_in_ms: f.restart_in_ms },
+            );
+            let recorded = self.engine.in_turn(turn, |e| e.record_fault("proposer-worker", &f.reason, f.restart_in_ms));
+            if let Err(e) = recorded {
                 tracing::error!(error = %e, "could not ledger a worker fault");
             }
         }
@@ -429,7 +433,7 @@ impl Assistant {
     pub async fn warm_up(&mut self) -> Result<String, AssistantError> {
         let corr = TurnId::new();
         let result = self.started_model(corr.as_str()).await.map(|(_, info)| info.name);
-        self.record_faults(corr.as_str());
+        self.record_faults(&corr);
         result
     }
 
@@ -472,14 +476,17 @@ impl Assistant {
         opts: &SayOptions,
         said: Said<'_, '_>,
     ) -> Result<SayReport, AssistantError> {
-        let outer = self.engine.enter_turn(turn.clone());
+        // Assistant turns do not nest, so the turn is closed, not an outer one restored: a turn
+        // future dropped before its end (no caller drops one) leaves its id open only until the
+        // next turn opens and closes.
+        self.engine.enter_turn(turn.clone());
         let corr = turn.as_str();
         let result = self.turn(turn, text, opts, said).await;
-        self.record_faults(corr);
+        self.record_faults(turn);
         if result.is_err() && self.interaction.state() != State::Idle {
             self.fire(corr, Trigger::Fault);
         }
-        self.engine.leave_turn(outer);
+        self.engine.leave_turn(None);
         result
     }
 
@@ -885,7 +892,7 @@ impl Assistant {
             }
             Err(e) => Err(e),
         };
-        self.record_faults(corr.as_str());
+        self.record_faults(&corr);
         result
     }
 
@@ -944,8 +951,12 @@ impl Assistant {
         let p = sup.perceive(&req).await?;
         let reports = smart_advisors::perception::parse(&p.report).map_err(WorkerError::Garbage)?;
         let findings = smart_advisors::perception::findings(&reports, self.engine.now());
-        let recorded = self.engine.apply_findings(&findings)?;
-        self.engine.read_proposals(smart_kernel::ReadTrigger::Request)?;
+        // The person asked for this look: what it records, and the read, are one request.
+        let recorded = self.engine.in_turn(&corr, |e| -> Result<_, RuntimeError> {
+            let recorded = e.apply_findings(&findings)?;
+            e.read_proposals(smart_kernel::ReadTrigger::Request)?;
+            Ok(recorded)
+        })?;
         Ok(PerceiveReport {
             reports,
             findings: findings.iter().map(|f| f.rule.to_string()).collect(),
@@ -1021,8 +1032,12 @@ mod tests {
             E::Bootstrap,
         ];
         let typed = [Trigger::TextSubmitted];
+        // Heard: speech found by the VAD, a push-to-talk press, the wake phrase (`voice_event`),
+        // then the transcript (`hear_with`).
         let heard = [Trigger::VoiceActivity, Trigger::EndOfSpeech, Trigger::TranscriptReady];
-        for way_in in [&typed[..], &heard[..]] {
+        let pressed = [Trigger::PushToTalk, Trigger::EndOfSpeech, Trigger::TranscriptReady];
+        let woken = [Trigger::WakeWord, Trigger::EndOfSpeech, Trigger::TranscriptReady];
+        for way_in in [&typed[..], &heard[..], &pressed[..], &woken[..]] {
             for end in endings {
                 // What `turn` fires between the words and the ending.
                 let before: &[Trigger] = match end {

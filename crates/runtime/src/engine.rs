@@ -399,13 +399,17 @@ impl Engine {
     }
 
     /// The turn a decision on `pending_id` belongs to: the one that made the call wait, when the
-    /// ledger still shows it; otherwise the open one (or a fresh one).
-    fn turn_of_pending(&self, pending_id: &str) -> Result<TurnId, RuntimeError> {
+    /// ledger still shows it; otherwise the open one (or a fresh one). A label never stops a
+    /// decision: a lookup that fails is logged and the decision goes on under the open turn.
+    fn turn_of_pending(&self, pending_id: &str) -> TurnId {
         if pending_id.is_empty() {
-            return Ok(self.turn_id());
+            return self.turn_id();
         }
-        let recorded = self.ledger.corr_of_pending(pending_id)?;
-        Ok(recorded.and_then(|c| TurnId::parse(&c).ok()).unwrap_or_else(|| self.turn_id()))
+        let recorded = self.ledger.corr_of_pending(pending_id).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, pending_id, "could not look up the request a pending call belongs to");
+            None
+        });
+        recorded.and_then(|c| TurnId::parse(&c).ok()).unwrap_or_else(|| self.turn_id())
     }
 
     /// Runs `op` again, on the ledger's newest state, when another process appended between its
@@ -740,7 +744,7 @@ impl Engine {
         self.tick()?;
         let now = self.now();
         let denied = signal.decision == smart_kernel::Decision::Deny;
-        let turn = self.turn_of_pending(&signal.pending_id)?;
+        let turn = self.turn_of_pending(&signal.pending_id);
         let d = {
             let world = self.world();
             self.kernel.signal(&self.state, signal, now, &world)?

@@ -203,3 +203,53 @@ fn the_tool_filter_in_sql_and_tool_of_on_a_payload_agree() {
         assert_eq!(by_sql.iter().map(|r| r.seq).collect::<Vec<_>>(), by_payload, "{tool}");
     }
 }
+
+/// Inside `Engine::in_turn` every operation is ledgered under the turn's id; outside one, each
+/// operation is a request of its own; a nested turn is the innermost id, and the outer one is
+/// back after it. (Before turn ids, every operation made its own id.)
+#[test]
+fn operations_inside_a_turn_share_its_id_and_outside_each_has_its_own() {
+    use smart_runtime::TurnId;
+    let mut s = setup();
+    let e = &mut s.engine;
+    let docs = e.roots()[0].clone() + "/docs";
+    let corrs_after = |e: &Engine, seq: u64| -> Vec<String> {
+        let mut out = vec![];
+        e.ledger()
+            .for_each_from(seq + 1, |row| {
+                out.push(row.corr);
+                true
+            })
+            .unwrap();
+        out.dedup();
+        out
+    };
+    // Each call ledgers events whatever the kernel decides (the same scan is refused once the
+    // lease's repeat bound is reached); the ids are what is checked.
+    let scan = |e: &mut Engine| {
+        let r = e.call("fs.scan", json!({"path": docs}), CallSource::Model).unwrap();
+        assert!(r.seq.is_some(), "{r:?}");
+    };
+    // Outside a turn: two calls, two ids.
+    let before = e.state().seq;
+    scan(e);
+    scan(e);
+    assert_eq!(corrs_after(e, before).len(), 2, "two requests");
+
+    // Inside one: two calls, the turn's id; a nested turn in between, its own; then the outer again.
+    let (outer, inner) = (TurnId::new(), TurnId::new());
+    let before = e.state().seq;
+    e.in_turn(&outer, |e| {
+        scan(e);
+        e.in_turn(&inner, |e| scan(e));
+        scan(e);
+    });
+    assert_eq!(corrs_after(e, before), vec![outer.to_string(), inner.to_string(), outer.to_string()]);
+
+    // After it, a request of its own again.
+    let before = e.state().seq;
+    scan(e);
+    let after = corrs_after(e, before);
+    assert_eq!(after.len(), 1);
+    assert!(after[0] != outer.to_string() && after[0] != inner.to_string(), "the turn was left open: {after:?}");
+}
