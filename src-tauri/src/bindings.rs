@@ -23,6 +23,7 @@ fn generate() -> String {
     let cfg = Config::new().with_large_int("number");
     let decls = [
         smart_runtime::CallOutcome::decl(&cfg),
+        smart_runtime::bus::BusEventKind::decl(&cfg),
         smart_kernel::Stance::decl(&cfg),
         smart_kernel::Horizon::decl(&cfg),
         smart_kernel::status::StatusView::decl(&cfg),

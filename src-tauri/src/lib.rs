@@ -45,10 +45,8 @@ pub const HUD_EVENT: &str = "smart://hud";
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct HudEvent {
     pub corr: String,
-    /// state_changed | utterance | proposal | reply | outcome | worker_starting | worker_ready |
-    /// worker_fault | preparing | prepared | illegal_transition | level | speech_start |
-    /// speech_end | wake | wake_rejected | partial | heard | emergency | spoken
-    pub event: String,
+    /// Which bus event this is.
+    pub event: smart_runtime::bus::BusEventKind,
     /// The interaction state entered (state_changed).
     pub state: Option<String>,
     /// The utterance or reply text.
@@ -72,7 +70,7 @@ impl HudEvent {
         let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
         HudEvent {
             corr: env.corr.clone(),
-            event: s("event").unwrap_or_default(),
+            event: env.event.kind(),
             state: s("to"),
             // The wake phrase, speech turned away for lack of it, and the emergency word read
             // as the event's text.

@@ -3,6 +3,8 @@
 
 export type CallOutcome = "committed" | "refused" | "pending" | "failed" | "denied" | "recorded";
 
+export type BusEventKind = "state_changed" | "illegal_transition" | "utterance" | "proposal" | "reply" | "outcome" | "worker_starting" | "worker_ready" | "worker_fault" | "preparing" | "prepared" | "level" | "speech_start" | "speech_end" | "wake" | "wake_rejected" | "partial" | "heard" | "emergency" | "spoken";
+
 export type Stance = "sensemaking" | "discovery" | "execution" | "evaluation";
 
 export type Horizon = "short" | "mid" | "long";
@@ -205,11 +207,9 @@ export type ActivityBar = { start_wall_ms: number, events: number, refusals: num
 
 export type HudEvent = { corr: string, 
 /**
- * state_changed | utterance | proposal | reply | outcome | worker_starting | worker_ready |
- * worker_fault | preparing | prepared | illegal_transition | level | speech_start |
- * speech_end | wake | wake_rejected | partial | heard | emergency | spoken
+ * Which bus event this is.
  */
-event: string, 
+event: BusEventKind, 
 /**
  * The interaction state entered (state_changed).
  */

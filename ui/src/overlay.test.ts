@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { BusEventKind } from "./bindings";
 import { IDLE, fold, type Live } from "./hud";
 import { gateWords, overlayView, proposalWords } from "./overlay";
 
@@ -29,7 +30,7 @@ describe("the end of a turn", () => {
     expect(overlayView(at("LISTENING")).ended).toBe(false);
     expect(overlayView(at("AWAITING_CONFIRM")).ended).toBe(false);
     expect(overlayView(at("IDLE", { outcome: "committed" })).ended).toBe(true);
-    const ev = (event: string, text: string | null) =>
+    const ev = (event: BusEventKind, text: string | null) =>
       ({ corr: "t1", event, state: null, text, tool: null, args: null, outcome: null, source: null, model: null, reason: null, level: null });
     let live = fold(IDLE, ev("utterance", "scan the docs folder"));
     live = fold(live, ev("spoken", "Done."));

@@ -105,7 +105,61 @@ pub enum BusEvent {
     },
 }
 
+/// Which bus event a message is: the `event` tag it is serialised with, as its own type, so the
+/// HUD's TypeScript compares it against the generated union instead of free text.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum BusEventKind {
+    StateChanged,
+    IllegalTransition,
+    Utterance,
+    Proposal,
+    Reply,
+    Outcome,
+    WorkerStarting,
+    WorkerReady,
+    WorkerFault,
+    Preparing,
+    Prepared,
+    Level,
+    SpeechStart,
+    SpeechEnd,
+    Wake,
+    WakeRejected,
+    Partial,
+    Heard,
+    Emergency,
+    Spoken,
+}
+
 impl BusEvent {
+    /// The event's kind (the same word as its serialised `event` tag; tested).
+    pub fn kind(&self) -> BusEventKind {
+        use BusEventKind as K;
+        match self {
+            BusEvent::StateChanged { .. } => K::StateChanged,
+            BusEvent::IllegalTransition { .. } => K::IllegalTransition,
+            BusEvent::Utterance { .. } => K::Utterance,
+            BusEvent::Proposal { .. } => K::Proposal,
+            BusEvent::Reply { .. } => K::Reply,
+            BusEvent::Outcome { .. } => K::Outcome,
+            BusEvent::WorkerStarting => K::WorkerStarting,
+            BusEvent::WorkerReady { .. } => K::WorkerReady,
+            BusEvent::WorkerFault { .. } => K::WorkerFault,
+            BusEvent::Preparing => K::Preparing,
+            BusEvent::Prepared { .. } => K::Prepared,
+            BusEvent::Level { .. } => K::Level,
+            BusEvent::SpeechStart { .. } => K::SpeechStart,
+            BusEvent::SpeechEnd { .. } => K::SpeechEnd,
+            BusEvent::Wake { .. } => K::Wake,
+            BusEvent::WakeRejected { .. } => K::WakeRejected,
+            BusEvent::Partial { .. } => K::Partial,
+            BusEvent::Heard { .. } => K::Heard,
+            BusEvent::Emergency { .. } => K::Emergency,
+            BusEvent::Spoken { .. } => K::Spoken,
+        }
+    }
+
     /// The voice worker's events that the HUD shows.
     pub fn from_voice(e: &smart_voice::protocol::Event) -> Option<BusEvent> {
         use smart_voice::protocol::Event as V;
@@ -156,5 +210,48 @@ impl Bus {
     pub fn emit(&self, corr: &str, event: BusEvent) {
         tracing::debug!(corr, ?event, "bus");
         let _ = self.tx.send(Envelope { corr: corr.to_string(), event });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// Every event's kind is the word its message carries in `event` (what the HUD reads).
+    #[test]
+    fn each_kind_is_the_events_own_tag() {
+        let state = crate::interaction::State::Idle;
+        let trigger = crate::interaction::Trigger::TextSubmitted;
+        let text = || "x".to_string();
+        let events = [
+            BusEvent::StateChanged { from: state, to: state, trigger },
+            BusEvent::IllegalTransition { from: state, trigger },
+            BusEvent::Utterance { text: text() },
+            BusEvent::Proposal { source: ProposalSource::Model, tool: text(), args: Value::Null },
+            BusEvent::Reply { text: text() },
+            BusEvent::Outcome { tool: text(), report: Value::Null },
+            BusEvent::WorkerStarting,
+            BusEvent::WorkerReady { model: text(), format: text(), load_ms: 1 },
+            BusEvent::WorkerFault { reason: text(), restart_in_ms: 1 },
+            BusEvent::Preparing,
+            BusEvent::Prepared { tokens: 1, ms: 1 },
+            BusEvent::Level { rms_dbfs: -1.0 },
+            BusEvent::SpeechStart { at_ms: 1 },
+            BusEvent::SpeechEnd { at_ms: 1 },
+            BusEvent::Wake { phrase: text() },
+            BusEvent::WakeRejected { heard: text() },
+            BusEvent::Partial { text: text() },
+            BusEvent::Heard { text: text(), confidence: 0.5, stt_ms: 1 },
+            BusEvent::Emergency { word: text() },
+            BusEvent::Spoken { text: text() },
+        ];
+        let mut seen = std::collections::BTreeSet::new();
+        for e in &events {
+            let tag = serde_json::to_value(e).unwrap()["event"].clone();
+            assert_eq!(serde_json::to_value(e.kind()).unwrap(), tag, "{e:?}");
+            seen.insert(tag.as_str().unwrap().to_string());
+        }
+        assert_eq!(seen.len(), events.len(), "one event of each kind");
     }
 }
