@@ -26,7 +26,8 @@ fn generate() -> String {
         smart_runtime::bus::BusEventKind::decl(&cfg),
         smart_kernel::Stance::decl(&cfg),
         smart_kernel::Horizon::decl(&cfg),
-        smart_kernel::status::StatusView::decl(&cfg),
+        // `StatusView` is not declared on its own: `Status` flattens it, and ts-rs writes its
+        // fields into `Status` (a second declaration would be an unused copy).
         smart_kernel::status::LeaseView::decl(&cfg),
         smart_kernel::status::LeaseViewState::decl(&cfg),
         smart_kernel::status::GateView::decl(&cfg),

@@ -9,36 +9,6 @@ export type Stance = "sensemaking" | "discovery" | "execution" | "evaluation";
 
 export type Horizon = "short" | "mid" | "long";
 
-export type StatusView = { 
-/**
- * The kernel's clock: countdowns are computed against it, not the screen's.
- */
-now_ms: number, stance: Stance, lease: LeaseView | null, 
-/**
- * Highest layer committed in this lease, 0..4.
- */
-frontier: number, 
-/**
- * One per layer 1..4: the time gate before its first call.
- */
-gates: Array<GateView>, 
-/**
- * Budget units spent in this lease, of the policy's limit.
- */
-budget: Usage, 
-/**
- * Steps taken in this lease, of the policy's limit.
- */
-steps: Usage, pending: Array<PendingSummary>, scope: ScopeView | null, 
-/**
- * The folders SMART may work in.
- */
-roots: Array<string>, 
-/**
- * Events in the ledger: the slow-loop panel re-reads when it grows.
- */
-events: number, };
-
 export type LeaseView = { 
 /**
  * The lease id's short form.
