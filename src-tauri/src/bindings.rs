@@ -13,7 +13,7 @@ use crate::onboarding::{FetchProgress, ModelRow, SetupState};
 use crate::preview::{FileRow, MoveRow, Preview};
 use crate::reports::{Outcome, SayResult, StepView};
 use crate::settings::{OverlayPlace, Settings};
-use crate::slow_loop::{BootstrapResult, PerceiveResult, ProposeResult};
+use crate::slow_loop::{BootstrapResult, PerceiveResult, ProposeResult, SlowLoopView};
 use crate::timeline::{ActivityBar, EventDetail, TimelineFilter, TimelinePage, TimelineRow, VerifyBadge, VerifyScope};
 use crate::voice::VoiceStatus;
 use ts_rs::{Config, TS};
@@ -61,6 +61,45 @@ fn generate() -> String {
         BootstrapResult::decl(&cfg),
         ProposeResult::decl(&cfg),
         PerceiveResult::decl(&cfg),
+        // The slow loop's panel: the memory view and the histories, down to the kernel's types
+        // (`DecisionDraft` and `ArtifactDraft` are flattened into their records, so not declared).
+        SlowLoopView::decl(&cfg),
+        smart_runtime::slow_loop::MemoryView::decl(&cfg),
+        smart_runtime::slow_loop::SlowMemory::decl(&cfg),
+        smart_runtime::slow_loop::FastMemory::decl(&cfg),
+        smart_runtime::slow_loop::Bridge::decl(&cfg),
+        smart_runtime::slow_loop::BootstrapView::decl(&cfg),
+        smart_runtime::slow_loop::ProposalRead::decl(&cfg),
+        smart_runtime::slow_loop::GateTransition::decl(&cfg),
+        smart_ledger::SessionSummary::decl(&cfg),
+        smart_kernel::Millis::decl(&cfg),
+        smart_kernel::GateAct::decl(&cfg),
+        smart_kernel::GateProposal::decl(&cfg),
+        smart_kernel::GateSource::decl(&cfg),
+        smart_kernel::Severity::decl(&cfg),
+        smart_kernel::SuggestedGate::decl(&cfg),
+        smart_kernel::ProposedAction::decl(&cfg),
+        smart_kernel::ReadTrigger::decl(&cfg),
+        smart_kernel::gate_controller::Verdict::decl(&cfg),
+        smart_kernel::gate_controller::VerdictKind::decl(&cfg),
+        smart_kernel::gate_controller::Effect::decl(&cfg),
+        smart_kernel::memory::DecisionRecord::decl(&cfg),
+        smart_kernel::memory::DecisionKind::decl(&cfg),
+        smart_kernel::memory::Confidence::decl(&cfg),
+        smart_kernel::memory::Principle::decl(&cfg),
+        smart_kernel::memory::PrincipleKind::decl(&cfg),
+        smart_kernel::memory::NorthStar::decl(&cfg),
+        smart_kernel::memory::Progress::decl(&cfg),
+        smart_kernel::memory::InteractionSignals::decl(&cfg),
+        smart_kernel::memory::ArtifactEntry::decl(&cfg),
+        smart_kernel::memory::ArtifactKind::decl(&cfg),
+        smart_kernel::memory::ArtifactStatus::decl(&cfg),
+        smart_kernel::memory::Freshness::decl(&cfg),
+        smart_kernel::work_order::WorkOrder::decl(&cfg),
+        smart_kernel::bootstrap::Stage::decl(&cfg),
+        smart_kernel::bootstrap::Snapshot::decl(&cfg),
+        smart_kernel::bootstrap::LadderPosition::decl(&cfg),
+        smart_kernel::bootstrap::Consent::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from the Rust command types by `src-tauri/src/bindings.rs`; do not edit.\n\

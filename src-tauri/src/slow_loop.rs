@@ -19,11 +19,13 @@
 use crate::reports::{Outcome, SayResult};
 use crate::session::Session;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use smart_kernel::bootstrap::{BootstrapInput, Consent};
+use smart_kernel::gate_controller::VerdictKind;
 use smart_kernel::{GateProposal, GateSource, ReadTrigger, Severity, SuggestedGate};
+use smart_ledger::SessionSummary;
 use smart_runtime::SayOptions;
-use smart_runtime::slow_loop::{BootstrapReply, SESSION_QUIET_GAP_MS};
+use smart_runtime::slow_loop::{BootstrapReply, GateTransition, MemoryView, ProposalRead, SESSION_QUIET_GAP_MS};
 use tauri::State;
 
 /// How many of the gate controller's reads the panel shows.
@@ -67,8 +69,8 @@ impl BootstrapResult {
 pub struct ProposeResult {
     /// Whether the proposal was taken into the buffer (`refused` with the reason if not).
     pub outcome: Outcome,
-    /// accepted | referred | rejected, once the controller has read it.
-    pub verdict: Option<String>,
+    /// The controller's verdict, once it has read the proposal.
+    pub verdict: Option<VerdictKind>,
     /// The controller's reason for the verdict.
     pub reason: Option<String>,
 }
@@ -96,23 +98,35 @@ impl PerceiveResult {
 
 /// Everything the panel shows, in one read: the memory view (`smart memory --json`), the gate
 /// controller's latest reads, the gate transitions and the sessions, on the kernel's clock.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct SlowLoopView {
+    pub now_ms: u64,
+    /// There is context from before (a lease, decisions, principles): the check-in applies.
+    pub existing_user: bool,
+    pub memory: MemoryView,
+    /// The gate controller's latest reads, newest first.
+    pub reads: Vec<ProposalRead>,
+    /// Gate transitions, newest first.
+    pub gates: Vec<GateTransition>,
+    /// Sessions, newest first (cut where the ledger was quiet for `session_gap_ms`).
+    pub sessions: Vec<SessionSummary>,
+    pub session_gap_ms: u64,
+}
+
 #[tauri::command]
-pub async fn slow_loop_view(session: State<'_, Session>) -> Result<Value, String> {
+pub async fn slow_loop_view(session: State<'_, Session>) -> Result<SlowLoopView, String> {
     session
         .with_engine(|e| {
-            let memory = e.memory_view()?;
-            let reads = e.proposal_history(READS_SHOWN)?;
-            let gates = e.gate_history(GATES_SHOWN)?;
-            let sessions = e.session_history(SESSION_QUIET_GAP_MS, SESSIONS_SHOWN)?;
-            Ok(json!({
-                "now_ms": e.now().0,
-                "existing_user": e.state().existing_user(),
-                "memory": memory,
-                "reads": reads,
-                "gates": gates,
-                "sessions": sessions,
-                "session_gap_ms": SESSION_QUIET_GAP_MS,
-            }))
+            Ok(SlowLoopView {
+                memory: e.memory_view()?,
+                reads: e.proposal_history(READS_SHOWN)?,
+                gates: e.gate_history(GATES_SHOWN)?,
+                sessions: e.session_history(SESSION_QUIET_GAP_MS, SESSIONS_SHOWN)?,
+                now_ms: e.now().0,
+                existing_user: e.state().existing_user(),
+                session_gap_ms: SESSION_QUIET_GAP_MS,
+            })
         })
         .await
 }
@@ -198,19 +212,18 @@ pub async fn propose_gate(
                 }
                 e.read_proposals(ReadTrigger::Request)?;
                 let read = e.proposal_history(1)?;
-                let mine = read
-                    .first()
-                    .and_then(|r| r["verdicts"].as_array())
-                    .and_then(|vs| {
-                        vs.iter().rev().find(|v| {
-                            v["proposal"]["source"] == "user_signal"
-                                && v["proposal"]["origin"] == "person"
-                                && v["proposal"]["reason"] == reason.as_str()
-                        })
+                let mine = read.into_iter().next().and_then(|read| {
+                    read.verdicts.into_iter().rev().find(|v| {
+                        v.proposal.source == GateSource::UserSignal
+                            && v.proposal.origin.as_deref() == Some("person")
+                            && v.proposal.reason == reason
                     })
-                    .cloned();
-                let text = |k: &str| mine.as_ref().and_then(|v| v[k].as_str()).map(str::to_string);
-                Ok(ProposeResult { outcome: Outcome::from(&r), verdict: text("verdict"), reason: text("reason") })
+                });
+                Ok(ProposeResult {
+                    outcome: Outcome::from(&r),
+                    verdict: mine.as_ref().map(|v| v.verdict),
+                    reason: mine.map(|v| v.reason),
+                })
             })
         })
         .await
@@ -272,6 +285,7 @@ pub async fn perceive(session: State<'_, Session>) -> Result<PerceiveResult, Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_report_without_a_gap_reads_as_plain_sentences() {

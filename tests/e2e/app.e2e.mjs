@@ -318,6 +318,12 @@ try {
   const shownCorrs = await Promise.all((await findAll("[data-corr]")).map((id) => wd("GET", `/session/${session}/element/${id}/attribute/data-corr`)));
   expect(shownCorrs.length === turnEvents.length && shownCorrs.every((c) => c === corr), `only the request's rows (${shownCorrs.length})`);
   await shot("04b-timeline-request");
+  // The request as one group: folded to its newest row, and opened again.
+  await click("[data-testid=turn-fold]");
+  await waitFor("the request folded", async () => (await findAll("[data-corr]")).length === 1);
+  expect((await text("[data-testid=turn-fold]")).includes(String(turnEvents.length)), "the folded row counts the request's events");
+  await click("[data-testid=turn-fold]");
+  await waitFor("the request open again", async () => (await findAll("[data-corr]")).length === turnEvents.length);
   await click("[data-testid=all-requests]");
   await waitFor("every request again", async () => !(await exists("[data-testid=all-requests]")));
 

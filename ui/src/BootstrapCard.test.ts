@@ -5,14 +5,16 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { cleanup, fireEvent, render, screen } from "@testing-library/svelte";
 import { bootstrapCard } from "./slowloop";
+import type { Stage } from "./bindings";
+import { SNAPSHOT } from "./test_fixtures";
 
 const invoke = vi.fn();
 vi.mock("@tauri-apps/api/core", () => ({ invoke: (...a: unknown[]) => invoke(...a) }));
 
 const { default: BootstrapCard } = await import("./lib/BootstrapCard.svelte");
 
-const card = (stage: string, prompt: string | null = "Where are you on the ladder?") => {
-  const c = bootstrapCard({ stage, prompt, propose_only: true, snapshot: {}, sessions: 1, abbreviated: false, reentered: false });
+const card = (stage: Stage, prompt: string | null = "Where are you on the ladder?") => {
+  const c = bootstrapCard({ stage, prompt, propose_only: true, snapshot: SNAPSHOT, sessions: 1, abbreviated: false, reentered: false });
   if (c === null) throw new Error("no card");
   return c;
 };

@@ -21,7 +21,7 @@ import type {
   VerifyBadge,
   VoiceStatus,
 } from "./bindings";
-import type { Consent, SlowLoopView } from "./slowloop";
+import type { Consent, SlowLoopView } from "./bindings";
 import type { StatusView } from "./status";
 
 export const api = {

@@ -285,9 +285,9 @@ export type ProposeResult = {
  */
 outcome: Outcome, 
 /**
- * accepted | referred | rejected, once the controller has read it.
+ * The controller's verdict, once it has read the proposal.
  */
-verdict: string | null, 
+verdict: VerdictKind | null, 
 /**
  * The controller's reason for the verdict.
  */
@@ -306,3 +306,165 @@ correction: string | null,
  * The rules that fired, each ledgered as a proposal or a signal.
  */
 findings: Array<string>, took_ms: number | null, error: string | null, };
+
+export type SlowLoopView = { now_ms: number, 
+/**
+ * There is context from before (a lease, decisions, principles): the check-in applies.
+ */
+existing_user: boolean, memory: MemoryView, 
+/**
+ * The gate controller's latest reads, newest first.
+ */
+reads: Array<ProposalRead>, 
+/**
+ * Gate transitions, newest first.
+ */
+gates: Array<GateTransition>, 
+/**
+ * Sessions, newest first (cut where the ledger was quiet for `session_gap_ms`).
+ */
+sessions: Array<SessionSummary>, session_gap_ms: number, };
+
+export type MemoryView = { stance: Stance, slow: SlowMemory, fast: FastMemory, bridge: Bridge, proposals_waiting: Array<GateProposal>, work_orders: Array<WorkOrder>, bootstrap: BootstrapView | null, };
+
+export type SlowMemory = { lease: LeaseView | null, decisions: Array<DecisionRecord>, principles: { [key in string]: Principle }, north_stars: { [key in string]: NorthStar }, };
+
+export type FastMemory = { progress: Progress | null, signals: InteractionSignals, };
+
+export type Bridge = { artifacts: Array<ArtifactEntry>, };
+
+export type BootstrapView = { stage: Stage, 
+/**
+ * The next question, if bootstrap asks one.
+ */
+prompt: string | null, propose_only: boolean, snapshot: Snapshot, sessions: number, abbreviated: boolean, reentered: boolean, };
+
+export type ProposalRead = { seq: number, at_ms: number, trigger: ReadTrigger, 
+/**
+ * Every proposal read, with its verdict, in the controller's order.
+ */
+verdicts: Array<Verdict>, };
+
+export type GateTransition = { seq: number, at_ms: number, from: Stance, to: Stance, act: GateAct, 
+/**
+ * How many slow-memory writes the gate made.
+ */
+writes: number, };
+
+export type SessionSummary = { first_seq: number, last_seq: number, start_ms: number, end_ms: number, events: number, 
+/**
+ * Calls carried out.
+ */
+committed: number, 
+/**
+ * Calls, signals and gate passes the kernel refused.
+ */
+refused: number, 
+/**
+ * Calls that waited for the person's approval.
+ */
+asked: number, approved: number, denied: number, 
+/**
+ * Undos carried out.
+ */
+undone: number, 
+/**
+ * Gate transitions (stance changes).
+ */
+gates: number, emergencies: number, 
+/**
+ * Calls whose execution failed after admission.
+ */
+failed: number, };
+
+export type Millis = number;
+
+export type GateAct = "framing" | "commitment" | "evaluate" | "renew" | "revise" | "release" | "lease_expiry" | "emergency";
+
+export type GateProposal = { reason: string, severity: Severity, suggested_gate: SuggestedGate, source: GateSource, at: Millis, action?: ProposedAction | null, 
+/**
+ * Which evaluator, report or work order it came from, for the person's account.
+ */
+origin?: string | null, };
+
+export type GateSource = "user_signal" | "decay_manager" | "perception" | "continuous_eval" | "task_agent";
+
+export type Severity = "low" | "medium" | "high" | "emergency";
+
+export type SuggestedGate = "framing" | "commitment" | "evaluation";
+
+export type ProposedAction = "bootstrap_reentry" | "remain_listening" | "offer_structure" | "offer_work_order" | "offer_north_stars";
+
+export type ReadTrigger = "gateway_pass" | "end_of_turn" | "request";
+
+export type Verdict = { proposal: GateProposal, verdict: VerdictKind, effect?: Effect | null, reason: string, };
+
+export type VerdictKind = "accepted" | "referred" | "rejected";
+
+export type Effect = { "gate": GateAct } | "bootstrap_reentry";
+
+export type DecisionRecord = { 
+/**
+ * 1-based position in the log; stable forever because nothing is removed.
+ */
+id: number, kind: DecisionKind, gate: GateAct, at: Millis, superseded_by?: number | null, decision: string, rationale: Array<string>, tradeoffs?: string, confidence: Confidence, revisit_triggers?: Array<string>, 
+/**
+ * The id of the decision this one replaces.
+ */
+supersedes?: number | null, };
+
+export type DecisionKind = "frame" | "binding" | "supersession" | "emergency";
+
+export type Confidence = "low" | "med" | "high";
+
+export type Principle = { kind: PrincipleKind, text: string, set_at: Millis, };
+
+export type PrincipleKind = "non_negotiable" | "review_cadence" | "constraint";
+
+export type NorthStar = { text: string, version: number, ratified_at: Millis, };
+
+export type Progress = { current_stage: string, next_actions: Array<string>, blockers: Array<string>, recent_wins: Array<string>, staleness_ms: number, updated_at: Millis, 
+/**
+ * The staleness clock: when this should be reconsidered.
+ */
+stale_at: Millis, stale: boolean, };
+
+export type InteractionSignals = { user_preferences?: Array<string>, friction_signals?: Array<string>, effective_patterns?: Array<string>, avoidances?: Array<string>, };
+
+export type ArtifactEntry = { status: ArtifactStatus, 
+/**
+ * Bumped by every registration of the same pointer.
+ */
+version: number, 
+/**
+ * "person", or the work order that registered it.
+ */
+owner: string, updated_at: Millis, freshness: Freshness, name: string, type: ArtifactKind, 
+/**
+ * A path, a link or an id: where the artifact is, not what it says.
+ */
+pointer: string, dependencies?: Array<string>, };
+
+export type ArtifactKind = "doc" | "spec" | "code" | "deck" | "plan" | "data";
+
+export type ArtifactStatus = "draft" | "review" | "final" | "deprecated";
+
+export type Freshness = "current" | "stale" | "review_needed";
+
+export type WorkOrder = { id: string, brief: string, 
+/**
+ * The lease whose scope it inherits, and that lease's epoch.
+ */
+lease: string, epoch: number, tools: Array<string>, opened_at: Millis, };
+
+export type Stage = "ladder" | "anchor" | "gap" | "microstep" | "permission" | "listening" | "confirm_intent" | "check_in" | "done";
+
+export type Snapshot = { bootstrap_timestamp: Millis, ladder_position: LadderPosition | null, 
+/**
+ * Only when the person gave a number themselves.
+ */
+ladder_number?: number | null, user_state_summary: string, stabilizers: string, one_step_gap: string, microstep_candidate: string, consent_state: Consent, derived_north_star_candidates: Array<string>, delivery_fit_notes: string, };
+
+export type LadderPosition = "top" | "middle" | "bottom";
+
+export type Consent = "listen_only" | "propose_structure" | "ready_for_commitment";

@@ -22,20 +22,18 @@ import {
   supersededCount,
   verdictRows,
   workOrderRows,
-  type BootstrapView,
-  type Decision,
-  type ProposalRead,
-  type SessionSummary,
-  type SlowLoopView,
 } from "./slowloop";
+import type { ArtifactEntry, BootstrapView, DecisionRecord, Freshness, ProposalRead, SessionSummary, SlowLoopView } from "./bindings";
+import { SNAPSHOT } from "./test_fixtures";
 
 const NOW = 1_800_000_000_000;
+
 
 const boot = (over: Partial<BootstrapView> = {}): BootstrapView => ({
   stage: "ladder",
   prompt: "Imagine a ladder…",
   propose_only: true,
-  snapshot: {},
+  snapshot: SNAPSHOT,
   sessions: 1,
   abbreviated: false,
   reentered: false,
@@ -61,7 +59,7 @@ const view = (over: Partial<SlowLoopView> = {}, bootstrap: BootstrapView | null 
   ...over,
 });
 
-const decision = (id: number, over: Partial<Decision> = {}): Decision => ({
+const decision = (id: number, over: Partial<DecisionRecord> = {}): DecisionRecord => ({
   id,
   kind: "binding",
   decision: `decision ${id}`,
@@ -99,10 +97,9 @@ describe("the bootstrap card", () => {
     expect(bootstrapCard(boot({ stage: "check_in", propose_only: false }))?.proposeOnly).toBe(false);
   });
 
-  it("labels unknown stages readably", () => {
+  it("labels every stage", () => {
     expect(stageLabel("confirm_intent")).toBe("Your request");
-    expect(stageLabel("new_stage")).toBe("new stage");
-    expect(stageLabel("toString")).toBe("toString");
+    expect(stageLabel("check_in")).toBe("Check-in");
   });
 
   it("refuses empty and overlong answers before they are sent", () => {
@@ -170,7 +167,7 @@ describe("verdicts", () => {
   it("names every source", () => {
     expect(sourceLabel("decay_manager")).toBe("the lease clock");
     expect(sourceLabel("task_agent")).toBe("a work order");
-    expect(sourceLabel("something_new")).toBe("something new");
+    expect(sourceLabel("continuous_eval")).toBe("the evaluator");
   });
 
   it("checks a proposal before it goes and words the answer", () => {
@@ -247,7 +244,7 @@ describe("fast memory and the bridge", () => {
   });
 
   it("puts artifacts that need attention first", () => {
-    const a = (name: string, freshness: string) => ({ name, type: "doc", pointer: `docs/${name}`, status: "draft", version: 1, owner: "person", updated_at: NOW, freshness });
+    const a = (name: string, freshness: Freshness): ArtifactEntry => ({ name, type: "doc", pointer: `docs/${name}`, status: "draft", version: 1, owner: "person", updated_at: NOW, freshness });
     const rows = artifactRows([a("b", "current"), a("a", "current"), a("c", "review_needed")]);
     expect(rows.map((r) => [r.name, r.freshness, r.attention])).toEqual([
       ["c", "review needed", true],

@@ -1,177 +1,36 @@
-// The slow loop as the HUD shows it: the object `slow_loop_view` returns (the memory view that
-// `smart memory --json` prints, the gate controller's latest reads and the gate transitions) and
-// the pure shaping the panel and the bootstrap card do with it. Nothing here touches the DOM or
+// The slow loop as the HUD shows it: the pure shaping the panel and the bootstrap card do with
+// what `slow_loop_view` returns (the memory view that `smart memory --json` prints, the gate
+// controller's latest reads, the gate transitions and the sessions; its types are generated from
+// the Rust ones into `bindings.ts`). Nothing here touches the DOM or
 // Tauri; the panel's behaviour is tested through these functions.
 
-import type { CallOutcome, PerceiveResult } from "./bindings";
+import type {
+  ArtifactEntry,
+  BootstrapView,
+  Consent,
+  DecisionRecord,
+  Effect,
+  GateSource,
+  GateTransition,
+  InteractionSignals,
+  NorthStar,
+  Outcome,
+  PerceiveResult,
+  Principle,
+  Progress,
+  ProposalRead,
+  SessionSummary,
+  SlowLoopView,
+  Stage,
+  VerdictKind,
+  WorkOrder,
+} from "./bindings";
 import { formatCountdown, stanceLabel } from "./status";
-
-export type Verdict = "accepted" | "referred" | "rejected";
-export type Consent = "listen_only" | "propose_structure" | "ready_for_commitment";
-
-export interface GateProposal {
-  reason: string;
-  severity: string;
-  suggested_gate: string;
-  /** user_signal | decay_manager | perception | continuous_eval | task_agent */
-  source: string;
-  at: number;
-  action?: string;
-  origin?: string;
-}
-
-export interface VerdictRecord {
-  proposal: GateProposal;
-  verdict: Verdict;
-  /** What an accepted proposal did: `{gate: "evaluate"}` or `"bootstrap_reentry"`. */
-  effect?: unknown;
-  reason: string;
-}
-
-export interface ProposalRead {
-  seq: number;
-  at_ms: number;
-  /** gateway_pass | end_of_turn | request */
-  trigger: string;
-  verdicts: VerdictRecord[];
-}
-
-export interface GateTransition {
-  seq: number;
-  at_ms: number;
-  from: string;
-  to: string;
-  act: string;
-  writes: number;
-}
-
-/** One session as the ledger recorded it (`smart sessions --json`); times are the kernel's. */
-export interface SessionSummary {
-  first_seq: number;
-  last_seq: number;
-  start_ms: number;
-  end_ms: number;
-  events: number;
-  committed: number;
-  refused: number;
-  asked: number;
-  approved: number;
-  denied: number;
-  undone: number;
-  gates: number;
-  emergencies: number;
-  failed: number;
-}
-
-export interface Decision {
-  id: number;
-  /** frame | binding | supersession | emergency */
-  kind: string;
-  decision: string;
-  rationale: string[];
-  tradeoffs?: string;
-  confidence: string;
-  revisit_triggers?: string[];
-  supersedes?: number;
-  gate: string;
-  at: number;
-  superseded_by?: number;
-}
-
-export interface Principle {
-  kind: string;
-  text: string;
-  set_at: number;
-}
-
-export interface NorthStar {
-  text: string;
-  version: number;
-  ratified_at: number;
-}
-
-export interface Progress {
-  current_stage: string;
-  next_actions: string[];
-  blockers: string[];
-  recent_wins: string[];
-  staleness_ms: number;
-  updated_at: number;
-  stale_at: number;
-  stale: boolean;
-}
-
-export interface Signals {
-  user_preferences?: string[];
-  friction_signals?: string[];
-  effective_patterns?: string[];
-  avoidances?: string[];
-}
-
-export interface Artifact {
-  name: string;
-  type: string;
-  pointer: string;
-  dependencies?: string[];
-  status: string;
-  version: number;
-  owner: string;
-  updated_at: number;
-  /** current | stale | review_needed */
-  freshness: string;
-}
-
-export interface WorkOrder {
-  id: string;
-  brief: string;
-  lease: string;
-  epoch: number;
-  tools: string[];
-  opened_at: number;
-}
-
-export interface BootstrapView {
-  stage: string;
-  prompt: string | null;
-  propose_only: boolean;
-  snapshot: unknown;
-  sessions: number;
-  abbreviated: boolean;
-  reentered: boolean;
-}
-
-export interface MemoryView {
-  stance: string;
-  slow: {
-    lease: unknown;
-    decisions: Decision[];
-    principles: Record<string, Principle>;
-    north_stars: Record<string, NorthStar>;
-  };
-  fast: { progress: Progress | null; signals: Signals };
-  bridge: { artifacts: Artifact[] };
-  proposals_waiting: GateProposal[];
-  work_orders: WorkOrder[];
-  bootstrap: BootstrapView | null;
-}
-
-export interface SlowLoopView {
-  now_ms: number;
-  /** There is context from before (a lease, decisions, principles): the check-in applies. */
-  existing_user: boolean;
-  memory: MemoryView;
-  /** The gate controller's latest reads, newest first. */
-  reads: ProposalRead[];
-  /** Gate transitions, newest first. */
-  gates: GateTransition[];
-  /** Sessions, newest first (cut where the ledger was quiet for `session_gap_ms`). */
-  sessions: SessionSummary[];
-  session_gap_ms: number;
-}
 
 // --- the bootstrap card -----------------------------------------------------------------------
 
-const STAGE_LABELS: Record<string, string> = {
+// Keyed by every stage the kernel has: a new stage fails the type check until it has a label.
+const STAGE_LABELS: Record<Stage, string> = {
   ladder: "Where you stand",
   anchor: "What holds you steady",
   gap: "One step up",
@@ -183,14 +42,12 @@ const STAGE_LABELS: Record<string, string> = {
   done: "Done",
 };
 
-const has = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
-
-export function stageLabel(stage: string): string {
-  return has(STAGE_LABELS, stage) ? (STAGE_LABELS[stage] ?? stage) : stage.replace(/_/g, " ");
+export function stageLabel(stage: Stage): string {
+  return STAGE_LABELS[stage];
 }
 
 /** The four first-contact questions, for "question n of 4". */
-const LADDER_STAGES = ["ladder", "anchor", "gap", "microstep"];
+const LADDER_STAGES: readonly Stage[] = ["ladder", "anchor", "gap", "microstep"];
 
 export interface BootstrapCard {
   stage: string;
@@ -243,7 +100,7 @@ export function answerProblem(text: string): string | null {
 
 // --- proposals and verdicts -------------------------------------------------------------------
 
-const SOURCE_LABELS: Record<string, string> = {
+const SOURCE_LABELS: Record<GateSource, string> = {
   user_signal: "you",
   decay_manager: "the lease clock",
   perception: "perception",
@@ -251,8 +108,8 @@ const SOURCE_LABELS: Record<string, string> = {
   task_agent: "a work order",
 };
 
-export function sourceLabel(source: string): string {
-  return has(SOURCE_LABELS, source) ? (SOURCE_LABELS[source] ?? source) : source.replace(/_/g, " ");
+export function sourceLabel(source: GateSource): string {
+  return SOURCE_LABELS[source];
 }
 
 export interface VerdictRow {
@@ -272,11 +129,10 @@ export interface VerdictRow {
   at_ms: number;
 }
 
-function effectText(effect: unknown): string | null {
+function effectText(effect: Effect | null | undefined): string | null {
   if (effect === undefined || effect === null) return null;
-  if (typeof effect === "string") return effect.replace(/_/g, " ");
-  if (typeof effect === "object" && "gate" in effect) return `gate: ${String((effect as { gate: unknown }).gate)}`;
-  return JSON.stringify(effect);
+  if (effect === "bootstrap_reentry") return "bootstrap reentry";
+  return `gate: ${effect.gate.replace(/_/g, " ")}`;
 }
 
 /** Every verdict of the latest reads, newest read first, in the order the controller gave them. */
@@ -317,7 +173,11 @@ export function proposalProblem(gate: string, severity: string, reason: string):
 }
 
 /** What the person is told after proposing. */
-export function proposedText(r: { outcome: { outcome: CallOutcome; reason: string | null }; verdict: string | null; reason: string | null }): string {
+export function proposedText(r: {
+  outcome: Pick<Outcome, "outcome" | "reason">;
+  verdict: VerdictKind | null;
+  reason: string | null;
+}): string {
   if (r.outcome.outcome === "refused") return `Not taken: ${r.outcome.reason ?? "refused"}`;
   if (r.verdict === null) return "Proposed; the gate controller reads it at the next pass";
   return `${r.verdict[0]?.toUpperCase() ?? ""}${r.verdict.slice(1)}: ${r.reason ?? ""}`;
@@ -338,7 +198,7 @@ export interface DecisionRow {
 }
 
 /** The decision log, newest first; superseded decisions only when asked for (shown greyed). */
-export function decisionRows(decisions: readonly Decision[], withSuperseded: boolean): DecisionRow[] {
+export function decisionRows(decisions: readonly DecisionRecord[], withSuperseded: boolean): DecisionRow[] {
   return decisions
     .filter((d) => withSuperseded || d.superseded_by === undefined || d.superseded_by === null)
     .map((d) => ({
@@ -359,7 +219,7 @@ export function decisionRows(decisions: readonly Decision[], withSuperseded: boo
     .reverse();
 }
 
-export function supersededCount(decisions: readonly Decision[]): number {
+export function supersededCount(decisions: readonly DecisionRecord[]): number {
   return decisions.filter((d) => d.superseded_by !== undefined && d.superseded_by !== null).length;
 }
 
@@ -411,14 +271,14 @@ export function progressDisplay(p: Progress | null | undefined, nowMs: number): 
   };
 }
 
-const SIGNAL_KINDS: ReadonlyArray<[keyof Signals, string]> = [
+const SIGNAL_KINDS: ReadonlyArray<[keyof InteractionSignals, string]> = [
   ["user_preferences", "prefers"],
   ["friction_signals", "friction"],
   ["effective_patterns", "works well"],
   ["avoidances", "avoid"],
 ];
 
-export function signalRows(s: Signals | undefined): Array<{ kind: string; text: string }> {
+export function signalRows(s: InteractionSignals | undefined): Array<{ kind: string; text: string }> {
   if (!s) return [];
   return SIGNAL_KINDS.flatMap(([k, label]) => (s[k] ?? []).map((text) => ({ kind: label, text })));
 }
@@ -435,7 +295,7 @@ export interface ArtifactRow {
 }
 
 /** The artifact index: what needs attention first, then by name. */
-export function artifactRows(artifacts: readonly Artifact[]): ArtifactRow[] {
+export function artifactRows(artifacts: readonly ArtifactEntry[]): ArtifactRow[] {
   return artifacts
     .map((a) => ({
       name: a.name,

@@ -26,3 +26,49 @@ export function turnPlace(above: string | undefined, corr: string, below: string
 export function shortTurn(corr: string): string {
   return corr.slice(0, 8);
 }
+
+// --- folding a request to its newest row -------------------------------------------------------
+//
+// A request's group can be folded to its first (newest) row. The list is virtualised over ledger
+// positions, so folding is an index map: the rows shown are the ledger's rows minus the hidden
+// ones, and only loaded pages can hide rows (a group's tail on a page not fetched yet hides once
+// it is). The hidden positions stay few — a handful of loaded pages — so the map walks them.
+
+/** The rows a timeline page holds, by page number. */
+export type Pages = ReadonlyMap<number, ReadonlyArray<{ corr: string }>>;
+
+/** Ledger positions (ascending) hidden because their request is folded: every row of a folded
+ * group except its first, i.e. a row whose neighbour above is loaded and of the same request. */
+export function hiddenRows(pages: Pages, pageSize: number, folded: ReadonlySet<string>): number[] {
+  if (folded.size === 0) return [];
+  const at = (i: number): string | undefined => (i < 0 ? undefined : pages.get(Math.floor(i / pageSize))?.[i % pageSize]?.corr);
+  const out: number[] = [];
+  for (const p of [...pages.keys()].sort((a, b) => a - b)) {
+    const rows = pages.get(p) ?? [];
+    rows.forEach((row, j) => {
+      const i = p * pageSize + j;
+      if (row.corr !== "" && folded.has(row.corr) && at(i - 1) === row.corr) out.push(i);
+    });
+  }
+  return out;
+}
+
+/** The ledger position of the `shown`-th row on screen, skipping the hidden ones (ascending). */
+export function ledgerIndex(shown: number, hidden: readonly number[]): number {
+  let i = shown;
+  for (const h of hidden) {
+    if (h > i) break;
+    i++;
+  }
+  return i;
+}
+
+/** How many loaded rows from `i` down belong to the same request: the size a folded head shows. */
+export function groupSize(pages: Pages, pageSize: number, i: number): number {
+  const at = (k: number): string | undefined => pages.get(Math.floor(k / pageSize))?.[k % pageSize]?.corr;
+  const corr = at(i);
+  if (corr === undefined || corr === "") return 1;
+  let n = 1;
+  while (at(i + n) === corr) n++;
+  return n;
+}

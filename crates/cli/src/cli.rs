@@ -454,11 +454,11 @@ pub fn run(args: Args) -> Result<i32> {
         }
         Cmd::Status => {
             let mut e = open(&args)?;
-            let v = serde_json::to_value(e.status()?)?;
+            let status = e.status()?;
             if json {
-                print_json(&v)
+                print_json(&status)
             } else {
-                print_status(&v)
+                print_status(&status.view)
             }
             Ok(0)
         }
@@ -503,16 +503,14 @@ pub fn run(args: Args) -> Result<i32> {
         }
         Cmd::Pending => {
             let mut e = open(&args)?;
-            let v = serde_json::to_value(e.status()?)?;
-            let pending = v.get("pending").cloned().unwrap_or(json!([]));
+            let status = e.status()?.view;
             if json {
-                print_json(&json!({ "pending": pending }));
-            } else if pending.as_array().is_none_or(Vec::is_empty) {
+                print_json(&json!({ "pending": status.pending }));
+            } else if status.pending.is_empty() {
                 say!("nothing is waiting for you");
             } else {
-                let now = v.get("now_ms").and_then(Value::as_u64).unwrap_or(0);
-                for p in pending.as_array().into_iter().flatten() {
-                    print_pending(p, now);
+                for p in &status.pending {
+                    print_pending(p, status.now_ms);
                 }
             }
             Ok(0)

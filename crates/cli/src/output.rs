@@ -1,6 +1,7 @@
 //! How results look: a readable line or two for people, one JSON object for programs.
 
 use serde_json::Value;
+use smart_kernel::status::{PendingSummary, StatusView};
 use smart_kernel::time::format_duration;
 use smart_runtime::{CallOutcome, CallReport};
 
@@ -17,6 +18,21 @@ pub fn print_json(v: &impl serde::Serialize) {
     match serde_json::to_string(v) {
         Ok(s) => say!("{s}"),
         Err(e) => eprintln!("smart: cannot encode output: {e}"),
+    }
+}
+
+/// A value as indented JSON, for the plain-text views that show a structure whole.
+pub fn pretty(v: &impl serde::Serialize) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// A closed-vocabulary value (an enum) by the name it has on the wire: `user_signal`, not
+/// `UserSignal`, so the plain text and `--json` say the same word.
+pub fn wire(v: &impl serde::Serialize) -> String {
+    match serde_json::to_value(v) {
+        Ok(Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => "?".to_string(),
     }
 }
 
@@ -80,85 +96,53 @@ fn print_output(v: &Value) {
     }
 }
 
-pub fn print_status(v: &Value) {
-    let s = |k: &str| v.get(k).cloned().unwrap_or(Value::Null);
-    let now = v.get("now_ms").and_then(Value::as_u64).unwrap_or(0);
-    say!("stance     {}", s("stance").as_str().unwrap_or("?"));
-    match v.get("lease").filter(|l| !l.is_null()) {
+pub fn print_status(v: &StatusView) {
+    let now = v.now_ms;
+    say!("stance     {}", v.stance);
+    match &v.lease {
         None => say!("lease      none (only L0-L1 calls are admissible)"),
         Some(l) => {
-            let state = l.get("state").and_then(Value::as_str).unwrap_or("?");
-            let frame = l.get("frame").and_then(Value::as_str).unwrap_or("");
-            let horizon = l.get("horizon").and_then(Value::as_str).unwrap_or("");
             let exp = l
-                .get("expires_at_ms")
-                .and_then(Value::as_u64)
+                .expires_at_ms
                 .map(|e| format!(", expires in {}", format_duration(e.saturating_sub(now))))
                 .unwrap_or_default();
-            say!("lease      {state} \"{frame}\" ({horizon}){exp}");
+            say!("lease      {} \"{}\" ({}){exp}", wire(&l.state), l.frame, wire(&l.horizon));
         }
     }
-    say!("frontier   L{}", s("frontier"));
-    let gates: Vec<String> = v
-        .get("gates")
-        .and_then(Value::as_array)
-        .map(|g| {
-            g.iter()
-                .map(|x| {
-                    format!(
-                        "L{} {}",
-                        x.get("layer").and_then(Value::as_u64).unwrap_or(0),
-                        format_duration(x.get("remaining_ms").and_then(Value::as_u64).unwrap_or(0))
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    say!("frontier   L{}", v.frontier);
+    let gates: Vec<String> =
+        v.gates.iter().map(|g| format!("L{} {}", g.layer, format_duration(g.remaining_ms))).collect();
     say!("gates      {}", gates.join(" · "));
-    let b = s("budget");
-    let st = s("steps");
-    say!("budget     {}/{} units, {}/{} steps", b["used"], b["limit"], st["used"], st["limit"]);
-    match v.get("scope").filter(|x| !x.is_null()) {
+    say!("budget     {}/{} units, {}/{} steps", v.budget.used, v.budget.limit, v.steps.used, v.steps.limit);
+    match &v.scope {
         None => say!("scope      none"),
         Some(t) => {
-            let id = t.get("id").and_then(Value::as_str).unwrap_or("");
-            let mutation = if t.get("mutation").and_then(Value::as_bool) == Some(true) {
-                "may mutate"
-            } else {
-                "read/propose only"
-            };
-            let revoked = if t.get("revoked").and_then(Value::as_bool) == Some(true) { ", REVOKED" } else { "" };
-            say!("scope      {} ({mutation}{revoked})", id.get(..12).unwrap_or(id));
+            let mutation = if t.mutation { "may mutate" } else { "read/propose only" };
+            let revoked = if t.revoked { ", REVOKED" } else { "" };
+            say!("scope      {} ({mutation}{revoked})", t.id.get(..12).unwrap_or(&t.id));
         }
     }
-    let pending = v.get("pending").and_then(Value::as_array).cloned().unwrap_or_default();
-    if pending.is_empty() {
+    if v.pending.is_empty() {
         say!("pending    none");
     }
-    for p in pending {
-        print_pending(&p, now);
+    for p in &v.pending {
+        print_pending(p, now);
     }
 }
 
-pub fn print_pending(p: &Value, now: u64) {
-    let g = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let n = |k: &str| p.get(k).and_then(Value::as_u64).unwrap_or(0);
-    let gate = n("admissible_at_ms").saturating_sub(now);
+pub fn print_pending(p: &PendingSummary, now: u64) {
+    let gate = p.admissible_at_ms.saturating_sub(now);
     let gate = if gate > 0 { format!(", admissible in {}", format_duration(gate)) } else { String::new() };
     say!(
         "pending    {}  {} (L{}, tier {}): {}{gate}, expires in {}",
-        g("id"),
-        g("tool"),
-        n("layer"),
-        n("tier"),
-        g("why"),
-        format_duration(n("expires_at_ms").saturating_sub(now))
+        p.id,
+        p.tool,
+        p.layer,
+        p.tier,
+        p.why,
+        format_duration(p.expires_at_ms.saturating_sub(now))
     );
-    say!(
-        "           call {}  args {}",
-        &g("call_hash")[..12.min(g("call_hash").len())],
-        p.get("args").cloned().unwrap_or(Value::Null)
-    );
+    say!("           call {}  args {}", p.call_hash.get(..12).unwrap_or(&p.call_hash), p.args);
 }
 
 /// Adds `fields` (a JSON object) to `out`; keys `out` already has are kept.

@@ -3,7 +3,7 @@
 //! prints the kernel's outcome and exits 3 when it was refused.
 
 use crate::cli::{Args, open};
-use crate::output::{exit_code, print_json, print_report};
+use crate::output::{exit_code, pretty, print_json, print_report, wire};
 use anyhow::{Result, anyhow};
 use clap::{Args as ClapArgs, Subcommand};
 use serde_json::{Value, json};
@@ -248,15 +248,14 @@ pub fn memory(args: &Args) -> Result<i32> {
         print_json(&v);
         return Ok(0);
     }
-    let text = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
-    say!("stance: {}", v["stance"].as_str().unwrap_or("?"));
-    say!("slow memory (gate-written):\n{}", text(&v["slow"]));
-    say!("fast memory (decays):\n{}", text(&v["fast"]));
-    say!("bridge (artifact index):\n{}", text(&v["bridge"]));
-    say!("proposals waiting: {}", v["proposals_waiting"].as_array().map_or(0, Vec::len));
-    say!("work orders open: {}", v["work_orders"].as_array().map_or(0, Vec::len));
-    if !v["bootstrap"].is_null() {
-        say!("bootstrap:\n{}", text(&v["bootstrap"]));
+    say!("stance: {}", v.stance);
+    say!("slow memory (gate-written):\n{}", pretty(&v.slow));
+    say!("fast memory (decays):\n{}", pretty(&v.fast));
+    say!("bridge (artifact index):\n{}", pretty(&v.bridge));
+    say!("proposals waiting: {}", v.proposals_waiting.len());
+    say!("work orders open: {}", v.work_orders.len());
+    if let Some(b) = &v.bootstrap {
+        say!("bootstrap:\n{}", pretty(b));
     }
     Ok(0)
 }
@@ -331,15 +330,15 @@ pub fn proposals(args: &Args, cmd: Option<&ProposalsCmd>) -> Result<i32> {
                 say!("  {:?} {:?} from {:?}: {}", p.suggested_gate, p.severity, p.source, p.reason);
             }
             for read in &history {
-                say!("read at event {} ({}):", read["seq"], read["trigger"].as_str().unwrap_or("?"));
-                for v in read["verdicts"].as_array().into_iter().flatten() {
+                say!("read at event {} ({}):", read.seq, wire(&read.trigger));
+                for v in &read.verdicts {
                     say!(
                         "  {:<8} {} ({} {}): {}",
-                        v["verdict"].as_str().unwrap_or("?"),
-                        v["proposal"]["reason"].as_str().unwrap_or(""),
-                        v["proposal"]["source"].as_str().unwrap_or(""),
-                        v["proposal"]["severity"].as_str().unwrap_or(""),
-                        v["reason"].as_str().unwrap_or("")
+                        wire(&v.verdict),
+                        v.proposal.reason,
+                        wire(&v.proposal.source),
+                        wire(&v.proposal.severity),
+                        v.reason
                     );
                 }
             }

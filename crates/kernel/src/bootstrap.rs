@@ -22,7 +22,7 @@
 use crate::time::Millis;
 use serde::{Deserialize, Serialize};
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
     /// Stage 1: the ladder (state).
@@ -72,7 +72,7 @@ impl Stage {
     }
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Consent {
     ListenOnly,
@@ -92,7 +92,7 @@ impl std::str::FromStr for Consent {
     }
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum LadderPosition {
     Top,
@@ -171,7 +171,7 @@ impl BootstrapInput {
 }
 
 /// Seed 001's "Bootstrap Snapshot": a slow-memory *candidate* — nothing in it is ratified.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Snapshot {
     pub bootstrap_timestamp: Millis,
     pub ladder_position: Option<LadderPosition>,

@@ -24,7 +24,7 @@ use crate::gate_proposal::{GateProposal, GateSource, ProposedAction, Severity, S
 use crate::stance::{GateAct, Stance};
 use serde::{Deserialize, Serialize};
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum VerdictKind {
     Accepted,
@@ -33,14 +33,14 @@ pub enum VerdictKind {
 }
 
 /// What an accepted proposal does.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Effect {
     Gate(GateAct),
     BootstrapReentry,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Verdict {
     pub proposal: GateProposal,
     pub verdict: VerdictKind,

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
 /// How urgent a proposal is.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     Low,
@@ -32,7 +32,7 @@ pub enum Severity {
 }
 
 /// The gate a proposal suggests.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum SuggestedGate {
     Framing,
@@ -66,7 +66,7 @@ impl std::str::FromStr for SuggestedGate {
 }
 
 /// Who proposed it, declared in priority order (highest first).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum GateSource {
     UserSignal,
@@ -88,7 +88,7 @@ impl GateSource {
 }
 
 /// When the slow loop reads the buffer.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ReadTrigger {
     GatewayPass,
@@ -98,7 +98,7 @@ pub enum ReadTrigger {
 
 /// Something more specific than a gate that a proposal may suggest: bootstrap's re-entry and
 /// its transition recommendations.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ProposedAction {
     /// Perception saw severe degradation: pause the commitment and listen again.
@@ -111,7 +111,7 @@ pub enum ProposedAction {
 
 /// A proposal to pass a gate. It carries no authority: it is a reason for the gate controller
 /// to look.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct GateProposal {
     pub reason: String,
     pub severity: Severity,

@@ -19,11 +19,12 @@ use crate::time::Millis;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct WorkOrder {
     pub id: String,
     pub brief: String,
     /// The lease whose scope it inherits, and that lease's epoch.
+    #[ts(type = "string")]
     pub lease: Hash,
     pub epoch: u64,
     pub tools: BTreeSet<String>,

@@ -55,7 +55,7 @@ pub struct ActivityBucket {
 
 /// One session of use as the ledger recorded it (see [`Ledger::sessions`]). Times are the
 /// kernel's (`at_ms`), the same clock its gates and leases run on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct SessionSummary {
     pub first_seq: u64,
     pub last_seq: u64,

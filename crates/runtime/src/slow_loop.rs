@@ -11,12 +11,19 @@
 use crate::engine::{CallReport, Engine};
 use crate::error::RuntimeError;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use smart_advisors::{Finding, TurnRecord};
-use smart_kernel::bootstrap::{self, BootstrapInput};
-use smart_kernel::memory::{ArtifactDraft, ProgressUpdate, SignalKind};
-use smart_kernel::{GateProposal, KernelEvent, ReadTrigger};
+use smart_kernel::bootstrap::{self, BootstrapInput, Snapshot, Stage};
+use smart_kernel::gate_controller::Verdict;
+use smart_kernel::memory::{
+    ArtifactDraft, ArtifactEntry, DecisionRecord, InteractionSignals, NorthStar, Principle, Progress, ProgressUpdate,
+    SignalKind,
+};
+use smart_kernel::status::LeaseView;
+use smart_kernel::work_order::WorkOrder;
+use smart_kernel::{GateAct, GateProposal, KernelEvent, ReadTrigger, Stance};
 use smart_ledger::SessionSummary;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// A bootstrap step as the person sees it: what happened and what SMART says next.
@@ -30,6 +37,76 @@ pub struct BootstrapReply {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proceed_with: Option<String>,
     pub propose_only: bool,
+}
+
+/// What SMART remembers: slow memory (the lease, decisions, principles and North Stars, changed
+/// only at gates), fast memory (progress, interaction signals), the bridge between them (the
+/// artifact index), what waits for the gate controller, the open work orders and bootstrap.
+/// `smart memory --json` prints it and the HUD's panel shows it; the UI's type is generated
+/// from this one.
+#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS)]
+pub struct MemoryView {
+    pub stance: Stance,
+    pub slow: SlowMemory,
+    pub fast: FastMemory,
+    pub bridge: Bridge,
+    pub proposals_waiting: Vec<GateProposal>,
+    pub work_orders: Vec<WorkOrder>,
+    pub bootstrap: Option<BootstrapView>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS)]
+pub struct SlowMemory {
+    pub lease: Option<LeaseView>,
+    pub decisions: Vec<DecisionRecord>,
+    pub principles: BTreeMap<String, Principle>,
+    pub north_stars: BTreeMap<String, NorthStar>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS)]
+pub struct FastMemory {
+    pub progress: Option<Progress>,
+    pub signals: InteractionSignals,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS)]
+pub struct Bridge {
+    pub artifacts: Vec<ArtifactEntry>,
+}
+
+/// Bootstrap while it runs (or once it has): where it stands and what it gathered.
+#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS)]
+pub struct BootstrapView {
+    pub stage: Stage,
+    /// The next question, if bootstrap asks one.
+    pub prompt: Option<String>,
+    pub propose_only: bool,
+    pub snapshot: Snapshot,
+    pub sessions: u32,
+    pub abbreviated: bool,
+    pub reentered: bool,
+}
+
+/// One read of the proposal buffer by the gate controller, from the ledger.
+#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS)]
+pub struct ProposalRead {
+    pub seq: u64,
+    pub at_ms: u64,
+    pub trigger: ReadTrigger,
+    /// Every proposal read, with its verdict, in the controller's order.
+    pub verdicts: Vec<Verdict>,
+}
+
+/// One stance change, from the ledger.
+#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS)]
+pub struct GateTransition {
+    pub seq: u64,
+    pub at_ms: u64,
+    pub from: Stance,
+    pub to: Stance,
+    pub act: GateAct,
+    /// How many slow-memory writes the gate made.
+    pub writes: usize,
 }
 
 impl Engine {
@@ -199,50 +276,43 @@ impl Engine {
         Ok(out)
     }
 
-    /// Everything the slow loop holds, for `smart memory` and the HUD.
-    pub fn memory_view(&mut self) -> Result<Value, RuntimeError> {
+    /// What SMART remembers, as `smart memory --json` prints it and the HUD's panel shows it.
+    pub fn memory_view(&mut self) -> Result<MemoryView, RuntimeError> {
         self.tick()?;
         let s = self.state();
         let m = &s.memory;
-        let lease = smart_kernel::status::lease(s, self.now());
-        let bootstrap = s.bootstrap.as_ref().map(|b| {
-            json!({
-                "stage": b.stage.name(),
-                "prompt": bootstrap::prompt(b),
-                "propose_only": b.restricts(),
-                "snapshot": b.snapshot,
-                "sessions": b.sessions,
-                "abbreviated": b.abbreviated,
-                "reentered": b.reentered,
-            })
-        });
-        Ok(json!({
-            "stance": s.stance,
-            "slow": {
-                "lease": lease,
-                "decisions": m.decisions().all(),
-                "principles": m.principles().principles(),
-                "north_stars": m.principles().north_stars(),
+        Ok(MemoryView {
+            stance: s.stance,
+            slow: SlowMemory {
+                lease: smart_kernel::status::lease(s, self.now()),
+                decisions: m.decisions().all().to_vec(),
+                principles: m.principles().principles().clone(),
+                north_stars: m.principles().north_stars().clone(),
             },
-            "fast": {
-                "progress": m.progress(),
-                "signals": m.signals(),
-            },
-            "bridge": { "artifacts": m.artifacts().entries().values().collect::<Vec<_>>() },
-            "proposals_waiting": m.proposals().peek(),
-            "work_orders": s.work_orders.values().collect::<Vec<_>>(),
-            "bootstrap": bootstrap,
-        }))
+            fast: FastMemory { progress: m.progress().cloned(), signals: m.signals().clone() },
+            bridge: Bridge { artifacts: m.artifacts().entries().values().cloned().collect() },
+            proposals_waiting: m.proposals().peek().into_iter().cloned().collect(),
+            work_orders: s.work_orders.values().cloned().collect(),
+            bootstrap: s.bootstrap.as_ref().map(|b| BootstrapView {
+                stage: b.stage,
+                prompt: bootstrap::prompt(b),
+                propose_only: b.restricts(),
+                snapshot: b.snapshot.clone(),
+                sessions: b.sessions,
+                abbreviated: b.abbreviated,
+                reentered: b.reentered,
+            }),
+        })
     }
 
     /// The gate controller's most recent reads, newest first: every proposal with its verdict.
-    pub fn proposal_history(&self, limit: usize) -> Result<Vec<Value>, RuntimeError> {
+    pub fn proposal_history(&self, limit: usize) -> Result<Vec<ProposalRead>, RuntimeError> {
         Ok(self
             .newest("proposals_read", limit)?
             .iter()
             .filter_map(|row| match row.event() {
                 Ok(KernelEvent::ProposalsRead { trigger, verdicts }) => {
-                    Some(json!({ "seq": row.seq, "at_ms": row.at_ms, "trigger": trigger, "verdicts": verdicts }))
+                    Some(ProposalRead { seq: row.seq, at_ms: row.at_ms, trigger, verdicts })
                 }
                 _ => None,
             })
@@ -257,14 +327,14 @@ impl Engine {
 
     /// Gate transitions, newest first — seed 001's `gates.json`, read from the ledger (history is
     /// audit only, never state).
-    pub fn gate_history(&self, limit: usize) -> Result<Vec<Value>, RuntimeError> {
+    pub fn gate_history(&self, limit: usize) -> Result<Vec<GateTransition>, RuntimeError> {
         Ok(self
             .newest("stance_changed", limit)?
             .iter()
             .filter_map(|row| match row.event() {
-                Ok(KernelEvent::StanceChanged { from, to, act, writes }) => Some(json!({
-                    "seq": row.seq, "at_ms": row.at_ms, "from": from, "to": to, "act": act, "writes": writes.len(),
-                })),
+                Ok(KernelEvent::StanceChanged { from, to, act, writes }) => {
+                    Some(GateTransition { seq: row.seq, at_ms: row.at_ms, from, to, act, writes: writes.len() })
+                }
                 _ => None,
             })
             .collect())

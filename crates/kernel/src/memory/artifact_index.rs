@@ -17,7 +17,7 @@ pub const REVIEW_AFTER_MS: u64 = 30 * 24 * 3_600_000;
 pub const MAX_ENTRIES: usize = 2_000;
 pub const MAX_FIELD_CHARS: usize = 300;
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ArtifactKind {
     Doc,
@@ -43,7 +43,7 @@ impl std::str::FromStr for ArtifactKind {
     }
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ArtifactStatus {
     Draft,
@@ -65,7 +65,7 @@ impl std::str::FromStr for ArtifactStatus {
     }
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Freshness {
     Current,
@@ -74,7 +74,7 @@ pub enum Freshness {
 }
 
 /// What a registered agent says about an artifact.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ArtifactDraft {
     pub name: String,
     #[serde(rename = "type")]
@@ -85,7 +85,7 @@ pub struct ArtifactDraft {
     pub dependencies: Vec<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ArtifactEntry {
     #[serde(flatten)]
     pub draft: ArtifactDraft,

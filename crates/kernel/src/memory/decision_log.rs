@@ -9,7 +9,7 @@ use crate::stance::GateAct;
 use crate::time::Millis;
 use serde::{Deserialize, Serialize};
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Confidence {
     Low,
@@ -30,7 +30,7 @@ impl std::str::FromStr for Confidence {
 }
 
 /// Which gate wrote a decision, by what it does (seed 001's gate descriptions).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum DecisionKind {
     /// Framing gate: a decision that locks the frame.
@@ -44,7 +44,7 @@ pub enum DecisionKind {
 }
 
 /// What a gate is asked to record.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct DecisionDraft {
     pub decision: String,
     pub rationale: Vec<String>,
@@ -59,7 +59,7 @@ pub struct DecisionDraft {
 }
 
 /// A decision as recorded.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct DecisionRecord {
     /// 1-based position in the log; stable forever because nothing is removed.
     pub id: u64,

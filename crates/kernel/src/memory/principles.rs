@@ -10,7 +10,7 @@ use crate::time::Millis;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum PrincipleKind {
     NonNegotiable,
@@ -30,14 +30,14 @@ impl std::str::FromStr for PrincipleKind {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Principle {
     pub kind: PrincipleKind,
     pub text: String,
     pub set_at: Millis,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct NorthStar {
     pub text: String,
     pub version: u32,

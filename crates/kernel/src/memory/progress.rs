@@ -47,7 +47,7 @@ pub struct ProgressUpdate {
     pub win: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Progress {
     pub current_stage: String,
     pub next_actions: Vec<String>,

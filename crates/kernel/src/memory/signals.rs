@@ -33,7 +33,7 @@ impl std::str::FromStr for SignalKind {
 pub const MAX_PER_KIND: usize = 8;
 pub const MAX_SIGNAL_CHARS: usize = 80;
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct InteractionSignals {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub user_preferences: Vec<String>,
