@@ -20,7 +20,7 @@ use crate::reports::{Outcome, SayResult};
 use crate::session::Session;
 use serde::Serialize;
 use serde_json::Value;
-use smart_kernel::bootstrap::{BootstrapInput, Consent};
+use smart_kernel::bootstrap::{BootstrapInput, Consent, Stage};
 use smart_kernel::gate_controller::VerdictKind;
 use smart_kernel::{GateProposal, GateSource, ReadTrigger, Severity, SuggestedGate};
 use smart_ledger::SessionSummary;
@@ -41,8 +41,8 @@ const SESSIONS_SHOWN: usize = 5;
 pub struct BootstrapResult {
     /// The kernel's word on the step (`refused` with the reason when the machine does not take it).
     pub outcome: Outcome,
-    /// ladder | anchor | gap | microstep | permission | listening | confirm_intent | check_in | done
-    pub stage: Option<String>,
+    /// Where bootstrap stands now; `None` when it has not started.
+    pub stage: Option<Stage>,
     /// The next question, if bootstrap asks one.
     pub prompt: Option<String>,
     /// Whether the kernel holds the agent to propose-only.
@@ -55,7 +55,7 @@ impl BootstrapResult {
     fn from_reply(r: &BootstrapReply, turn: Option<SayResult>) -> BootstrapResult {
         BootstrapResult {
             outcome: Outcome::from(&r.report),
-            stage: r.stage.map(str::to_string),
+            stage: r.stage,
             prompt: r.prompt.clone(),
             propose_only: r.propose_only,
             turn,
@@ -149,7 +149,7 @@ pub async fn bootstrap_answer(session: State<'_, Session>, text: String) -> Resu
     let mut result = BootstrapResult::from_reply(b, turn);
     // After a carried-out request the state has moved on: show where bootstrap is now.
     let s = a.engine().state();
-    result.stage = s.bootstrap.as_ref().map(|b| b.stage.name().to_string());
+    result.stage = s.bootstrap.as_ref().map(|b| b.stage);
     result.prompt = s.bootstrap.as_ref().and_then(smart_kernel::bootstrap::prompt);
     result.propose_only = s.bootstrap_restricts();
     Ok(result)

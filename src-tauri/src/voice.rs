@@ -255,8 +255,9 @@ async fn pump<R: Runtime>(
     VoiceHost::set(&status, status_of(&loaded, mode));
     let trigger = if mode == Some(CaptureMode::WakeWord) { Trigger::WakeWord } else { Trigger::PushToTalk };
     // One request per utterance, its id made where the speech begins (a press, or the first
-    // speech after the last utterance): the live line, the turn and its ledger events share it.
-    let mut corr = smart_runtime::TurnId::new();
+    // speech after the last utterance; `smart_runtime::voice_turns` cuts the stream): the live
+    // line, the turn and its ledger events share it.
+    let mut turns = smart_runtime::VoiceTurns::new(mode == Some(CaptureMode::WakeWord));
     loop {
         enum Input {
             Command(Option<Command>),
@@ -270,7 +271,7 @@ async fn pump<R: Runtime>(
             Input::Command(None) => break,
             Input::Command(Some(Command::PushToTalk(down))) => {
                 if down {
-                    corr = smart_runtime::TurnId::new();
+                    let corr = turns.pressed().clone();
                     if settings.voice_output {
                         let _ = sup.call(Request::Earcon { kind: Earcon::Listening }).await;
                     }
@@ -294,7 +295,7 @@ async fn pump<R: Runtime>(
             Input::Heard(Ok(Some(line))) => match &line.event {
                 Event::Level { .. } => {
                     if let Some(ev) = BusEvent::from_voice(&line.event) {
-                        session.bus().emit(corr.as_str(), ev);
+                        session.bus().emit(turns.current().as_str(), ev);
                     }
                 }
                 Event::InputLost { reason } => {
@@ -310,6 +311,7 @@ async fn pump<R: Runtime>(
                 // An utterance is the worker's own news (id 0); a transcript with an id answers
                 // a request (a second hearing that came too late) and is no turn.
                 Event::Transcript(t) if line.id == 0 => {
+                    let corr = turns.on(&line.event);
                     let opts = SayOptions { propose_only: false, no_templates: false, base: None };
                     session.until_ready(crate::readiness::LONGEST_WAIT).await;
                     let result = match session.open().await {
@@ -334,15 +336,13 @@ async fn pump<R: Runtime>(
                     if let Err(e) = result {
                         tracing::warn!(error = %e, "a heard request failed");
                     }
-                    corr = smart_runtime::TurnId::new();
+                    turns.finished();
                 }
                 Event::Transcript(_) => {}
                 other => {
+                    let corr = turns.on(other);
                     if let Ok(mut a) = session.open().await {
                         a.voice_event(corr.as_str(), other, trigger);
-                    }
-                    if matches!(other, Event::WakeRejected { .. }) {
-                        corr = smart_runtime::TurnId::new();
                     }
                 }
             },

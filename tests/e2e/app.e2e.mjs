@@ -321,7 +321,7 @@ try {
   // The request as one group: folded to its newest row, and opened again.
   await click("[data-testid=turn-fold]");
   await waitFor("the request folded", async () => (await findAll("[data-corr]")).length === 1);
-  expect((await text("[data-testid=turn-fold]")).includes(String(turnEvents.length)), "the folded row counts the request's events");
+  expect((await text("[data-testid=turn-fold]")).trim() === `▸ ${turnEvents.length}`, "the folded row counts the request's events");
   await click("[data-testid=turn-fold]");
   await waitFor("the request open again", async () => (await findAll("[data-corr]")).length === turnEvents.length);
   await click("[data-testid=all-requests]");

@@ -263,9 +263,9 @@ export type BootstrapResult = {
  */
 outcome: Outcome, 
 /**
- * ladder | anchor | gap | microstep | permission | listening | confirm_intent | check_in | done
+ * Where bootstrap stands now; `None` when it has not started.
  */
-stage: string | null, 
+stage: Stage | null, 
 /**
  * The next question, if bootstrap asks one.
  */

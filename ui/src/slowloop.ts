@@ -50,7 +50,7 @@ export function stageLabel(stage: Stage): string {
 const LADDER_STAGES: readonly Stage[] = ["ladder", "anchor", "gap", "microstep"];
 
 export interface BootstrapCard {
-  stage: string;
+  stage: Stage;
   label: string;
   /** "Question 2 of 4" during the first four stages, else null. */
   step: string | null;

@@ -17,7 +17,7 @@ use smart_runtime::interaction::Trigger;
 use smart_runtime::model_choice::{VoiceChoice, proposer_spec, voice_load};
 use smart_runtime::rehearing::Rehear;
 use smart_runtime::voice::{Voice, VoiceTimeouts, VoiceWorkerError, locate_voice_worker};
-use smart_runtime::{Assistant, Bus, Engine, SayOptions, SayReport, TurnEnd, TurnId};
+use smart_runtime::{Assistant, Bus, Engine, SayOptions, SayReport, TurnEnd, TurnId, VoiceTurns};
 use smart_voice::protocol::{
     CaptureMode, DeviceStatus, Event, Loaded, Request, Transcript, VoiceErrorCode, WakeStatus,
 };
@@ -235,8 +235,8 @@ async fn listen_file(
     let id =
         voice.send(Request::TranscribeFile { path: wav.display().to_string(), wake }).await.map_err(|e| anyhow!(e))?;
     // One request per utterance: its speech events, the turn and its ledger events share the id
-    // (`smart_runtime::turn_id`); the next speech is a new request.
-    let mut corr = TurnId::new();
+    // (`smart_runtime::voice_turns` cuts the stream); the next speech is a new request.
+    let mut turns = VoiceTurns::new(wake);
     let mut code = 0;
     let mut utterances = 0;
     let mut rejected = 0;
@@ -248,8 +248,9 @@ async fn listen_file(
         match &line.event {
             Event::Transcript(t) => {
                 utterances += 1;
+                let corr = turns.on(&line.event);
                 let c = act_on(assistant, &corr, t, voice, opts, json).await?;
-                corr = TurnId::new();
+                turns.finished();
                 if code == 0 {
                     code = c;
                 }
@@ -278,10 +279,9 @@ async fn listen_file(
             Event::Error(e) => return Err(anyhow!("{}: {e}", wav.display())),
             other => {
                 let trigger = if wake { Trigger::WakeWord } else { Trigger::VoiceActivity };
-                assistant.voice_event(corr.as_str(), other, trigger);
+                assistant.voice_event(turns.on(other).as_str(), other, trigger);
                 if matches!(other, Event::WakeRejected { .. }) {
                     rejected += 1;
-                    corr = TurnId::new();
                 }
             }
         }
@@ -318,7 +318,7 @@ async fn listen_live(
     }
     let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     let mut held = false;
-    let mut corr = TurnId::new();
+    let mut turns = VoiceTurns::new(wake);
     loop {
         enum Input {
             Key(std::io::Result<Option<String>>),
@@ -332,7 +332,7 @@ async fn listen_live(
             Input::Key(Ok(Some(_))) if !wake => {
                 held = !held;
                 if held {
-                    corr = TurnId::new();
+                    let corr = turns.pressed().clone();
                     assistant.voice_event(corr.as_str(), &Event::SpeechStart { at_ms: 0 }, trigger);
                 }
                 voice.call(Request::PushToTalk { down: held }).await.map_err(|e| anyhow!(e))?;
@@ -348,18 +348,14 @@ async fn listen_live(
                     // An utterance is the worker's own news (id 0); a transcript with an id
                     // answers a request (a second hearing that came too late) and is no turn.
                     Event::Transcript(t) if line.id == 0 => {
+                        let corr = turns.on(&line.event);
                         act_on(assistant, &corr, t, voice, opts, json).await?;
-                        corr = TurnId::new();
+                        turns.finished();
                     }
                     Event::Transcript(_) => {}
                     Event::InputLost { reason } => return Err(anyhow!("the microphone stopped: {reason}")),
                     Event::Level { .. } => {}
-                    other => {
-                        assistant.voice_event(corr.as_str(), other, trigger);
-                        if matches!(other, Event::WakeRejected { .. }) {
-                            corr = TurnId::new();
-                        }
-                    }
+                    other => assistant.voice_event(turns.on(other).as_str(), other, trigger),
                 }
             }
         }

@@ -502,8 +502,8 @@ pub fn bootstrap(args: &Args, cmd: Option<&BootstrapCmd>) -> Result<i32> {
     }
     match (reply.stage, &reply.prompt) {
         (None, _) => say!("bootstrap has not started (`smart bootstrap start`)"),
-        (Some(stage), Some(p)) => say!("[{stage}] {p}"),
-        (Some(stage), None) => say!("[{stage}]"),
+        (Some(stage), Some(p)) => say!("[{}] {p}", stage.name()),
+        (Some(stage), None) => say!("[{}]", stage.name()),
     }
     if let Some(i) = &reply.proceed_with {
         say!("next: carry it out with `smart say {i:?}`");

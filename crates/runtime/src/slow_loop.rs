@@ -30,7 +30,7 @@ use std::path::Path;
 #[derive(Debug, Serialize)]
 pub struct BootstrapReply {
     pub report: CallReport,
-    pub stage: Option<&'static str>,
+    pub stage: Option<Stage>,
     /// The next question, if bootstrap asks one.
     pub prompt: Option<String>,
     /// The explicit request to carry out now that the person said "dive in".
@@ -225,7 +225,7 @@ impl Engine {
         let b = self.state().bootstrap.as_ref();
         BootstrapReply {
             report,
-            stage: b.map(|b| b.stage.name()),
+            stage: b.map(|b| b.stage),
             prompt: b.and_then(bootstrap::prompt),
             proceed_with,
             propose_only: self.state().bootstrap_restricts(),

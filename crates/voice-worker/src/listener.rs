@@ -23,6 +23,7 @@ use crate::wake::{Wake, heard_phrase};
 use smart_voice::PreRoll;
 use smart_voice::endpoint::{Boundary, EndpointConfig, Endpointer, SAMPLE_RATE};
 use smart_voice::protocol::Event;
+use smart_voice::wake_phrase::ARMED_MS;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -34,8 +35,6 @@ pub enum Mode {
 /// Silence kept after the end of speech: whisper does better with a little room after the last
 /// word.
 const END_PAD_MS: u64 = 200;
-/// How long after a lone wake phrase the command may start.
-const ARMED_MS: u64 = 8_000;
 /// Speech after the wake phrase was recognised mid-speech that is shorter than this is the
 /// phrase's own last syllables (vosk's partial result names the phrase before its audio is
 /// over), not a command said in the same breath.

@@ -16,6 +16,10 @@
 //!   speech, so it is not used here. The bias makes whisper write the phrase as it is written
 //!   when it was said; measured false rejects are in the voice worker's wake tests.
 
+/// How long after a lone wake phrase the command may start (measured from the wake, on the
+/// audio clock of the events). Later speech is a new candidate for the phrase, not the command.
+pub const ARMED_MS: u64 = 8_000;
+
 /// What each engine was measured to do, in words for the settings. whisper's figures are the
 /// voice worker's `wake_whisper` suite (tiny.en, espeak-ng: five voices, three speeds, clean and
 /// over pink noise) and an 85-minute run of other speech through `smart listen --wav F --wake`
