@@ -37,17 +37,21 @@ export function shortTurn(corr: string): string {
 /** The rows a timeline page holds, by page number. */
 export type Pages = ReadonlyMap<number, ReadonlyArray<{ corr: string }>>;
 
+/** The request id of the row at ledger position `i`, undefined where no row is loaded. */
+function corrAt(pages: Pages, pageSize: number, i: number): string | undefined {
+  return i < 0 ? undefined : pages.get(Math.floor(i / pageSize))?.[i % pageSize]?.corr;
+}
+
 /** Ledger positions (ascending) hidden because their request is folded: every row of a folded
  * group except its first, i.e. a row whose neighbour above is loaded and of the same request. */
 export function hiddenRows(pages: Pages, pageSize: number, folded: ReadonlySet<string>): number[] {
   if (folded.size === 0) return [];
-  const at = (i: number): string | undefined => (i < 0 ? undefined : pages.get(Math.floor(i / pageSize))?.[i % pageSize]?.corr);
   const out: number[] = [];
   for (const p of [...pages.keys()].sort((a, b) => a - b)) {
     const rows = pages.get(p) ?? [];
     rows.forEach((row, j) => {
       const i = p * pageSize + j;
-      if (row.corr !== "" && folded.has(row.corr) && at(i - 1) === row.corr) out.push(i);
+      if (row.corr !== "" && folded.has(row.corr) && corrAt(pages, pageSize, i - 1) === row.corr) out.push(i);
     });
   }
   return out;
@@ -65,10 +69,9 @@ export function ledgerIndex(shown: number, hidden: readonly number[]): number {
 
 /** How many loaded rows from `i` down belong to the same request: the size a folded head shows. */
 export function groupSize(pages: Pages, pageSize: number, i: number): number {
-  const at = (k: number): string | undefined => pages.get(Math.floor(k / pageSize))?.[k % pageSize]?.corr;
-  const corr = at(i);
+  const corr = corrAt(pages, pageSize, i);
   if (corr === undefined || corr === "") return 1;
   let n = 1;
-  while (at(i + n) === corr) n++;
+  while (corrAt(pages, pageSize, i + n) === corr) n++;
   return n;
 }
