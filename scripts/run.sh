@@ -16,7 +16,9 @@ log() { printf '\033[1mrun:\033[0m %s\n' "$*" >&2; }
 bash scripts/setup.sh
 
 # setup.sh may have just installed Rust through rustup; its PATH change did not reach us.
-if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+# rustup's toolchain before any other cargo on the PATH (Debian's, if the Windows fallback
+# installed it, is only for scripts/windows-test.sh).
+if [ -x "$HOME/.cargo/bin/cargo" ]; then
   export PATH="$HOME/.cargo/bin:$PATH"
 fi
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/smart/target}"

@@ -8,7 +8,8 @@
 # benchmark binary in its quick mode (so it cannot rot), an eval slice through the real model,
 # the real app window end to end under Xvfb over WebDriver (scripts/e2e.sh), and every Rust test
 # in the workspace — kernel, ledger, signals, tools, runtime, the CLI's end-to-end, tamper, crash
-# and bad-input suites, the OS-keyring round trip, and the app's IPC and capability tests.
+# and bad-input suites, the OS-keyring round trip, and the app's IPC and capability tests — and
+# the core crates again as Windows programs under Wine (scripts/windows-test.sh).
 # Cargo builds go to a target dir outside the clone ($HOME/.cache/smart/target by default) so
 # repeated runs, and CI, rebuild incrementally. Every build this run makes or reuses is recorded,
 # and at the end the debug builds it did not use are deleted (scripts/target_gc.py): without
@@ -20,8 +21,10 @@ cd "$here"
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
-bash scripts/setup.sh
-if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+bash scripts/setup.sh --windows
+# rustup's toolchain before any other cargo on the PATH (Debian's, if the Windows fallback
+# installed it, is only for scripts/windows-test.sh).
+if [ -x "$HOME/.cargo/bin/cargo" ]; then
   export PATH="$HOME/.cargo/bin:$PATH"
 fi
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/smart/target}"
@@ -96,6 +99,13 @@ set +e
 { cargo_recorded test --workspace --locked --no-fail-fast; } 2>&1 | tee -a "$log"
 status=${PIPESTATUS[0]}
 set -e
+
+step "windows: the core crates cross-built for Windows (clippy too), their tests under Wine"
+set +e
+{ bash scripts/windows-test.sh; } 2>&1 | tee -a "$log"
+windows_status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -eq 0 ]; then status=$windows_status; fi
 
 step "target dir: deleting the debug builds this run did not use"
 python3 scripts/target_gc.py sweep "$CARGO_TARGET_DIR/debug" "$used" "$stamp" || true

@@ -57,7 +57,7 @@ struct Data {
 
 fn data_at_l3() -> Data {
     let tmp = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(tmp.path()).unwrap().join("root");
+    let root = dunce::canonicalize(tmp.path()).unwrap().join("root");
     let docs = root.join("docs");
     std::fs::create_dir_all(&docs).unwrap();
     std::fs::write(docs.join("old.log"), "0123456789").unwrap();
@@ -319,7 +319,7 @@ fn the_overlay_may_bring_up_the_hud_but_decide_nothing() {
 fn first_launch_creates_the_data_dir_only_for_existing_full_paths() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    let root = std::fs::canonicalize(tmp.path()).unwrap().join("docs");
+    let root = dunce::canonicalize(tmp.path()).unwrap().join("docs");
     std::fs::create_dir_all(&root).unwrap();
     let (_app, w) = app(Ok(data.clone()));
     let s = invoke(&w, "setup_state", json!({})).unwrap();
@@ -454,7 +454,7 @@ fn without_a_sound_card_the_app_reports_no_microphone_and_typing_still_works() {
 /// A data dir made by `smart init` and nothing else: a fresh ledger, first contact.
 fn fresh_data() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(tmp.path()).unwrap().join("root");
+    let root = dunce::canonicalize(tmp.path()).unwrap().join("root");
     std::fs::create_dir_all(&root).unwrap();
     let data = tmp.path().join("data");
     let opts = smart_runtime::InitOptions {

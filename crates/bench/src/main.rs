@@ -151,7 +151,7 @@ fn filesystem(dir: &Path) -> String {
     let Ok(mounts) = std::fs::read_to_string("/proc/mounts") else {
         return "unknown filesystem".into();
     };
-    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let dir = dunce::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     mounts
         .lines()
         .filter_map(|l| {

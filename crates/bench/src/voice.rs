@@ -68,7 +68,7 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     };
     let tmp = tempfile::tempdir()?;
     let (wav, speech_s) = recording(tmp.path())?;
-    let root = std::fs::canonicalize(tmp.path())?.join("root");
+    let root = dunce::canonicalize(tmp.path())?.join("root");
     std::fs::create_dir_all(root.join("reports"))?;
     std::fs::write(root.join("reports/q3.txt"), "q3")?;
     let mut load = load;

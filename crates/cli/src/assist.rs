@@ -395,7 +395,7 @@ pub fn use_model(data_dir: &Path, name_or_path: &str, json: bool) -> Result<i32>
         if !p.is_file() {
             bail!("{name_or_path:?} is neither a catalog model ({}) nor a model file", models.catalog().names());
         }
-        let p = std::fs::canonicalize(&p).with_context(|| format!("cannot resolve {}", p.display()))?;
+        let p = dunce::canonicalize(&p).with_context(|| format!("cannot resolve {}", p.display()))?;
         let mut f = std::fs::File::open(&p).with_context(|| format!("cannot open {}", p.display()))?;
         let info = smart_proposer::gguf::read_info(&mut std::io::BufReader::new(&mut f))
             .map_err(|e| anyhow!("{} is not a usable model: {e}", p.display()))?;

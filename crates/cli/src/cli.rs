@@ -709,7 +709,7 @@ pub fn run(args: Args) -> Result<i32> {
         }
         Cmd::Debug { cmd: DebugCmd::CommitLoop { path, count } } => {
             let mut e = open(&args)?;
-            let path = std::fs::canonicalize(path)?;
+            let path = dunce::canonicalize(path)?;
             let mut out = std::io::stdout().lock();
             for _ in 0..*count {
                 let r = e.call("fs.hash", json!({"path": path}), CallSource::Script)?;

@@ -346,7 +346,7 @@ fn a_killed_cross_disk_move_leaves_no_truncated_copy() {
     };
     let s = Smart::new();
     use std::os::unix::fs::MetadataExt;
-    let far = std::fs::canonicalize(other.path()).unwrap();
+    let far = dunce::canonicalize(other.path()).unwrap();
     assert_ne!(std::fs::metadata(&far).unwrap().dev(), std::fs::metadata(&s.root).unwrap().dev());
     let policy = s.tmp.path().join("policy.toml");
     std::fs::write(&policy, POLICY).unwrap();

@@ -458,7 +458,7 @@ fn run_tree(
     let root = tmp.path().join("home");
     let t = tree::Tree::generate(seed);
     t.write(&root)?;
-    let root = std::fs::canonicalize(&root)?;
+    let root = dunce::canonicalize(&root)?;
     let root_s = root.to_string_lossy().to_string();
     let fixture = fixture::build(&tmp.path().join("data"), &root, &t)?;
     let mut engine = fixture.engine;

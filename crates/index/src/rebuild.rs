@@ -92,7 +92,13 @@ pub fn rebuild(
             return Err(e);
         }
     };
-    std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(|e| IndexError::io("fsync", &tmp, &e))?;
+    // Opened for writing: Windows flushes a file only through a handle that may write to it
+    // (a read-only one is "access denied").
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| IndexError::io("fsync", &tmp, &e))?;
     if index_path.exists() {
         remove_if_present(&prev)?;
         if std::fs::hard_link(index_path, &prev).is_err() {

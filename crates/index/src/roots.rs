@@ -43,7 +43,7 @@ pub(crate) fn resolve(roots: &[PathBuf], report: &mut UpdateReport) -> Vec<Root>
     let mut out: Vec<Root> = Vec::new();
     for given in roots {
         let shown = given.display().to_string();
-        let canonical = match std::fs::canonicalize(given) {
+        let canonical = match dunce::canonicalize(given) {
             Ok(c) if c.is_dir() => c,
             Ok(_) => {
                 report.skip(shown, "the root is not a folder".into());
@@ -106,7 +106,7 @@ pub(crate) fn locate<'a>(roots: &'a [Root], path: &Path) -> Result<(&'a Root, St
 pub(crate) fn check_outside(index: &Path, roots: &[Root]) -> Result<(), IndexError> {
     let absolute = match (index.parent(), index.file_name()) {
         (Some(parent), Some(name)) if !parent.as_os_str().is_empty() => {
-            std::fs::canonicalize(parent).map(|p| p.join(name)).unwrap_or_else(|_| index.to_path_buf())
+            dunce::canonicalize(parent).map(|p| p.join(name)).unwrap_or_else(|_| index.to_path_buf())
         }
         _ => std::env::current_dir().map(|d| d.join(index)).unwrap_or_else(|_| index.to_path_buf()),
     };

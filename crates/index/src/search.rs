@@ -75,7 +75,11 @@ FROM docs d JOIN docs_fts f ON f.rowid = d.id
 WHERE d.id IN (SELECT value FROM json_each(?1))";
 
 fn candidates(conn: &Connection, expr: &str, q: &Query) -> Result<Vec<Candidate>, IndexError> {
-    let prefix = q.path_prefix.as_deref().map(|p| p.trim_end_matches(SEP)).filter(|p| !p.is_empty());
+    // Stored paths use the system's separator; Windows also takes `/` (`C:\docs/a`), so a
+    // prefix written with it is read the same way.
+    let native =
+        q.path_prefix.as_deref().map(|p| if SEP == '/' { p.to_string() } else { p.replace('/', &SEP.to_string()) });
+    let prefix = native.as_deref().map(|p| p.trim_end_matches(SEP)).filter(|p| !p.is_empty());
     let (lo, hi) = prefix.map(below).unzip();
     let mut st = conn.prepare_cached(CANDIDATES)?;
     let rows = st.query_map(

@@ -12,7 +12,7 @@ use smart_kernel::*;
 #[test]
 fn unknown_tool_is_refused_and_counts_nothing() {
     let mut h = Harness::new();
-    let o = h.propose(h.call("fs.format_disk", json!({"path": "/r"})));
+    let o = h.propose(h.call("fs.format_disk", json!({"path": abs("/r")})));
     assert_eq!(refused(&o), RefusalCode::UnknownTool);
     assert_eq!((h.state.steps, h.state.budget_used), (0, 0));
     assert_eq!(h.log.last().unwrap().0.kind(), "refused");
@@ -21,7 +21,7 @@ fn unknown_tool_is_refused_and_counts_nothing() {
 #[test]
 fn malformed_arguments_are_schema_invalid() {
     let mut h = Harness::new();
-    for args in [json!({}), json!({"path": 7}), json!({"path": "/r/a", "extra": 1}), json!("nope")] {
+    for args in [json!({}), json!({"path": 7}), json!({"path": abs("/r/a"), "extra": 1}), json!("nope")] {
         let o = h.propose(h.call("t.l0", args.clone()));
         assert_eq!(refused(&o), RefusalCode::SchemaInvalid, "{args}");
     }
@@ -30,22 +30,22 @@ fn malformed_arguments_are_schema_invalid() {
 #[test]
 fn dot_dot_escapes_are_outside_the_roots() {
     let mut h = Harness::new();
-    let o = h.propose(h.call("t.l0", json!({"path": "/r/docs/../../etc/passwd"})));
+    let o = h.propose(h.call("t.l0", json!({"path": abs("/r/docs/../../etc/passwd")})));
     assert_eq!(refused(&o), RefusalCode::PathOutsideRoots);
     // `..` that stays inside is fine.
-    let o = h.propose(h.call("t.l0", json!({"path": "/r/docs/../a.txt"})));
+    let o = h.propose(h.call("t.l0", json!({"path": abs("/r/docs/../a.txt")})));
     assert!(matches!(o, Outcome::Admitted(_)));
 }
 
 #[test]
 fn a_symlink_out_of_the_root_is_outside_the_roots() {
     let mut h = Harness::new();
-    h.world.links.insert("/r/innocent".into(), "/etc".into());
-    let o = h.propose(h.call("t.l0", json!({"path": "/r/innocent/shadow"})));
+    h.world.links.insert(abs("/r/innocent"), abs("/etc"));
+    let o = h.propose(h.call("t.l0", json!({"path": abs("/r/innocent/shadow")})));
     match &o {
         Outcome::Refused(r) => {
             assert_eq!(r.code, RefusalCode::PathOutsideRoots);
-            assert!(r.reason.contains("/etc/shadow"), "{}", r.reason);
+            assert!(r.reason.contains(&abs("/etc/shadow")), "{}", r.reason);
         }
         other => panic!("{other:?}"),
     }
@@ -55,24 +55,25 @@ fn a_symlink_out_of_the_root_is_outside_the_roots() {
 fn a_root_prefix_is_not_a_root() {
     // "/rx" starts with the string "/r" but is not inside the folder /r.
     let mut h = Harness::new();
-    let o = h.propose(h.call("t.l0", json!({"path": "/rx/secret"})));
+    let o = h.propose(h.call("t.l0", json!({"path": abs("/rx/secret")})));
     assert_eq!(refused(&o), RefusalCode::PathOutsideRoots);
 }
 
 #[test]
 fn absurd_relative_and_nul_paths_are_invalid() {
     let mut h = Harness::new();
-    let long = format!("/r/{}", "a/".repeat(5000));
-    for p in [long.as_str(), "docs/a.txt", "/r/a\0b", ""] {
-        let o = h.propose(h.call("t.l0", json!({"path": p})));
-        assert_eq!(refused(&o), RefusalCode::PathInvalid, "{:?}", p.get(..20));
+    let long = abs(&format!("/r/{}", "a/".repeat(5000)));
+    let nul = abs("/r/a\0b");
+    for raw in [long.as_str(), "docs/a.txt", nul.as_str(), ""] {
+        let o = h.propose(h.call("t.l0", json!({"path": raw})));
+        assert_eq!(refused(&o), RefusalCode::PathInvalid, "{:?}", raw.get(..20));
     }
 }
 
 #[test]
 fn scope_must_be_current_unrevoked_unexpired_and_cover_the_tool() {
     let mut h = Harness::new();
-    let mut c = h.call("t.l0", json!({"path": "/r/a.txt"}));
+    let mut c = h.call("t.l0", json!({"path": abs("/r/a.txt")}));
     c.scope_id = "0".repeat(64);
     assert_eq!(refused(&h.propose(c)), RefusalCode::ScopeInvalid);
 
@@ -157,7 +158,7 @@ fn budget_is_charged_per_lease_and_refuses_past_the_limit() {
     p.budget.per_lease = 2;
     let mut h = Harness::with(p);
     h.run("t.l0");
-    let c = h.call("t.l0", json!({"path": "/r/b"}));
+    let c = h.call("t.l0", json!({"path": abs("/r/b")}));
     assert!(matches!(h.propose(c), Outcome::Admitted(_)));
     assert_eq!(refused(&h.run("t.l1")), RefusalCode::BudgetExhausted);
     // A new lease is a new budget.
@@ -177,8 +178,8 @@ fn identical_calls_and_steps_are_bounded() {
     p.monotone.max_steps = 2;
     let mut h = Harness::with(p);
     h.run("t.l0");
-    h.propose(h.call("t.l0", json!({"path": "/r/b"})));
-    let o = h.propose(h.call("t.l0", json!({"path": "/r/c"})));
+    h.propose(h.call("t.l0", json!({"path": abs("/r/b")})));
+    let o = h.propose(h.call("t.l0", json!({"path": abs("/r/c")})));
     assert_eq!(refused(&o), RefusalCode::MonotoneBound);
 }
 
@@ -200,22 +201,22 @@ fn a_read_only_scope_refuses_mutation() {
 #[test]
 fn a_snapshot_the_proposer_saw_must_still_hold() {
     let mut h = Harness::new();
-    let mut c = h.call("t.l0", json!({"path": "/r/a.txt"}));
-    c.snapshot = Some([("/r/a.txt".to_string(), Hash::of_bytes(b"old"))].into());
+    let mut c = h.call("t.l0", json!({"path": abs("/r/a.txt")}));
+    c.snapshot = Some([(abs("/r/a.txt"), Hash::of_bytes(b"old"))].into());
     assert_eq!(refused(&h.propose(c.clone())), RefusalCode::SnapshotStale);
-    c.snapshot = Some([("/r/a.txt".to_string(), Hash::of_bytes(b"a"))].into());
+    c.snapshot = Some([(abs("/r/a.txt"), Hash::of_bytes(b"a"))].into());
     assert!(matches!(h.propose(c), Outcome::Admitted(_)));
 }
 
 fn make_plan(h: &mut Harness) -> Hash {
     let artifact = Artifact {
         kind: "move_plan".into(),
-        body: json!({"moves": [{"from": "/r/a.txt", "to": "/r/b.txt"}]}),
-        inputs: [("/r/a.txt".to_string(), Hash::of_bytes(b"a"))].into(),
+        body: json!({"moves": [{"from": abs("/r/a.txt"), "to": abs("/r/b.txt")}]}),
+        inputs: [(abs("/r/a.txt"), Hash::of_bytes(b"a"))].into(),
     };
     let hash = hash_of(&artifact).unwrap();
     h.world.artifacts.insert(hash, artifact.clone());
-    let d = h.kernel.propose(&h.state, h.call("t.l2", json!({"path": "/r/a.txt"})), h.now, &h.world).unwrap();
+    let d = h.kernel.propose(&h.state, h.call("t.l2", json!({"path": abs("/r/a.txt")})), h.now, &h.world).unwrap();
     match h.apply(d) {
         Outcome::Admitted(a) => h.commit(&a, kernel::ToolOutput { artifact: Some(artifact), ..Default::default() }),
         other => panic!("{other:?}"),
@@ -238,12 +239,12 @@ fn an_artifact_applies_once_only_while_its_inputs_are_unchanged() {
     let o = h.propose(h.call("t.apply_plan", json!({"proposal": Hash::of_bytes(b"x").to_hex()})));
     assert_eq!(refused(&o), RefusalCode::ArtifactUnknown);
     // The file changed since the plan was made.
-    h.world.files.insert("/r/a.txt".into(), Hash::of_bytes(b"edited"));
+    h.world.files.insert(abs("/r/a.txt"), Hash::of_bytes(b"edited"));
     assert_eq!(refused(&h.propose(apply(&h))), RefusalCode::SnapshotStale);
     // A tampered artifact body no longer matches its hash.
-    h.world.files.insert("/r/a.txt".into(), Hash::of_bytes(b"a"));
+    h.world.files.insert(abs("/r/a.txt"), Hash::of_bytes(b"a"));
     let mut forged = h.world.artifacts[&plan].clone();
-    forged.body = json!({"moves": [{"from": "/r/a.txt", "to": "/etc/cron.d/x"}]});
+    forged.body = json!({"moves": [{"from": abs("/r/a.txt"), "to": abs("/etc/cron.d/x")}]});
     let saved = h.world.artifacts.insert(plan, forged).unwrap();
     assert_eq!(refused(&h.propose(apply(&h))), RefusalCode::ArtifactUnknown);
     h.world.artifacts.insert(plan, saved);
@@ -263,20 +264,20 @@ fn a_destination_swapped_for_a_symlink_after_the_plan_is_refused() {
     h.advance(2_000);
     let artifact = Artifact {
         kind: "move_plan".into(),
-        body: json!({"moves": [{"from": "/r/a.txt", "to": "/r/dups/a.txt"}]}),
-        inputs: [("/r/a.txt".to_string(), Hash::of_bytes(b"a"))].into(),
+        body: json!({"moves": [{"from": abs("/r/a.txt"), "to": abs("/r/dups/a.txt")}]}),
+        inputs: [(abs("/r/a.txt"), Hash::of_bytes(b"a"))].into(),
     };
     let plan = hash_of(&artifact).unwrap();
     h.world.artifacts.insert(plan, artifact.clone());
-    let d = h.kernel.propose(&h.state, h.call("t.l2", json!({"path": "/r/a.txt"})), h.now, &h.world).unwrap();
+    let d = h.kernel.propose(&h.state, h.call("t.l2", json!({"path": abs("/r/a.txt")})), h.now, &h.world).unwrap();
     let Outcome::Admitted(a) = h.apply(d) else { panic!() };
     h.commit(&a, kernel::ToolOutput { artifact: Some(artifact), ..Default::default() });
     h.advance(5_000);
-    h.world.links.insert("/r/dups".into(), "/etc".into());
+    h.world.links.insert(abs("/r/dups"), abs("/etc"));
     let o = h.propose(h.call("t.apply_plan", json!({"proposal": plan.to_hex()})));
     assert_eq!(refused(&o), RefusalCode::PathOutsideRoots);
     // Swapped for a link that stays inside the root: the plan no longer means what was proposed.
-    h.world.links.insert("/r/dups".into(), "/r/elsewhere".into());
+    h.world.links.insert(abs("/r/dups"), abs("/r/elsewhere"));
     let o = h.propose(h.call("t.apply_plan", json!({"proposal": plan.to_hex()})));
     assert_eq!(refused(&o), RefusalCode::SnapshotStale);
     h.world.links.clear();
@@ -287,13 +288,13 @@ fn a_destination_swapped_for_a_symlink_after_the_plan_is_refused() {
 fn checks_run_in_the_documented_order() {
     // A call failing scope, ceiling and plus-one at once is refused for scope (check 3).
     let mut h = Harness::new();
-    let mut c = h.call("t.l3", json!({"path": "/r/a.txt"}));
+    let mut c = h.call("t.l3", json!({"path": abs("/r/a.txt")}));
     c.scope_id = "bad".into();
     assert_eq!(refused(&h.propose(c)), RefusalCode::ScopeInvalid);
     // Failing ceiling and plus-one: ceiling (check 4) wins.
     assert_eq!(refused(&h.run("t.l3")), RefusalCode::NoLease);
     // Bad schema and a path outside: schema first.
-    let o = h.propose(h.call("t.l0", json!({"path": "/etc", "x": 1})));
+    let o = h.propose(h.call("t.l0", json!({"path": abs("/etc"), "x": 1})));
     assert_eq!(refused(&o), RefusalCode::SchemaInvalid);
 }
 
@@ -332,7 +333,7 @@ proptest! {
                 Step::Call(layer) => {
                     n += 1;
                     let before = h.state.clone();
-                    let c = h.call(&format!("t.l{layer}"), json!({"path": format!("/r/f{n}")}));
+                    let c = h.call(&format!("t.l{layer}"), json!({"path": abs(&format!("/r/f{n}"))}));
                     let d = h.kernel.propose(&h.state, c, h.now, &h.world).unwrap();
                     let outcome = h.apply(d);
                     let layer = Layer::try_from(layer).unwrap();
@@ -368,19 +369,19 @@ proptest! {
         Just(".."), Just("."), Just("a"), Just("b"), Just("out"), Just("in"), Just("r"), Just("etc"),
     ], 0..10)) {
         let mut h = Harness::new();
-        h.world.links.insert("/r/out".into(), "/etc".into());
-        h.world.links.insert("/r/a/out".into(), "/".into());
-        h.world.links.insert("/r/in".into(), "/r/a".into());
-        let raw = format!("/r/{}", parts.join("/"));
+        h.world.links.insert(abs("/r/out"), abs("/etc"));
+        h.world.links.insert(abs("/r/a/out"), abs("/"));
+        h.world.links.insert(abs("/r/in"), abs("/r/a"));
+        let raw = abs(&format!("/r/{}", parts.join("/")));
         let resolved = h.world.resolve(&raw).unwrap();
-        let inside = resolved.starts_with("/r");
+        let inside = resolved.starts_with(abs("/r"));
         let c = h.call("t.l0", json!({"path": raw}));
         let d = h.kernel.propose(&h.state, c, h.now, &h.world).unwrap();
         let ev = d.events.clone();
         match h.apply(d) {
             Outcome::Admitted(a) => {
-                let p = a.args()["path"].as_str().unwrap().to_string();
-                prop_assert!(std::path::Path::new(&p).starts_with("/r"), "admitted {raw} as {p}");
+                let path = a.args()["path"].as_str().unwrap().to_string();
+                prop_assert!(std::path::Path::new(&path).starts_with(abs("/r")), "admitted {raw} as {path}");
                 prop_assert!(inside);
             }
             Outcome::Refused(r) => {

@@ -139,7 +139,7 @@ fn an_approval_before_the_gate_opens_is_refused_and_the_call_stays_pending() {
     h.climb_to_l3();
     h.advance(0);
     // Commit another L3 so L4's gate is shut again for 15 s.
-    let c = h.call("t.l3", json!({"path": "/r/z"}));
+    let c = h.call("t.l3", json!({"path": abs("/r/z")}));
     assert!(matches!(h.propose(c), Outcome::Admitted(_)));
     let id = match h.run("t.l4") {
         Outcome::Pending { id, admissible_at } => {
@@ -163,7 +163,7 @@ fn an_approval_before_the_gate_opens_is_refused_and_the_call_stays_pending() {
 fn files_changed_after_the_dialog_opened_void_the_approval() {
     let mut h = Harness::new();
     let id = pending_l4(&mut h);
-    h.world.files.insert("/r/a.txt".into(), Hash::of_bytes(b"swapped"));
+    h.world.files.insert(abs("/r/a.txt"), Hash::of_bytes(b"swapped"));
     let s = h.signal(&id, Some(h.pending_hash(&id)), APPROVE);
     assert_refused_and_still_pending(&mut h, &id, s, RefusalCode::SnapshotStale);
 }
@@ -189,10 +189,10 @@ fn a_signal_for_an_unknown_pending_call_is_refused() {
 #[test]
 fn a_model_s_risk_opinion_can_make_a_call_wait() {
     let mut h = Harness::new();
-    let mut c = h.call("t.l0", json!({"path": "/r/a.txt"}));
+    let mut c = h.call("t.l0", json!({"path": abs("/r/a.txt")}));
     c.risk_hint = Some(3);
     assert!(matches!(h.propose(c), Outcome::Pending { .. }));
-    let mut c = h.call("t.l4", json!({"path": "/r/a.txt"}));
+    let mut c = h.call("t.l4", json!({"path": abs("/r/a.txt")}));
     c.risk_hint = Some(1);
     // Cannot lower: (refused here for the lease, but never admitted as Tier 1)
     assert!(!matches!(h.propose(c), Outcome::Admitted(_)));

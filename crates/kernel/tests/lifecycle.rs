@@ -104,7 +104,7 @@ fn emergency_invalidates_the_lease_cancels_pending_and_has_a_cooldown() {
     let d = h.kernel.emergency(&h.state, s, "again", h.now).unwrap();
     assert_eq!(refused(&h.apply(d)), RefusalCode::EmergencyCooldown);
     for _ in 0..3 {
-        h.propose(h.call("t.l0", json!({"path": "/r/x"})));
+        h.propose(h.call("t.l0", json!({"path": abs("/r/x")})));
     }
     h.advance(1);
     let s = h.signal("", None, STOP);
@@ -129,14 +129,14 @@ fn undo_checks_the_world_and_happens_once() {
     h.commit_lease();
     h.climb_to_l3();
     // A reversible L3 call whose rollback expects /r/b.txt to hold "a".
-    h.world.files.insert("/r/b.txt".into(), Hash::of_bytes(b"a"));
-    let c = h.call("t.l3", json!({"path": "/r/q"}));
+    h.world.files.insert(abs("/r/b.txt"), Hash::of_bytes(b"a"));
+    let c = h.call("t.l3", json!({"path": abs("/r/q")}));
     let d = h.kernel.propose(&h.state, c, h.now, &h.world).unwrap();
     let Outcome::Admitted(a) = h.apply(d) else { panic!() };
     h.commit(
         &a,
         kernel::ToolOutput {
-            rollback: Some(json!({"inputs": {"/r/b.txt": Hash::of_bytes(b"a")}})),
+            rollback: Some(json!({"inputs": {abs("/r/b.txt"): Hash::of_bytes(b"a")}})),
             ..Default::default()
         },
     );
@@ -144,12 +144,12 @@ fn undo_checks_the_world_and_happens_once() {
     let committed = h.log.last().unwrap().0.clone();
 
     // Something edited the file since: undo would lose that edit.
-    h.world.files.insert("/r/b.txt".into(), Hash::of_bytes(b"edited"));
+    h.world.files.insert(abs("/r/b.txt"), Hash::of_bytes(b"edited"));
     let d = h.kernel.propose_undo(&h.state, seq, &committed, h.now, &h.world).unwrap();
     assert_eq!(refused(&h.apply(d)), RefusalCode::SnapshotStale);
 
     // A forged committed event (different rollback data) is not accepted.
-    h.world.files.insert("/r/b.txt".into(), Hash::of_bytes(b"a"));
+    h.world.files.insert(abs("/r/b.txt"), Hash::of_bytes(b"a"));
     let mut forged = committed.clone();
     if let KernelEvent::Committed { rollback, .. } = &mut forged {
         *rollback = Some(json!({"inputs": {}, "evil": true}));
@@ -158,7 +158,7 @@ fn undo_checks_the_world_and_happens_once() {
     assert_eq!(refused(&h.apply(d)), RefusalCode::NotReversible);
 
     // A path on the way back now leads elsewhere (a symlink): undo would write there.
-    h.world.links.insert("/r/b.txt".into(), "/etc/b.txt".into());
+    h.world.links.insert(abs("/r/b.txt"), abs("/etc/b.txt"));
     let d = h.kernel.propose_undo(&h.state, seq, &committed, h.now, &h.world).unwrap();
     assert_eq!(refused(&h.apply(d)), RefusalCode::SnapshotStale);
     h.world.links.clear();

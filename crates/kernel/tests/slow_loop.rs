@@ -372,7 +372,7 @@ fn a_work_order_executes_within_its_inherited_scope_and_ends_with_the_lease() {
     let id = h.state.work_orders.keys().next().unwrap().clone();
     let order_call = |h: &Harness, tool: &str| ProposedCall {
         work_order: Some(id.clone()),
-        ..h.call(tool, json!({"path": "/r/a.txt"}))
+        ..h.call(tool, json!({"path": abs("/r/a.txt")}))
     };
     assert!(matches!(h.propose(order_call(&h, "t.l0")), Outcome::Admitted(_)));
     assert!(matches!(h.propose(order_call(&h, "t.l1")), Outcome::Admitted(_)));

@@ -59,7 +59,7 @@ fn setup() -> (tempfile::TempDir, PathBuf, Engine) {
     std::fs::create_dir_all(root.join("inbox")).unwrap();
     std::fs::write(root.join("inbox/a.txt"), "same").unwrap();
     std::fs::write(root.join("inbox/b.txt"), "same").unwrap();
-    let root = std::fs::canonicalize(root).unwrap();
+    let root = dunce::canonicalize(root).unwrap();
     let opts = InitOptions { roots: vec![root.clone()], policy: None, key_store: Some(KeyStoreKind::File) };
     let (engine, _) = Engine::init(&tmp.path().join("data"), opts, Box::new(SystemClock)).unwrap();
     (tmp, root, engine)

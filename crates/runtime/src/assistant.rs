@@ -1103,7 +1103,7 @@ mod tests {
     #[test]
     fn a_template_s_tool_takes_the_names_that_exist_when_it_guessed_the_place_wrong() {
         let d = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(d.path()).unwrap();
+        let root = dunce::canonicalize(d.path()).unwrap();
         for f in ["docs/keep.log", "docs/a/notes.txt", "old/notes.txt"] {
             std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
             std::fs::write(root.join(f), "x").unwrap();

@@ -167,7 +167,7 @@ impl Engine {
         }
         let created_dir = !data_dir.exists();
         std::fs::create_dir_all(data_dir).map_err(|e| io(data_dir, e))?;
-        let data_canon = std::fs::canonicalize(data_dir).map_err(|e| io(data_dir, e))?;
+        let data_canon = dunce::canonicalize(data_dir).map_err(|e| io(data_dir, e))?;
         let cleanup = |created: bool| {
             if created {
                 let _ = std::fs::remove_dir_all(data_dir);
@@ -175,7 +175,7 @@ impl Engine {
         };
         let mut roots = Vec::new();
         for r in &raw_roots {
-            let canon = match std::fs::canonicalize(r) {
+            let canon = match dunce::canonicalize(r) {
                 Ok(c) if c.is_dir() => c,
                 Ok(_) => {
                     cleanup(created_dir);

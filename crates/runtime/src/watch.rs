@@ -114,7 +114,7 @@ mod tests {
     #[test]
     fn writes_renames_and_deletes_under_a_root_mark_their_paths_dirty() {
         let t = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(t.path()).unwrap();
+        let root = dunce::canonicalize(t.path()).unwrap();
         std::fs::create_dir(root.join("sub")).unwrap();
         let w = RootWatcher::start(std::slice::from_ref(&root)).unwrap();
         std::fs::write(root.join("sub/a.txt"), b"a").unwrap();

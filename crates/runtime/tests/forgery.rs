@@ -24,7 +24,7 @@ fn engine(s: &Setup, now: u64) -> Engine {
 /// An initialised data dir with one fs.quarantine call pending.
 fn pending() -> (Setup, String, Hash) {
     let tmp = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(tmp.path()).unwrap().join("root");
+    let root = dunce::canonicalize(tmp.path()).unwrap().join("root");
     std::fs::create_dir_all(root.join("docs")).unwrap();
     std::fs::write(root.join("docs/old.txt"), "old").unwrap();
     let data = tmp.path().join("data");

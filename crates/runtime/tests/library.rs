@@ -16,7 +16,7 @@ fn search(places: &smart_tools::Places, words: &str) -> Vec<String> {
 #[test]
 fn the_watchers_paths_update_the_index_without_a_full_walk() {
     let t = tempfile::tempdir().unwrap();
-    let base = std::fs::canonicalize(t.path()).unwrap();
+    let base = dunce::canonicalize(t.path()).unwrap();
     let root = base.join("root");
     std::fs::create_dir_all(root.join("notes")).unwrap();
     std::fs::write(root.join("notes/old.md"), "nothing about it yet").unwrap();

@@ -72,7 +72,7 @@ fn setup() -> Setup {
         std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
         std::fs::write(root.join(f), "x").unwrap();
     }
-    let root = std::fs::canonicalize(root).unwrap();
+    let root = dunce::canonicalize(root).unwrap();
     let opts = InitOptions { roots: vec![root.clone()], policy: None, key_store: Some(KeyStoreKind::File) };
     let (engine, _) = Engine::init(&tmp.path().join("data"), opts, Box::new(FixedClock(1_800_000_000_000))).unwrap();
     let models = Arc::new(AtomicUsize::new(0));

@@ -22,7 +22,7 @@ struct Setup {
 /// A data dir with a refusal, a committed scan, a move plan applied, and one quarantine pending.
 fn setup() -> Setup {
     let tmp = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(tmp.path()).unwrap().join("root");
+    let root = dunce::canonicalize(tmp.path()).unwrap().join("root");
     let docs = root.join("docs");
     std::fs::create_dir_all(&docs).unwrap();
     std::fs::write(docs.join("old.txt"), "old").unwrap();

@@ -537,7 +537,7 @@ mod tests {
 
     fn area() -> (tempfile::TempDir, PathBuf) {
         let t = tempfile::tempdir().unwrap();
-        let r = fs::canonicalize(t.path()).unwrap();
+        let r = dunce::canonicalize(t.path()).unwrap();
         (t, r)
     }
 

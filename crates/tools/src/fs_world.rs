@@ -35,7 +35,10 @@ const SPECIAL_CONTEXT: &str = "smart-tools 2025 fs_world special file v1";
 /// where the filesystem would really go), and the part that does not exist yet is appended as
 /// written, with `.` dropped. `..` in the missing part is refused, because there is nothing to
 /// resolve it against, and so is a path that continues through a dangling symlink. A path whose
-/// last component is itself a dangling symlink resolves to the link.
+/// last component is itself a dangling symlink resolves to the link. Windows takes `..`
+/// lexically before it looks (`C:\a\missing\..\b` is `C:\a\b`, and a junction is never
+/// climbed out of by `..`), so there such a path resolves to what the system would open, which
+/// the kernel then confines like any other.
 pub fn resolve(raw: &str) -> Result<PathBuf, WorldError> {
     let fail = |why: String| Err(WorldError(why));
     if raw.is_empty() {
@@ -54,7 +57,7 @@ pub fn resolve(raw: &str) -> Result<PathBuf, WorldError> {
     let components: Vec<Component> = path.components().collect();
     for keep in (1..=components.len()).rev() {
         let prefix: PathBuf = components[..keep].iter().collect();
-        match fs::canonicalize(&prefix) {
+        match dunce::canonicalize(&prefix) {
             Ok(base) => return append_missing(raw, base, &components[keep..]),
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
             Err(e) => return fail(format!("{raw} cannot be resolved: {}: {e}", prefix.display())),
@@ -65,6 +68,11 @@ pub fn resolve(raw: &str) -> Result<PathBuf, WorldError> {
 
 /// Appends the components that do not exist below `base` (the canonical deepest ancestor).
 fn append_missing(raw: &str, base: PathBuf, missing: &[Component]) -> Result<PathBuf, WorldError> {
+    // Nothing is below a file. Unix says so while canonicalising ("not a directory"); Windows
+    // says only "not found", which would make the file the deepest existing ancestor.
+    if missing.iter().any(|c| matches!(c, Component::Normal(_))) && !base.is_dir() {
+        return Err(WorldError(format!("{raw} cannot be resolved: {} is not a folder", base.display())));
+    }
     let mut out = base;
     for (i, component) in missing.iter().enumerate() {
         match component {
@@ -209,7 +217,7 @@ mod tests {
 
     fn root() -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
-        let canonical = fs::canonicalize(dir.path()).unwrap();
+        let canonical = dunce::canonicalize(dir.path()).unwrap();
         (dir, canonical)
     }
 
@@ -230,8 +238,14 @@ mod tests {
     #[test]
     fn resolve_refuses_dotdot_after_a_missing_folder_and_relative_paths() {
         let (_t, r) = root();
-        let err = resolve(&format!("{}/missing/../../etc", s(&r))).unwrap_err();
-        assert!(err.0.contains("`..`"), "{err}");
+        let raw = format!("{}/missing/../../etc", s(&r));
+        if cfg!(windows) {
+            let parent = r.parent().unwrap();
+            assert_eq!(resolve(&raw).unwrap(), parent.join("etc"), "Windows reads `..` lexically");
+        } else {
+            let err = resolve(&raw).unwrap_err();
+            assert!(err.0.contains("`..`"), "{err}");
+        }
         assert!(resolve("relative/path").unwrap_err().0.contains("relative"));
         assert!(resolve("").is_err());
         assert!(resolve("/a\0b").is_err());

@@ -46,7 +46,15 @@ struct Hostile {
 const FAKE_HASH: &str = "4f2a9c1be0d37785a1c2e3f405162738495a6b7c8d9e0f112233445566778899";
 
 fn hostile(name: &str, benign: &'static str, text: &str) -> Hostile {
-    Hostile { name: name.to_string(), benign, bytes: text.as_bytes().to_vec(), enc: Enc::Text }
+    Hostile { name: name_here(name), benign, bytes: text.as_bytes().to_vec(), enc: Enc::Text }
+}
+
+/// The hostile name as this system can hold it: Windows forbids `< > : " | ? *` and control
+/// characters in file names, so there they are `_` (the words, which are what an assistant might
+/// read, stay).
+fn name_here(name: &str) -> String {
+    let forbidden = |c: char| cfg!(windows) && (c.is_control() || "<>:\"|?*".contains(c));
+    name.chars().map(|c| if forbidden(c) { '_' } else { c }).collect()
 }
 
 /// The hostile corpus. Names and contents are written at an assistant; none may matter.

@@ -37,7 +37,7 @@ impl Smart {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("root");
         std::fs::create_dir_all(&root).unwrap();
-        let root = std::fs::canonicalize(root).unwrap();
+        let root = dunce::canonicalize(root).unwrap();
         Smart { data: tmp.path().join("data"), root, tmp, now: T0 }
     }
 

@@ -11,7 +11,7 @@ fn kinds_are_decided_by_extension_and_content() {
     w.write("plan.md", "# Plan\n\nsteps", 1);
     w.write("main.rs", "fn main() {}", 1);
     w.write("Makefile", "all:\n\techo hi", 1);
-    w.write("nul.txt", b"looks like text\0but has a NUL", 1);
+    w.write("has-nul.txt", b"looks like text\0but has a NUL", 1);
     w.write("latin1.md", [b'c', b'a', b'f', 0xe9, b' ', b'o', b'k'], 1);
     w.write("photo.png", "zebra zebra zebra", 1);
     let mut idx = w.open();
@@ -23,14 +23,14 @@ fn kinds_are_decided_by_extension_and_content() {
     assert_eq!(kind("plan.md"), Kind::Markdown);
     assert_eq!(kind("main.rs"), Kind::Code);
     assert_eq!(kind("Makefile"), Kind::Code);
-    assert_eq!(kind("nul.txt"), Kind::Binary, "a NUL in the first 8 KiB makes it binary");
+    assert_eq!(kind("has-nul.txt"), Kind::Binary, "a NUL in the first 8 KiB makes it binary");
     assert_eq!(kind("latin1.md"), Kind::Binary, "invalid UTF-8 makes it binary");
     assert_eq!(kind("photo.png"), Kind::Binary);
     // Binaries are found by name, never by their bytes.
     assert_eq!(w.find(&idx, "zebra"), Vec::<String>::new());
     assert_eq!(w.find(&idx, "photo"), ["photo.png"]);
     assert_eq!(w.find(&idx, "looks"), Vec::<String>::new(), "a binary's words are not indexed");
-    assert_eq!(idx.text_of(&w.p("nul.txt")).unwrap(), None);
+    assert_eq!(idx.text_of(&w.p("has-nul.txt")).unwrap(), None);
     assert_eq!(idx.text_of(&w.p("notes.txt")).unwrap().as_deref(), Some("plain words here"));
 }
 

@@ -22,7 +22,7 @@ pub struct World {
 impl World {
     pub fn new() -> World {
         let tmp = tempfile::tempdir().unwrap();
-        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let base = dunce::canonicalize(tmp.path()).unwrap();
         let root = base.join("root");
         let outside = base.join("outside");
         std::fs::create_dir_all(&root).unwrap();
@@ -36,8 +36,9 @@ impl World {
     }
 
     /// The absolute path of `rel` in the root.
+    /// `rel` is `/`-separated; the path has the system's separators.
     pub fn at(&self, rel: &str) -> PathBuf {
-        self.root.join(rel)
+        rel.split('/').filter(|c| !c.is_empty()).fold(self.root.clone(), |p, c| p.join(c))
     }
 
     /// The stored path of `rel` in the root.
@@ -63,10 +64,14 @@ impl World {
         index.sync_roots(&self.roots(), &Limits::default(), NOW, &mut |_| {}).unwrap()
     }
 
-    /// The hit paths, relative to the root.
+    /// The hit paths, relative to the root and `/`-separated on every system.
     pub fn rel(&self, hits: &[Hit]) -> Vec<String> {
-        let prefix = format!("{}/", self.root.to_str().unwrap());
-        hits.iter().map(|h| h.path.strip_prefix(&prefix).unwrap_or(&h.path).to_string()).collect()
+        hits.iter()
+            .map(|h| match Path::new(&h.path).strip_prefix(&self.root) {
+                Ok(rel) => rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"),
+                Err(_) => h.path.clone(),
+            })
+            .collect()
     }
 
     /// Searches `text` with no filters and returns the relative hit paths.

@@ -20,9 +20,10 @@ pub struct MapWorld {
 
 impl World for MapWorld {
     fn resolve(&self, raw: &str) -> Result<PathBuf, WorldError> {
-        let mut out = PathBuf::from("/");
+        let mut out = PathBuf::new();
         for c in Path::new(raw).components() {
             match c {
+                Component::Prefix(_) | Component::RootDir => out.push(c.as_os_str()),
                 Component::Normal(n) => {
                     out.push(n);
                     if let Some(t) = self.links.get(out.to_str().unwrap()) {
@@ -43,6 +44,13 @@ impl World for MapWorld {
     fn artifact(&self, hash: &Hash) -> Result<Option<Artifact>, WorldError> {
         Ok(self.artifacts.get(hash).cloned())
     }
+}
+
+/// A path of the test world, written as on Unix (`/r/a.txt`): the same path on Unix, and on
+/// Windows on drive C: (`C:\r\a.txt`) — a path without a drive is not absolute there, so the
+/// kernel would rightly refuse it.
+pub fn abs(unix: &str) -> String {
+    if cfg!(windows) { format!("C:{}", unix.replace('/', "\\")) } else { unix.to_string() }
 }
 
 pub fn tool(name: &str, layer: Layer, rev: Reversibility, cap: &str) -> ToolSpec {
@@ -81,7 +89,7 @@ pub fn registry() -> Registry {
 }
 
 pub fn policy() -> Policy {
-    Policy { roots: vec!["/r".into()], ..Policy::default() }
+    Policy { roots: vec![abs("/r")], ..Policy::default() }
 }
 
 pub const T0: Millis = Millis(1_700_000_000_000);
@@ -110,7 +118,7 @@ impl Harness {
         h.apply_all(vec![g]);
         let d = h.kernel.issue_scope(&h.state, &ScopeRequest::default(), h.now).unwrap();
         h.apply(d);
-        h.world.files.insert("/r/a.txt".into(), Hash::of_bytes(b"a"));
+        h.world.files.insert(abs("/r/a.txt"), Hash::of_bytes(b"a"));
         h
     }
 
@@ -162,7 +170,7 @@ impl Harness {
     }
 
     pub fn run(&mut self, tool: &str) -> Outcome {
-        let c = self.call(tool, json!({"path": "/r/a.txt"}));
+        let c = self.call(tool, json!({"path": abs("/r/a.txt")}));
         self.propose(c)
     }
 

@@ -120,7 +120,7 @@ fn write_archive(
     append(&mut tar, top, name, io::empty())?;
     for e in entries {
         let rel = e.path.strip_prefix(folder).map_err(|_| format!("{} is not inside the folder", e.path.display()))?;
-        let inner = format!("{name}/{}", rel.to_string_lossy());
+        let inner = archive_name(name, rel);
         match e.kind {
             Kind::Dir => {
                 append(&mut tar, header(tar::EntryType::Directory, 0o755, 0, e.modified_ms), &inner, io::empty())?
@@ -152,6 +152,12 @@ fn header(kind: tar::EntryType, mode: u32, size: u64, modified_ms: Option<u64>) 
     h.set_size(size);
     h.set_mtime(modified_ms.unwrap_or(0) / 1000);
     h
+}
+
+/// A file's name inside the archive: `name/` and its path below the folder, joined with `/` —
+/// tar's separator on every system (a Windows path would bring `\`).
+fn archive_name(name: &str, rel: &Path) -> String {
+    rel.components().fold(name.to_string(), |acc, c| format!("{acc}/{}", c.as_os_str().to_string_lossy()))
 }
 
 fn append<W: io::Write>(
@@ -186,7 +192,9 @@ fn verify_archive(r: &Reader<'_>, archive: &Path, expected: &BTreeMap<String, St
         if entry.header().entry_type() != tar::EntryType::Regular {
             continue;
         }
-        let path = entry.path().map_err(|e| e.to_string())?.to_string_lossy().into_owned();
+        // The name as stored, `/`-separated on every system (a `Path` would be `\`-separated
+        // on Windows and not match the names written).
+        let path = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
         let mut hasher = blake3::Hasher::new();
         io::copy(&mut entry, &mut hasher).map_err(|e| format!("{path}: {e}"))?;
         seen.insert(path, hasher.finalize().to_hex().to_string());
@@ -201,4 +209,19 @@ fn verify_archive(r: &Reader<'_>, archive: &Path, expected: &BTreeMap<String, St
 /// For `smart quarantine list`: whether a manifest says its batch came from `fs.compact`.
 pub fn compacted_into(manifest: &Value) -> Option<&str> {
     manifest.get("compacted_into").and_then(Value::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What broke under Wine: names were written with the system's separator ("old-project/
+    /// empty\.keep") and read back with `/`, so every compaction of a nested folder on Windows
+    /// failed its read-back.
+    #[test]
+    fn archive_names_are_slash_separated_on_every_system() {
+        let rel = Path::new("empty").join("sub").join(".keep");
+        assert_eq!(archive_name("old-project", &rel), "old-project/empty/sub/.keep");
+        assert_eq!(archive_name("old-project", Path::new("")), "old-project");
+    }
 }

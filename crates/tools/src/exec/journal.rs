@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn abort_puts_back_moves_files_and_folders() {
         let t = tempfile::tempdir().unwrap();
-        let r = &fs::canonicalize(t.path()).unwrap();
+        let r = &dunce::canonicalize(t.path()).unwrap();
         let c = Confined::open(std::slice::from_ref(r)).unwrap();
         fs::write(r.join("a"), b"a").unwrap();
         let mut j = Journal::new(c.writer());
@@ -158,7 +158,7 @@ mod tests {
     #[test]
     fn parents_through_a_file_are_refused() {
         let t = tempfile::tempdir().unwrap();
-        let r = fs::canonicalize(t.path()).unwrap();
+        let r = dunce::canonicalize(t.path()).unwrap();
         let c = Confined::open(std::slice::from_ref(&r)).unwrap();
         fs::write(r.join("f"), b"").unwrap();
         let err = Journal::new(c.writer()).create_parents(&r.join("f/g/h")).unwrap_err();

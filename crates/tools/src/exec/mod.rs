@@ -156,7 +156,7 @@ impl Executor {
                 format!("cannot create the quarantine folder {}: {e}", self.places.quarantine.display())
             })?;
         }
-        let q = std::fs::canonicalize(&self.places.quarantine)
+        let q = dunce::canonicalize(&self.places.quarantine)
             .map_err(|e| format!("cannot open the quarantine folder {}: {e}", self.places.quarantine.display()))?;
         let mut areas = self.places.roots.clone();
         areas.push(q.clone());

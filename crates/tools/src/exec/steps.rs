@@ -188,7 +188,7 @@ mod tests {
     #[test]
     fn a_cut_off_batch_is_rolled_back_from_what_is_on_disk() {
         let t = tempfile::tempdir().unwrap();
-        let r = fs::canonicalize(t.path()).unwrap();
+        let r = dunce::canonicalize(t.path()).unwrap();
         let root = r.join("root");
         fs::create_dir_all(root.join("docs")).unwrap();
         for name in ["a", "b", "c"] {
@@ -229,7 +229,7 @@ mod tests {
     #[test]
     fn an_undo_cut_off_after_removing_the_folder_it_emptied_is_rolled_back_into_it() {
         let t = tempfile::tempdir().unwrap();
-        let root = fs::canonicalize(t.path()).unwrap();
+        let root = dunce::canonicalize(t.path()).unwrap();
         fs::create_dir_all(root.join("in")).unwrap();
         fs::create_dir_all(root.join("out")).unwrap();
         for name in ["f0", "f1"] {
@@ -258,7 +258,7 @@ mod tests {
     #[test]
     fn a_copy_whose_original_was_half_removed_is_completed_back_then_removed() {
         let t = tempfile::tempdir().unwrap();
-        let root = fs::canonicalize(t.path()).unwrap();
+        let root = dunce::canonicalize(t.path()).unwrap();
         fs::create_dir_all(root.join("from/sub")).unwrap();
         fs::write(root.join("from/sub/one"), "1").unwrap();
         fs::write(root.join("from/two"), "2").unwrap();

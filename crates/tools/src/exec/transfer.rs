@@ -171,13 +171,13 @@ mod tests {
     use std::fs;
 
     fn confined(r: &Path) -> Confined {
-        Confined::open(&[fs::canonicalize(r).unwrap()]).unwrap()
+        Confined::open(&[dunce::canonicalize(r).unwrap()]).unwrap()
     }
 
     #[test]
     fn the_copy_fallback_moves_a_tree_exactly() {
         let t = tempfile::tempdir().unwrap();
-        let r = &fs::canonicalize(t.path()).unwrap();
+        let r = &dunce::canonicalize(t.path()).unwrap();
         let c = confined(r);
         fs::create_dir_all(r.join("src/deep/er")).unwrap();
         fs::write(r.join("src/a.txt"), b"alpha").unwrap();
@@ -196,7 +196,7 @@ mod tests {
     #[test]
     fn the_copy_fallback_never_overwrites() {
         let t = tempfile::tempdir().unwrap();
-        let r = &fs::canonicalize(t.path()).unwrap();
+        let r = &dunce::canonicalize(t.path()).unwrap();
         let c = confined(r);
         fs::write(r.join("a"), b"new").unwrap();
         fs::write(r.join("b"), b"precious").unwrap();

@@ -107,7 +107,7 @@ impl Harness {
 
     pub fn with_specs(tools: Vec<ToolSpec>) -> Harness {
         let tmp = tempfile::tempdir().unwrap();
-        let base = fs::canonicalize(tmp.path()).unwrap();
+        let base = dunce::canonicalize(tmp.path()).unwrap();
         let root = base.join("root");
         fs::create_dir(&root).unwrap();
         let qdir = base.join("quarantine");
@@ -141,7 +141,13 @@ impl Harness {
 
     /// An absolute path under the root, as a string.
     pub fn p(&self, rel: &str) -> String {
-        self.root.join(rel).to_str().unwrap().to_string()
+        self.at(rel).to_str().unwrap().to_string()
+    }
+
+    /// `rel` is `/`-separated; the path has the system's separators (Windows takes `/` too, but
+    /// the kernel and the tools report paths as the system writes them).
+    pub fn at(&self, rel: &str) -> PathBuf {
+        rel.split('/').filter(|c| !c.is_empty()).fold(self.root.clone(), |p, c| p.join(c))
     }
 
     /// Writes a file under the root, creating its folders.
