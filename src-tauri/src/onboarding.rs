@@ -124,11 +124,9 @@ pub async fn setup_state(session: State<'_, Session>) -> Result<SetupState, Stri
 /// `~/x` → the home directory's `x`; anything else as given.
 fn expand(raw: &str) -> PathBuf {
     let raw = raw.trim();
-    match (raw.strip_prefix("~/"), std::env::var_os("HOME")) {
-        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
-        _ if raw == "~" => std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(raw)),
-        _ => PathBuf::from(raw),
-    }
+    smart_runtime::paths::home_dir()
+        .and_then(|home| smart_runtime::paths::expand_tilde(raw, &home))
+        .unwrap_or_else(|| PathBuf::from(raw))
 }
 
 /// Creates the data dir with `roots` as the allowed folders (what `smart init --root` does).

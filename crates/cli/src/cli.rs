@@ -408,7 +408,7 @@ pub(crate) fn open(args: &Args) -> Result<Engine> {
 /// accepts absolute ones, so they are joined here, lexically, before anything else sees them.
 fn absolutize(tool: &str, args: &mut Value) -> Result<()> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let home = smart_runtime::paths::home_dir();
     smart_runtime::paths::absolutize_args(tool, args, &cwd, home.as_deref());
     Ok(())
 }

@@ -64,6 +64,9 @@ pub(crate) enum Mode {
     Build,
 }
 
+/// How long a connection waits for another's lock before it gives up.
+pub(crate) const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Opens (creating if missing) the index at `path` and checks or creates its schema.
 pub(crate) fn connect(path: &Path, mode: Mode) -> Result<Connection, IndexError> {
     let corrupt = |reason: String| IndexError::Corrupt { path: path.to_path_buf(), reason };
@@ -76,7 +79,7 @@ pub(crate) fn connect(path: &Path, mode: Mode) -> Result<Connection, IndexError>
         path: path.to_path_buf(),
         reason: e.to_string(),
     })?;
-    conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(|e| corrupt(e.to_string()))?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| corrupt(e.to_string()))?;
     // Refuse what is not an index before anything can write to it: even setting the journal
     // mode rewrites the header of a WAL database. Reading the version also reads the header,
     // so a file that is not SQLite fails here.

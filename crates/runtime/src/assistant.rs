@@ -633,7 +633,7 @@ impl Assistant {
         let Answer::Call { source, tool, mut args, timings } = answer else {
             return self.reply(report, answer, text, opts);
         };
-        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let home = crate::paths::home_dir();
         crate::paths::absolutize_args(&tool, &mut args, &base, home.as_deref());
         self.bus.emit(corr, BusEvent::Proposal { source, tool: tool.clone(), args: args.clone() });
         self.fire(corr, Trigger::ToolCallsGenerated);

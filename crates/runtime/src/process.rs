@@ -48,16 +48,23 @@ pub fn locate(env_var: &str, name: &str) -> Result<PathBuf, String> {
     })
 }
 
+/// Starts a worker without a window of its own. The workers are console programs, and Windows
+/// opens a console window for one started by a program that has none (the app) unless told
+/// not to; elsewhere this is a plain spawn.
+pub fn spawn_worker_hidden(cmd: &mut Command) -> std::io::Result<Child> {
+    #[cfg(windows)]
+    {
+        const CREATE_NO_WINDOW: u32 = 0x0800_0000;
+        cmd.creation_flags(CREATE_NO_WINDOW);
+    }
+    cmd.spawn()
+}
+
 impl ChildProcess {
     pub fn spawn(program: &Path, args: &[String]) -> Result<ChildProcess, String> {
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| e.to_string())?;
+        let mut cmd = Command::new(program);
+        cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
+        let mut child = spawn_worker_hidden(&mut cmd).map_err(|e| e.to_string())?;
         let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             return Err("its pipes could not be opened".into());

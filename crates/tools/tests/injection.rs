@@ -219,7 +219,7 @@ fn files(side: Side) -> Vec<(String, Vec<u8>)> {
         .into_iter()
         .map(|h| match side {
             Side::Hostile => (h.name.clone(), h.bytes.clone()),
-            Side::Benign => (h.benign.to_string(), benign_bytes(&h)),
+            Side::Benign => (name_here(h.benign), benign_bytes(&h)),
         })
         .collect()
 }
@@ -557,7 +557,8 @@ fn fs_scan_lists_hostile_names_intact() {
         .unwrap()
         .iter()
         .map(|e| {
-            let name = e["path"].as_str().unwrap().strip_prefix(&format!("{inbox}/")).unwrap().to_string();
+            let path = std::path::Path::new(e["path"].as_str().unwrap());
+            let name = path.strip_prefix(&inbox).unwrap().to_str().unwrap().to_string();
             (name, e["size"].as_u64().unwrap())
         })
         .collect();

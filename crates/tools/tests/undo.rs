@@ -140,11 +140,13 @@ fn compact_archives_verifies_quarantines_and_undo_restores_the_folder_and_remove
     assert!(h.exists("old-project.tar.gz"));
     assert_eq!(done.output["files"], 3);
     assert!(done.output["archive_bytes"].as_u64().unwrap() < done.output["original_bytes"].as_u64().unwrap());
-    // The archive is a real tar.gz with the files in it.
-    let f = fs::File::open(h.root.join("old-project.tar.gz")).unwrap();
-    let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(f));
-    let names: Vec<String> =
-        tar.entries().unwrap().map(|e| e.unwrap().path().unwrap().to_string_lossy().into_owned()).collect();
+    // The archive is a real tar.gz with the files in it (read and closed: Windows cannot remove
+    // a file that is open).
+    let names: Vec<String> = {
+        let f = fs::File::open(h.root.join("old-project.tar.gz")).unwrap();
+        let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(f));
+        tar.entries().unwrap().map(|e| String::from_utf8_lossy(&e.unwrap().path_bytes()).into_owned()).collect()
+    };
     assert!(names.contains(&"old-project/src/main.rs".to_string()), "{names:?}");
     h.undo(done.seq).unwrap();
     assert!(!h.exists("old-project.tar.gz"));

@@ -84,13 +84,19 @@ pub(crate) fn url_path(path: &str) -> String {
     out
 }
 
-/// `/` + the path below the root that holds it (or the path as is).
+/// `/` + the path below the root that holds it, `/`-separated on every system (a URL path; a
+/// Windows `\` would be percent-encoded into a name), or the path as is.
 fn relative(path: &str, roots: &[&Path]) -> String {
     roots
         .iter()
         .filter_map(|root| Path::new(path).strip_prefix(root).ok())
         .min_by_key(|rel| rel.components().count())
-        .map(|rel| format!("/{}", rel.to_string_lossy()))
+        .map(|rel| {
+            match rel.components().map(|c| format!("/{}", c.as_os_str().to_string_lossy())).collect::<String>() {
+                r if r.is_empty() => "/".to_string(),
+                r => r,
+            }
+        })
         .unwrap_or_else(|| path.to_string())
 }
 
@@ -104,5 +110,15 @@ mod tests {
         assert_eq!(url_path("/old\n/etc/passwd"), "/old%0A/etc/passwd");
         assert_eq!(url_path("/café"), "/caf%C3%A9");
         assert_eq!(url_path("/plain/path-1_2.txt"), "/plain/path-1_2.txt");
+    }
+
+    /// What broke under Wine: the path below the root kept the system's separator, and the
+    /// redirects file said `/old%5Ca.md` for `old\a.md`.
+    #[test]
+    fn paths_below_the_root_are_slash_separated_on_every_system() {
+        let root = std::env::temp_dir().join("site");
+        let file = root.join("old").join("a.md");
+        assert_eq!(relative(file.to_str().unwrap_or_default(), &[root.as_path()]), "/old/a.md");
+        assert_eq!(relative(root.to_str().unwrap_or_default(), &[root.as_path()]), "/");
     }
 }
