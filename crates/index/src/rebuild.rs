@@ -146,7 +146,9 @@ fn copy_index(from: &Path, to: &Path) -> Result<(), IndexError> {
 fn swap_file(tmp: &Path, index_path: &Path) -> Result<(), IndexError> {
     match std::fs::rename(tmp, index_path) {
         Ok(()) => sync_folder(index_path),
-        Err(e) if cfg!(windows) && e.kind() == ErrorKind::PermissionDenied => {
+        // Whatever Windows calls the refusal (access denied, a sharing violation), the copy is
+        // right: it needs nothing of the rename, and it says what went wrong if it fails too.
+        Err(_) if cfg!(windows) => {
             copy_into_place(tmp, index_path)?;
             remove_if_present(tmp)
         }
