@@ -9,10 +9,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 
-# `--windows`: also what the Windows cross build and its Wine test run need (scripts/test.sh
-# asks for it; scripts/run.sh, which only runs the app here, does not).
-WINDOWS=""
-if [ "${1:-}" = "--windows" ]; then WINDOWS=1; fi
+# `--cross`: also what the checks for the other systems need: the Windows cross build and its
+# Wine test run (scripts/windows-test.sh), and the macOS target's standard library
+# (scripts/macos-check.sh). scripts/test.sh asks for it; scripts/run.sh, which only runs the app
+# here, does not.
+CROSS=""
+if [ "${1:-}" = "--cross" ]; then CROSS=1; fi
 
 log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 
@@ -32,14 +34,14 @@ APT_SPEECH="espeak-ng sox pulseaudio pulseaudio-utils libasound2-plugins alsa-ut
 # Windows, verified from Linux (scripts/windows-test.sh): MinGW-w64's C and C++ cross compilers
 # (the bundled SQLite, ring's assembly) and Wine to run the Windows test binaries.
 APT_WINDOWS="gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix wine64 wine"
-# Only where rustup cannot fetch the Windows standard library: Debian's rustc of the same line
-# and its library source, from which windows-test.sh builds the standard library itself.
-APT_WINDOWS_STD="rustc-web cargo-web rust-web-src"
+# Only where rustup cannot fetch a cross target's standard library: Debian's rustc of the same
+# line and its library source, from which windows-test.sh and macos-check.sh build it.
+APT_CROSS_STD="rustc-web cargo-web rust-web-src"
 APT_ALL="$APT_TAURI $APT_HEADLESS $APT_KEYRING $APT_NATIVE $APT_AUDIO $APT_SPEECH"
 
 missing_apt() {
   local p out=()
-  for p in $APT_ALL ${WINDOWS:+$APT_WINDOWS}; do
+  for p in $APT_ALL ${CROSS:+$APT_WINDOWS}; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || out+=("$p")
   done
   echo "${out[@]:-}"
@@ -57,8 +59,8 @@ install_apt() {
 }
 
 install_rust() {
-  # rustup's toolchain first: Debian's cargo (/usr/bin, from APT_WINDOWS_STD) is only for the
-  # Windows cross build's fallback.
+  # rustup's toolchain first: Debian's cargo (/usr/bin, from APT_CROSS_STD) is only for the
+  # cross builds' fallback.
   if [ -x "$HOME/.cargo/bin/cargo" ]; then export PATH="$HOME/.cargo/bin:$PATH"; log "rust: $(cargo --version)"; return; fi
   if command -v cargo >/dev/null 2>&1; then log "rust: $(cargo --version)"; return; fi
   log "rust: installing stable through rustup (from the Debian rustup package)"
@@ -124,29 +126,30 @@ install_libvosk() {
   log "libvosk: $VOSK_DIR/libvosk.so"
 }
 
-# The Windows target's standard library, for scripts/windows-test.sh: from rustup where it can
-# fetch it, else Debian's rustc-web and library source (the script builds std from them).
-install_windows_std() {
-  local target=x86_64-pc-windows-gnu
+# A cross target's standard library (Windows for scripts/windows-test.sh, macOS for
+# scripts/macos-check.sh): from rustup where it can fetch it, else Debian's rustc-web and its
+# library source (those scripts then build the standard library from it).
+install_cross_std() {
+  local target=$1
   if command -v rustup >/dev/null 2>&1 && rustup target list --installed 2>/dev/null | grep -qx "$target"; then
-    log "windows target: present (rustup)"; return
+    log "$target: present (rustup)"; return
   fi
   if command -v rustup >/dev/null 2>&1 && timeout 600 rustup target add "$target" >/dev/null 2>&1; then
-    log "windows target: added (rustup)"; return
+    log "$target: added (rustup)"; return
   fi
   local p missing=()
-  for p in $APT_WINDOWS_STD; do
+  for p in $APT_CROSS_STD; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
-  if [ ${#missing[@]} -eq 0 ]; then log "windows target: Debian's rustc-web and library source"; return; fi
-  log "windows target: rustup could not add it; installing ${missing[*]}"
+  if [ ${#missing[@]} -eq 0 ]; then log "$target: Debian's rustc-web and library source"; return; fi
+  log "$target: rustup could not add it; installing ${missing[*]}"
   local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 install_apt
 install_rust
-if [ -n "$WINDOWS" ]; then install_windows_std; fi
+if [ -n "$CROSS" ]; then install_cross_std x86_64-pc-windows-gnu; install_cross_std aarch64-apple-darwin; fi
 install_node
 install_pip
 install_libvosk

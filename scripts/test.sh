@@ -9,7 +9,8 @@
 # the real app window end to end under Xvfb over WebDriver (scripts/e2e.sh), and every Rust test
 # in the workspace — kernel, ledger, signals, tools, runtime, the CLI's end-to-end, tamper, crash
 # and bad-input suites, the OS-keyring round trip, and the app's IPC and capability tests — and
-# the core crates again as Windows programs under Wine (scripts/windows-test.sh).
+# the core crates again as Windows programs under Wine (scripts/windows-test.sh), and the
+# pure-Rust crates type-checked for macOS (scripts/macos-check.sh).
 # Cargo builds go to a target dir outside the clone ($HOME/.cache/smart/target by default) so
 # repeated runs, and CI, rebuild incrementally. Every build this run makes or reuses is recorded,
 # and at the end the debug builds it did not use are deleted (scripts/target_gc.py): without
@@ -21,9 +22,9 @@ cd "$here"
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
-bash scripts/setup.sh --windows
-# rustup's toolchain before any other cargo on the PATH (Debian's, if the Windows fallback
-# installed it, is only for scripts/windows-test.sh).
+bash scripts/setup.sh --cross
+# rustup's toolchain before any other cargo on the PATH (Debian's, if the cross fallback
+# installed it, is only for scripts/windows-test.sh and scripts/macos-check.sh).
 if [ -x "$HOME/.cargo/bin/cargo" ]; then
   export PATH="$HOME/.cargo/bin:$PATH"
 fi
@@ -106,6 +107,13 @@ set +e
 windows_status=${PIPESTATUS[0]}
 set -e
 if [ "$status" -eq 0 ]; then status=$windows_status; fi
+
+step "macos: the pure-Rust crates type-checked and linted for macOS (nothing links or runs here)"
+set +e
+{ bash scripts/macos-check.sh; } 2>&1 | tee -a "$log"
+macos_status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -eq 0 ]; then status=$macos_status; fi
 
 step "target dir: deleting the debug builds this run did not use"
 python3 scripts/target_gc.py sweep "$CARGO_TARGET_DIR/debug" "$used" "$stamp" || true

@@ -26,11 +26,32 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
 TARGET=x86_64-pc-windows-gnu
 # The crates cross-built for Windows, with clippy -D warnings for that target, and their tests.
-CRATES=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-runtime)
-# Those whose tests then run under Wine, every one passing there. smart-runtime's do not yet:
-# its phrase templates join paths with `/` (issue 19), and its integration tests need the
-# model and voice workers, which are not cross-built yet.
-RUN=(smart-kernel smart-ledger smart-signals smart-tools smart-index)
+CRATES=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-proposer smart-runtime smart-cli)
+# Those whose tests then all run under Wine, every one passing there.
+RUN=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-proposer)
+# smart-runtime and smart-cli: their unit tests and the integration tests that start no model
+# or voice worker (those are not cross-built yet: llama.cpp and whisper.cpp with MinGW);
+# crash_batches, root_swap and special_files are Unix-only by what they test (fork-style
+# crashes, renameat2, FIFOs and device files).
+RUNTIME_TESTS=(--lib --test forgery --test library --test timeline)
+CLI_TESTS=(--bins --test bad_input --test bounds --test concurrency --test crash --test e2e
+  --test library --test sensitive_inside --test slow_loop --test tamper --test turn_id --test say)
+# Skipped under Wine, each for a reason of Wine's and not of Windows':
+# - Wine's recursive directory watch misses changes inside folders that existed before the
+#   watch began (Windows reports them); watch.rs's other test covers what Wine does report.
+# - Wine 8's CreateSymbolicLinkW answers success and makes no link (the tests' symlink_dir
+#   helper checks, and fails), so the link-escape tests cannot run here.
+WINE_SKIPS=(--skip watch::tests::changes_in_a_folder_that_was_there_before_the_watch_mark_their_paths_dirty
+  --skip a_symlink_out_of_the_root_is_refused
+  --skip a_plan_whose_destination_became_a_symlink_out_of_the_root_is_refused)
+# Skipped until the workers are built for Windows: the tests that run the real model, and those
+# whose stand-in worker is a shell script (Windows cannot start one).
+NEEDS_WORKERS=(--skip a_model_proposal_over_a_real_folder_is_admitted_and_committed
+  --skip a_cue_word_tilts_a_ranking_that_leans_elsewhere
+  --skip asking_the_model_to_delete_produces_a_pending_tier_3_call_never_an_execution
+  --skip propose_only_shows_the_proposal_and_records_nothing
+  --skip perception_reads_the_recent_turns_with_the_real_model_and_only_proposes
+  --skip the_assistant_says_what_it_knows_before_it_asks)
 
 export CARGO_TARGET_DIR="${SMART_WINDOWS_TARGET_DIR:-$HOME/.cache/smart/target-windows}"
 export WINEPREFIX="${SMART_WINEPREFIX:-$HOME/.cache/smart/wine}"
@@ -39,7 +60,7 @@ export WINEDEBUG=-all
 export WINEDLLOVERRIDES="mscoree,mshtml=;winemenubuilder.exe=d"
 export DISPLAY=
 
-bash scripts/setup.sh --windows
+bash scripts/setup.sh --cross
 if [ -x "$HOME/.cargo/bin/cargo" ]; then export PATH="$HOME/.cargo/bin:$PATH"; fi
 
 mingw=x86_64-w64-mingw32-gcc-posix
@@ -92,6 +113,12 @@ step "build for $TARGET: ${CRATES[*]} and their tests"
 "${cargo_win[@]}" test --locked --target "$TARGET" "${build_std[@]}" "${packages[@]}" --no-run
 if [ "${1:-}" = "--no-run" ]; then exit 0; fi
 
-step "rust under wine: ${RUN[*]} ($TARGET)"
+step "rust under wine: ${RUN[*]}, smart-runtime ($TARGET)"
 # --no-fail-fast: one failing test binary must not hide the others' results from the count.
-"${cargo_win[@]}" test --locked --target "$TARGET" "${build_std[@]}" "${run[@]}" --no-fail-fast
+"${cargo_win[@]}" test --locked --target "$TARGET" "${build_std[@]}" "${run[@]}" --no-fail-fast || failed=1
+"${cargo_win[@]}" test --locked --target "$TARGET" "${build_std[@]}" -p smart-runtime "${RUNTIME_TESTS[@]}" \
+  --no-fail-fast -- "${WINE_SKIPS[@]}" || failed=1
+step "rust under wine: smart-cli, the real smart.exe driven by its tests ($TARGET)"
+"${cargo_win[@]}" test --locked --target "$TARGET" "${build_std[@]}" -p smart-cli "${CLI_TESTS[@]}" \
+  --no-fail-fast -- "${WINE_SKIPS[@]}" "${NEEDS_WORKERS[@]}" || failed=1
+exit "${failed:-0}"

@@ -51,7 +51,8 @@ pub enum Cmd {
     /// Propose a tool call to the kernel.
     Call {
         tool: String,
-        /// The arguments as JSON, e.g. '{"path": "/home/me/docs"}'.
+        /// The arguments as JSON, e.g. '{"path": "/home/me/docs"}', or `-` to read them from
+        /// standard input (a Windows command line holds at most 32,767 characters).
         #[arg(long)]
         args: String,
     },
@@ -406,6 +407,19 @@ pub(crate) fn open(args: &Args) -> Result<Engine> {
 
 /// Paths in the arguments may be given relative to the current directory; the kernel only
 /// accepts absolute ones, so they are joined here, lexically, before anything else sees them.
+/// A call's `--args`: the JSON itself, or `-` for JSON on standard input.
+pub(crate) fn call_args(raw: &str) -> Result<Value> {
+    let text = if raw == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| anyhow!("--args -: cannot read standard input ({e}); nothing was proposed"))?;
+        text
+    } else {
+        raw.to_string()
+    };
+    serde_json::from_str(&text).map_err(|e| anyhow!("--args is not valid JSON ({e}); nothing was proposed"))
+}
+
 fn absolutize(tool: &str, args: &mut Value) -> Result<()> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let home = smart_runtime::paths::home_dir();
@@ -493,8 +507,7 @@ pub fn run(args: Args) -> Result<i32> {
             Ok(0)
         }
         Cmd::Call { tool, args: raw } => {
-            let mut value: Value = serde_json::from_str(raw)
-                .map_err(|e| anyhow!("--args is not valid JSON ({e}); nothing was proposed"))?;
+            let mut value = call_args(raw)?;
             absolutize(tool, &mut value)?;
             let mut e = open(&args)?;
             let r = e.call(tool, value, CallSource::Person)?;

@@ -2,11 +2,11 @@
 //! of `smart gate`: the slow loop from a terminal. Each write is a kernel decision, so each
 //! prints the kernel's outcome and exits 3 when it was refused.
 
-use crate::cli::{Args, open};
+use crate::cli::{Args, call_args, open};
 use crate::output::{exit_code, pretty, print_json, print_report, wire};
 use anyhow::{Result, anyhow};
 use clap::{Args as ClapArgs, Subcommand};
-use serde_json::{Value, json};
+use serde_json::json;
 use smart_kernel::bootstrap::{BootstrapInput, Consent};
 use smart_kernel::memory::*;
 use smart_kernel::time::parse_duration;
@@ -163,6 +163,7 @@ pub enum WorkCmd {
     Call {
         id: String,
         tool: String,
+        /// The arguments as JSON, or `-` to read them from standard input.
         #[arg(long)]
         args: String,
     },
@@ -439,8 +440,7 @@ pub fn work(args: &Args, cmd: &WorkCmd) -> Result<i32> {
             Ok(exit_code(&r))
         }
         WorkCmd::Call { id, tool, args: raw } => {
-            let value: Value = serde_json::from_str(raw)
-                .map_err(|e| anyhow!("--args is not valid JSON ({e}); nothing was proposed"))?;
+            let value = call_args(raw)?;
             let r = e.call_as(tool, value, CallSource::Script, Some(id.clone()))?;
             print_report(&r, tool, args.json);
             Ok(exit_code(&r))

@@ -37,6 +37,28 @@ fn malformed_json_is_rejected_before_the_kernel_and_records_nothing() {
     assert_eq!(s.events(), n);
 }
 
+/// `--args -` reads the JSON from standard input (for argument lists longer than a Windows
+/// command line); malformed JSON there is refused the same way.
+#[test]
+fn malformed_json_on_standard_input_is_rejected_and_records_nothing() {
+    let s = Smart::init(None);
+    let n = s.events();
+    let mut child = s
+        .cmd()
+        .args(["call", "fs.scan", "--args", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"{path: nope").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not valid JSON") && err.contains("nothing was proposed"), "{err}");
+    assert_eq!(s.events(), n);
+}
+
 #[test]
 fn unknown_tools_are_refused_by_name() {
     let s = Smart::init(None);
@@ -66,7 +88,7 @@ fn a_symlink_out_of_the_root_is_refused() {
     let outside = s.tmp.path().join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("secret.txt"), "s3cret").unwrap();
-    std::os::unix::fs::symlink(&outside, s.root.join("innocent")).unwrap();
+    symlink_dir(&outside, &s.root.join("innocent"));
     assert_refused_changing_nothing(&s, "fs.hash", r#"{"path": "innocent/secret.txt"}"#, "path_outside_roots");
     assert_refused_changing_nothing(&s, "fs.scan", r#"{"path": "innocent"}"#, "path_outside_roots");
 }
@@ -252,7 +274,7 @@ fn a_plan_whose_destination_became_a_symlink_out_of_the_root_is_refused() {
     let outside = s.tmp.path().join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::remove_dir(s.root.join("dups")).unwrap();
-    std::os::unix::fs::symlink(&outside, s.root.join("dups")).unwrap();
+    symlink_dir(&outside, &s.root.join("dups"));
     let apply = format!(r#"{{"proposal": "{}"}}"#, v["artifact"].as_str().unwrap());
     assert_refused_changing_nothing(&s, "apply.move", &apply, "path_outside_roots");
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing landed outside the root");

@@ -12,8 +12,10 @@ const POLICY: &str = "[gates]\nafter_l1_ms = 0\nafter_l2_ms = 0\nafter_l3_ms = 0
 fn moved(s: &mut Smart, from: &str, to: &str) -> (i32, serde_json::Value) {
     let (from, to) = (s.root.join(from), s.root.join(to));
     s.advance(10);
-    let (c, v) = s
-        .call("propose.move", &format!(r#"{{"moves": [{{"from": "{}", "to": "{}"}}]}}"#, from.display(), to.display()));
+    let (c, v) = s.call(
+        "propose.move",
+        &format!(r#"{{"moves": [{{"from": {}, "to": {}}}]}}"#, js(from.display()), js(to.display())),
+    );
     assert_eq!(c, 0, "{v}");
     s.advance(10);
     s.call("apply.move", &format!(r#"{{"proposal": "{}"}}"#, v["artifact"].as_str().unwrap()))

@@ -164,7 +164,7 @@ fn a_work_order_works_inside_the_lease_scope_and_proposes_as_a_task_agent() {
     let (c, v) = s.json(&["work", "open", "read the docs", "--tools", "fs.scan,fs.hash"]);
     assert_eq!(c, 0, "{v}");
     let id = v["output"]["work_order"].as_str().unwrap().to_string();
-    let scan = format!(r#"{{"path": "{docs}"}}"#);
+    let scan = format!(r#"{{"path": {}}}"#, js(&docs));
     let (c, v) = s.json(&["work", "call", &id, "fs.scan", "--args", &scan]);
     assert_eq!(c, 0, "{v}");
     let (c, v) = s.json(&["work", "call", &id, "cluster.duplicates", "--args", &scan]);
@@ -503,7 +503,7 @@ fn sessions_are_cut_from_the_ledger_at_quiet_gaps() {
     // Morning: a lease, a scan and a refusal, minutes apart.
     s.commit_lease();
     s.advance(10 * 60_000);
-    let (c, v) = s.call("fs.scan", &format!(r#"{{"path": "{docs}"}}"#));
+    let (c, v) = s.call("fs.scan", &format!(r#"{{"path": {}}}"#, js(&docs)));
     assert_eq!(c, 0, "{v}");
     s.advance(10 * 60_000);
     let (c, v) = s.call("no.such.tool", "{}");
@@ -512,7 +512,7 @@ fn sessions_are_cut_from_the_ledger_at_quiet_gaps() {
     // Three hours later: the lease expired meanwhile, which the first operation's gateway pass
     // records (a gate transition to evaluation); a scan (L0 needs no lease) and a refusal.
     s.advance(3 * 3_600_000);
-    let (c, v) = s.call("fs.scan", &format!(r#"{{"path": "{docs}"}}"#));
+    let (c, v) = s.call("fs.scan", &format!(r#"{{"path": {}}}"#, js(&docs)));
     assert_eq!(c, 0, "{v}");
     let (c, v) = s.call("no.such.tool", "{}");
     assert_eq!(c, 3, "{v}");

@@ -11,11 +11,13 @@
 //! through to the model. A wrong fast answer is worse than a slow right one.
 
 use serde_json::{Value, json};
+use std::path::{Path, is_separator};
 
 /// What the templates may use besides the words.
 #[derive(Clone, Debug, Default)]
 pub struct PhraseContext {
-    /// Where relative names are looked for (the working folder).
+    /// Where relative names are looked for (the working folder), `/`-separated on every system
+    /// (`C:/Users/ana` on Windows: `smart_kernel::slash_path`).
     pub base: String,
     /// The newest proposal's hash (a move plan, a patch or a quarantine list), for "apply it".
     pub last_plan: Option<String>,
@@ -218,7 +220,7 @@ pub fn propose(utterance: &str, ctx: &PhraseContext) -> Option<(String, Value)> 
                 let (Some(from), Some(to_phrase)) = (object_path(from, &ctx.base), clean_object(to)) else {
                     continue;
                 };
-                let to = if verb == "rename " && !to_phrase.contains('/') {
+                let to = if verb == "rename " && !to_phrase.contains(is_separator) {
                     format!("{}/{}", parent(&from), to_phrase)
                 } else {
                     let dest = resolve(&to_phrase, &ctx.base);
@@ -334,7 +336,7 @@ fn clean_object(object: &str) -> Option<String> {
     if o.is_empty() {
         return None;
     }
-    let looks_like_path = o.starts_with('/') || o.starts_with("~/") || o.starts_with("./");
+    let looks_like_path = is_absolute(&o) || o.starts_with("./");
     let words: Vec<&str> = o.split_whitespace().collect();
     // Words that mean the object is a description, not a name: leave those to the model.
     const STOP: &[&str] = &[
@@ -377,12 +379,21 @@ fn object_path(object: &str, base: &str) -> Option<String> {
     clean_object(object).map(|o| resolve(&o, base))
 }
 
+/// `object` below `base` unless it names its own place. The base is `/`-separated on every
+/// system (`C:/Users/ana` on Windows, see `smart_kernel::slash_path`), so a name is joined
+/// with `/`.
 fn resolve(object: &str, base: &str) -> String {
-    if object.starts_with('/') || object.starts_with("~/") || base.is_empty() {
+    if is_absolute(object) || base.is_empty() {
         object.to_string()
     } else {
         format!("{}/{}", base.trim_end_matches('/'), object.trim_start_matches("./"))
     }
+}
+
+/// A path that names its own place: `/…`, `~/…`, and on Windows `C:\…`, `C:/…` or `\\server\…`
+/// too (what `Path::is_absolute` says there).
+fn is_absolute(object: &str) -> bool {
+    object.starts_with('/') || object.starts_with("~/") || Path::new(object).is_absolute()
 }
 
 /// "a.txt, b.txt and c.txt" → three objects.
@@ -391,11 +402,11 @@ fn split_list(object: &str) -> Vec<&str> {
 }
 
 fn basename(path: &str) -> &str {
-    path.trim_end_matches('/').rsplit('/').next().unwrap_or(path)
+    path.trim_end_matches(is_separator).rsplit(is_separator).next().unwrap_or(path)
 }
 
 fn parent(path: &str) -> &str {
-    match path.trim_end_matches('/').rsplit_once('/') {
+    match path.trim_end_matches(is_separator).rsplit_once(is_separator) {
         Some((p, _)) if !p.is_empty() => p,
         _ => "/",
     }
@@ -479,6 +490,34 @@ mod tests {
         for (text, tool, args) in cases {
             assert_eq!(p(text), Some((tool.to_string(), args.clone())), "{text}");
         }
+    }
+
+    /// Windows: the working folder arrives `/`-separated with its drive (`C:/Users/u`), and a
+    /// name said is joined to it with `/`, never appended to a `\`-separated base.
+    #[test]
+    fn names_join_a_drive_letter_base_with_slashes() {
+        let c = PhraseContext { base: "C:/Users/u/".into(), ..ctx() };
+        assert_eq!(propose("scan Downloads", &c), Some(("fs.scan".into(), json!({"path": "C:/Users/u/Downloads"}))));
+        assert_eq!(
+            propose("rename notes.txt to todo.txt", &c),
+            Some((
+                "propose.move".into(),
+                json!({"moves": [{"from": "C:/Users/u/notes.txt", "to": "C:/Users/u/todo.txt"}]})
+            ))
+        );
+    }
+
+    /// Regression (issue 19): a path typed with its drive was taken for a name below the
+    /// working folder (`C:/Users/u/D:\Data`) because only `/…` counted as absolute.
+    #[cfg(windows)]
+    #[test]
+    fn a_typed_windows_path_names_its_own_place() {
+        assert_eq!(p(r"scan D:\Data\Scans"), Some(("fs.scan".into(), json!({"path": r"D:\Data\Scans"}))));
+        assert_eq!(p("what's in D:/Data"), Some(("fs.scan".into(), json!({"path": "D:/Data"}))));
+        let Some((_, args)) = p(r"rename D:\Data\a.txt to b.txt") else { panic!("no proposal") };
+        assert_eq!(args["moves"][0]["from"], json!(r"D:\Data\a.txt"));
+        let to = args["moves"][0]["to"].as_str().unwrap_or_default();
+        assert_eq!(Path::new(to), Path::new(r"D:\Data\b.txt"), "beside the original: {to}");
     }
 
     #[test]

@@ -307,7 +307,7 @@ fn named_paths_exist(args: &Value) -> bool {
     if let Some(paths) = args.get("paths").and_then(Value::as_array) {
         named.extend(paths.iter().filter_map(Value::as_str));
     }
-    let mut folders: Vec<&str> = vec![];
+    let mut folders: Vec<&Path> = vec![];
     if let Some(moves) = args.get("moves").and_then(Value::as_array) {
         named.extend(moves.iter().filter_map(|m| m.get("from").and_then(Value::as_str)));
         // A destination need not exist, but the folder it goes into must, spelt as it is:
@@ -316,10 +316,11 @@ fn named_paths_exist(args: &Value) -> bool {
             moves
                 .iter()
                 .filter_map(|m| m.get("to").and_then(Value::as_str))
-                .filter_map(|t| t.rsplit_once('/').map(|(p, _)| p)),
+                .filter_map(|t| Path::new(t).parent())
+                .filter(|p| !p.as_os_str().is_empty()),
         );
     }
-    named.iter().all(|p| exact(Path::new(p))) && folders.iter().all(|f| Path::new(f).is_dir() && exact(Path::new(f)))
+    named.iter().all(|p| exact(Path::new(p))) && folders.iter().all(|f| f.is_dir() && exact(f))
 }
 
 /// Whether `path` exists with exactly this spelling in every component: a case-insensitive
@@ -837,7 +838,7 @@ impl Assistant {
         let visible: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
         if !opts.no_templates {
             let phrase = PhraseContext {
-                base: base.to_string_lossy().into_owned(),
+                base: ctx.base.clone(),
                 last_plan: ctx.newest.as_ref().map(|(_, h)| h.clone()),
                 plan_tool: ctx.newest.as_ref().map(|(t, _)| t.clone()),
                 last_list: ctx.artifacts.get("fs.quarantine").cloned(),
@@ -1109,9 +1110,11 @@ mod tests {
             std::fs::write(root.join(f), "x").unwrap();
         }
         std::fs::create_dir_all(root.join("Pictures")).unwrap();
-        let base = root.to_string_lossy().to_string();
+        // As the engine has them: the root spelt natively, the base `/`-separated.
+        let native = root.to_string_lossy().to_string();
+        let base = smart_kernel::slash_path(&root);
         let ctx = understand::Context {
-            vocab: understanding::vocabulary(std::slice::from_ref(&base), understanding::WalkLimits::default()),
+            vocab: understanding::vocabulary(std::slice::from_ref(&native), understanding::WalkLimits::default()),
             base: base.clone(),
             artifacts: Default::default(),
             newest: None,
@@ -1126,7 +1129,7 @@ mod tests {
             visible: ["fs.quarantine", "fs.scan", "quarantine.purge"].map(String::from).to_vec(),
         };
         let t = |text: &str| template(&understand::read(text), &phrase, &ctx);
-        let at = |p: &str| root.join(p).to_string_lossy().to_string();
+        let at = |p: &str| format!("{base}/{p}");
         assert_eq!(
             t("quarantine keep.log"),
             Some(Templated::Call { tool: "fs.quarantine".into(), args: json!({"paths": [at("docs/keep.log")]}) })

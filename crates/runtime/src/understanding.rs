@@ -55,6 +55,7 @@ const SKIPPED: &[&str] = &["node_modules", "target", "__pycache__", ".git", ".ca
 pub fn vocabulary(roots: &[String], limits: WalkLimits) -> Vocabulary {
     let mut entries: Vec<Entry> = vec![];
     for root in roots {
+        let root = smart_kernel::slash_path(Path::new(root));
         let root = root.trim_end_matches('/');
         let mut frontier: Vec<(std::path::PathBuf, String)> = vec![(Path::new(root).to_path_buf(), String::new())];
         for _ in 0..limits.depth {
@@ -170,11 +171,13 @@ pub fn context(engine: &Engine, base: &Path, limits: WalkLimits) -> Result<Conte
     let batches = engine.quarantine_list().map(|b| b.into_iter().map(|b| b.batch).collect()).unwrap_or_default();
     Ok(Context {
         vocab,
-        base: base.to_string_lossy().trim_end_matches('/').to_string(),
+        base: smart_kernel::slash_path(base).trim_end_matches('/').to_string(),
         artifacts: refs.artifacts,
         newest: refs.newest,
         batches,
-        recent: refs.recent,
+        // The kernel records paths as it resolved them: native on Windows, where understanding
+        // compares them with the vocabulary's `/`-joined names.
+        recent: refs.recent.iter().map(|p| smart_kernel::slash_path(Path::new(p))).collect(),
     })
 }
 
@@ -295,6 +298,12 @@ mod tests {
             rels,
             ["Recipes", "node_modules", "notes.txt", "Recipes/2021", "Recipes/bread.md", "Recipes/2021/soup.md"]
         );
+        // `/`-joined on every system, the root's own separators included (`C:/Users/…`).
+        let slashed = smart_kernel::slash_path(r);
+        for e in &v.entries {
+            assert_eq!(e.abs, format!("{slashed}/{}", e.rel));
+            assert!(!e.abs.contains('\\'), "{}", e.abs);
+        }
         let v = vocabulary(std::slice::from_ref(&root), WalkLimits { depth: 1, entries: 2 });
         assert_eq!(v.entries.len(), 2);
     }

@@ -21,7 +21,7 @@ pub enum EntryKind {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
-    /// The absolute path.
+    /// The absolute path, `/`-separated on every system (`C:/Users/ana/notes.txt` on Windows).
     pub abs: String,
     /// Relative to the root it is under, `/`-separated; empty for a root itself.
     pub rel: String,

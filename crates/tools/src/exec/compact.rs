@@ -157,7 +157,10 @@ fn header(kind: tar::EntryType, mode: u32, size: u64, modified_ms: Option<u64>) 
 /// A file's name inside the archive: `name/` and its path below the folder, joined with `/` —
 /// tar's separator on every system (a Windows path would bring `\`).
 fn archive_name(name: &str, rel: &Path) -> String {
-    rel.components().fold(name.to_string(), |acc, c| format!("{acc}/{}", c.as_os_str().to_string_lossy()))
+    match smart_kernel::slash_path(rel) {
+        rel if rel.is_empty() => name.to_string(),
+        rel => format!("{name}/{rel}"),
+    }
 }
 
 fn append<W: io::Write>(

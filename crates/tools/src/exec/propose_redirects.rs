@@ -91,12 +91,7 @@ fn relative(path: &str, roots: &[&Path]) -> String {
         .iter()
         .filter_map(|root| Path::new(path).strip_prefix(root).ok())
         .min_by_key(|rel| rel.components().count())
-        .map(|rel| {
-            match rel.components().map(|c| format!("/{}", c.as_os_str().to_string_lossy())).collect::<String>() {
-                r if r.is_empty() => "/".to_string(),
-                r => r,
-            }
-        })
+        .map(|rel| format!("/{}", smart_kernel::slash_path(rel)))
         .unwrap_or_else(|| path.to_string())
 }
 

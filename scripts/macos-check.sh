@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# macOS, as far as Linux allows: the crates that are Rust through and through (no C to compile
+# for the target) type-checked and linted for aarch64-apple-darwin, so code behind
+# `cfg(target_os = "macos")` in them is compiled somewhere.
+#
+#   bash scripts/macos-check.sh
+#
+# What this cannot do from Linux: crates that compile C for their target (the bundled SQLite,
+# ring, llama.cpp, whisper.cpp) need Apple's SDK headers, which no package registry ships; and
+# nothing links or runs (no Apple linker, no macOS). Those are built by the macOS job of
+# .github/workflows/build.yml on a real Mac.
+#
+# blake3 (the kernel's hash) compiles NEON C by default on arm64; CARGO_FEATURE_PURE=1 asks its
+# build script for the portable Rust code instead, which is the same function (its own tests
+# hold the two to the same outputs) and needs no C compiler for the target.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+
+TARGET=aarch64-apple-darwin
+CRATES=(smart-kernel smart-signals smart-proposer smart-advisors)
+
+export CARGO_TARGET_DIR="${SMART_MACOS_TARGET_DIR:-$HOME/.cache/smart/target-macos}"
+bash scripts/setup.sh --cross
+if [ -x "$HOME/.cargo/bin/cargo" ]; then export PATH="$HOME/.cargo/bin:$PATH"; fi
+
+cargo_mac=(cargo)
+build_std=()
+if command -v rustup >/dev/null 2>&1 && rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
+  step "toolchain: rustup's $(rustc --version) with the $TARGET target"
+elif [ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/src/rust/library ]; then
+  step "toolchain: Debian's $(/usr/bin/rustc --version), the standard library built from rust-web-src"
+  cargo_mac=(/usr/bin/cargo)
+  export RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1
+  build_std=(-Zbuild-std=std,panic_abort,panic_unwind)
+else
+  echo "macos-check: no Rust standard library for $TARGET: rustup cannot add the target here and" >&2
+  echo "  Debian's rustc-web/rust-web-src are not installed (scripts/setup.sh --cross installs them)" >&2
+  exit 1
+fi
+
+packages=()
+for c in "${CRATES[@]}"; do packages+=(-p "$c"); done
+step "lints for $TARGET: ${CRATES[*]} (type-checked, not linked)"
+CARGO_FEATURE_PURE=1 "${cargo_mac[@]}" clippy --locked --target "$TARGET" "${build_std[@]}" "${packages[@]}" \
+  --all-targets -- -D warnings
