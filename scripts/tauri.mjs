@@ -3,14 +3,27 @@
 // A package must carry the model worker beside the app (a Tauri "sidecar"), but naming it in
 // tauri.conf.json would make every `cargo build` of the app require a pre-built worker. So the
 // sidecar and the step that builds it live in tauri.bundle.conf.json, which only packaging
-// reads: `npm run tauri build -- --bundles deb` gives a .deb whose app can load a model.
+// reads: `npm run tauri build -- --bundles deb` gives a .deb whose app can load a model. A
+// Windows signing certificate named in the environment is added too (scripts/signing.mjs).
 
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
+import { windowsSigningConfig } from "./signing.mjs";
 
 const args = process.argv.slice(2);
 if (args[0] === "build" && !args.includes("--config") && !args.includes("-c")) {
-  args.splice(1, 0, "--config", "tauri.bundle.conf.json");
+  let signing;
+  try {
+    signing = windowsSigningConfig(process.env);
+  } catch (e) {
+    console.error(`tauri build: ${e.message}`);
+    process.exit(1);
+  }
+  const extra = signing ? ["--config", JSON.stringify(signing)] : [];
+  if (process.platform === "win32" && !signing) {
+    console.error("tauri build: no SMART_WINDOWS_CERTIFICATE_THUMBPRINT; the installer will be unsigned");
+  }
+  args.splice(1, 0, "--config", "tauri.bundle.conf.json", ...extra);
 }
 const require = createRequire(import.meta.url);
 const cli = require.resolve("@tauri-apps/cli/tauri.js");

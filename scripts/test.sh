@@ -71,6 +71,9 @@ fi
 step "scripts: the target dir sweeper (it deletes builds, so it is tested before it runs)"
 python3 scripts/target_gc_test.py 2>&1 | tee -a "$log"
 
+step "packaging: what the macOS and Windows bundles need (Info.plist, entitlements, WebView2, signing from the environment)"
+python3 scripts/packaging_test.py 2>&1 | tee -a "$log"
+
 step "format"
 cargo fmt --all -- --check
 

@@ -891,7 +891,7 @@ fn doctor(args: &Args) -> Result<i32> {
         Some((KeyStoreKind::Keyring, _)) => lines.push(("key store".into(), "OS keyring".into())),
         Some((KeyStoreKind::File, _)) => lines.push((
             "key store".into(),
-            format!("WARNING: the device key is in a 0600 file ({}), not the OS keyring (none was available, or the file store was chosen at init). Anything that can read your files as you can sign approvals.", dir.join("device.key").display()),
+            format!("WARNING: the device key is in {} ({}), not the OS keyring (none was available, or the file store was chosen at init). Anything that can read your files as you can sign approvals.", smart_signals::KEY_FILE_PROTECTION, dir.join("device.key").display()),
         )),
         None => {
             problems += 1;

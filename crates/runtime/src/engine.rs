@@ -47,7 +47,7 @@ pub fn sealer(key: &DeviceKey) -> impl HeadSigner + '_ {
 pub struct InitOptions {
     pub roots: Vec<PathBuf>,
     pub policy: Option<Policy>,
-    /// Force a key store; `None` tries the OS keyring, then the 0600 file.
+    /// Force a key store; `None` tries the OS keyring, then the owner-only file.
     pub key_store: Option<KeyStoreKind>,
 }
 

@@ -74,9 +74,8 @@ pub fn create_device_key(
         None => match keyring_put(&account, &key) {
             Ok(()) => KeyStoreKind::Keyring,
             Err(e) => {
-                warning = Some(format!(
-                    "no usable OS keyring ({e}); the device key is in a 0600 file in the data dir instead"
-                ));
+                warning =
+                    Some(format!("no usable OS keyring ({e}); the device key is in {} instead", KEY_FILE_PROTECTION));
                 KeyStoreKind::File
             }
         },
@@ -143,6 +142,19 @@ fn keyring_get(account: &str) -> Result<DeviceKey, SignalsError> {
     parse_secret(&secret, "the OS keyring")
 }
 
+/// What protects the key file, in the words a warning uses. Unix: the file's mode. Windows has
+/// no mode bits; a new file takes its folder's access list, and the data dir is in the person's
+/// profile (`%APPDATA%`), which Windows opens only to that account, SYSTEM and administrators —
+/// the same people who could read a 0600 file on Unix (root). A data dir moved elsewhere with
+/// `SMART_DATA_DIR` gets that folder's list.
+#[cfg(unix)]
+pub const KEY_FILE_PROTECTION: &str = "a file in the data dir that only you can read (mode 0600)";
+#[cfg(windows)]
+pub const KEY_FILE_PROTECTION: &str =
+    "a file in the data dir, which Windows lets only your account and administrators read (your profile's access list)";
+#[cfg(not(any(unix, windows)))]
+pub const KEY_FILE_PROTECTION: &str = "a file in the data dir";
+
 fn write_key_file(path: &Path, key: &DeviceKey) -> Result<(), SignalsError> {
     let mut opts = fs::OpenOptions::new();
     opts.write(true).create_new(true);
@@ -176,6 +188,18 @@ mod tests {
     use super::*;
     use crate::new_nonce;
     use smart_kernel::{Decision, Hash, Millis};
+
+    /// Regression (issue 19): the fallback's warning said "0600" on Windows, which has no modes.
+    #[test]
+    fn the_key_file_warning_names_this_system_s_protection() {
+        #[cfg(unix)]
+        assert!(KEY_FILE_PROTECTION.contains("0600"), "{KEY_FILE_PROTECTION}");
+        #[cfg(windows)]
+        assert!(
+            !KEY_FILE_PROTECTION.contains("0600") && KEY_FILE_PROTECTION.contains("administrators"),
+            "{KEY_FILE_PROTECTION}"
+        );
+    }
 
     #[test]
     fn a_file_key_round_trips_and_signs_verifiable_signals() {

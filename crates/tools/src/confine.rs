@@ -279,6 +279,65 @@ impl Confined {
     }
 }
 
+/// One end of a move: the folder it is in, opened beneath an area (so confined, and held open
+/// for the move), its name there, and its full path (what Windows' call takes).
+struct Place {
+    /// On Windows only held, never read: open, it keeps the path from being renamed away.
+    #[cfg_attr(windows, allow(dead_code))]
+    parent: Dir,
+    #[cfg_attr(windows, allow(dead_code))]
+    name: OsString,
+    #[cfg_attr(not(windows), allow(dead_code))]
+    path: PathBuf,
+}
+
+impl Place {
+    fn beneath(area: &Dir, rel: &Path, path: &Path) -> io::Result<Place> {
+        let name = rel.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no name"))?;
+        let parent = rel.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        Ok(Place { parent: area.open_dir(parent)?, name: name.to_os_string(), path: path.to_path_buf() })
+    }
+}
+
+/// Moves `from` to `to` unless something is at `to`, the check and the move one step of the
+/// OS: Linux's `renameat2(RENAME_NOREPLACE)` and macOS's `renameatx_np(RENAME_EXCL)` by name
+/// beneath the held folders, Windows' `MoveFileExW` without `MOVEFILE_REPLACE_EXISTING` by path
+/// (Windows refuses to rename a folder while a handle inside it is open, so the held parents
+/// pin both paths for the call, as cap-std's own Windows operations rely on). `Ok(false)`: this
+/// filesystem cannot (some network and FUSE ones); the caller checks and renames instead.
+/// An existing target is `AlreadyExists`.
+fn atomic_move_no_replace(from: &Place, to: &Place) -> io::Result<bool> {
+    #[cfg(any(target_os = "linux", target_os = "macos"))]
+    {
+        match rustix::fs::renameat_with(
+            &from.parent,
+            &from.name,
+            &to.parent,
+            &to.name,
+            rustix::fs::RenameFlags::NOREPLACE,
+        ) {
+            Ok(()) => Ok(true),
+            Err(e) if e == rustix::io::Errno::EXIST => Err(io::ErrorKind::AlreadyExists.into()),
+            Err(e)
+                if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS || e == rustix::io::Errno::NOTSUP =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+    #[cfg(windows)]
+    {
+        // ERROR_ALREADY_EXISTS and ERROR_FILE_EXISTS are both `AlreadyExists` to std.
+        renamore::rename_exclusive(&from.path, &to.path).map(|()| true)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+    {
+        let _ = (from, to);
+        Ok(false)
+    }
+}
+
 /// Read access to the confined areas. Has no method that changes anything.
 #[derive(Copy, Clone, Debug)]
 pub struct Reader<'a>(&'a Confined);
@@ -389,41 +448,23 @@ impl Writer<'_> {
     }
 
     /// Renames within or across areas, failing with `AlreadyExists` if anything is at `to` —
-    /// atomically where the OS can (`renameat2(RENAME_NOREPLACE)` on Linux, `RENAME_EXCL` on
-    /// macOS), so a file that appears between a check and the move is never overwritten. Fails
-    /// with the OS's cross-device error between filesystems (the caller copies then).
+    /// in the same step of the OS as the move where it can ([`atomic_move_no_replace`]), so a
+    /// file that appears between a check and the move is never overwritten. Fails with the OS's
+    /// cross-device error between filesystems (the caller copies then).
     pub fn rename_new(&self, from: &Path, to: &Path) -> io::Result<()> {
         let (fd, fr) = self.locate(from)?;
         let (td, tr) = self.locate(to)?;
-        #[cfg(any(target_os = "linux", target_os = "macos"))]
-        {
-            // The parents are opened beneath the areas (confined); the last step is by name.
-            let parent_dir = |d: &Dir, rel: &Path| -> io::Result<(Dir, OsString)> {
-                let name = rel.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no name"))?;
-                let parent = rel.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-                Ok((d.open_dir(parent)?, name.to_os_string()))
-            };
-            let (from_dir, from_name) = parent_dir(fd, &fr)?;
-            let (to_dir, to_name) = parent_dir(td, &tr)?;
-            match rustix::fs::renameat_with(
-                &from_dir,
-                &from_name,
-                &to_dir,
-                &to_name,
-                rustix::fs::RenameFlags::NOREPLACE,
-            ) {
-                Ok(()) => return Ok(()),
-                Err(e) if e == rustix::io::Errno::EXIST => {
-                    return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", to.display())));
-                }
-                // Filesystems without the flag (some network and FUSE ones) fall through.
-                Err(e)
-                    if e == rustix::io::Errno::INVAL
-                        || e == rustix::io::Errno::NOSYS
-                        || e == rustix::io::Errno::NOTSUP => {}
-                Err(e) => return Err(e.into()),
+        let source = Place::beneath(fd, &fr, from)?;
+        let target = Place::beneath(td, &tr, to)?;
+        match atomic_move_no_replace(&source, &target) {
+            Ok(true) => return Ok(()),
+            Ok(false) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", to.display())));
             }
+            Err(e) => return Err(e),
         }
+        // A filesystem without an exclusive rename: check, then rename.
         if self.exists(to)? {
             return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", to.display())));
         }
@@ -609,6 +650,32 @@ mod tests {
         assert_eq!(fs::read(r.join("b")).unwrap(), b"precious");
         c.writer().rename_new(&r.join("a"), &r.join("sub/a")).unwrap();
         assert_eq!(fs::read(r.join("sub/a")).unwrap(), b"mine");
+    }
+
+    /// The OS itself refuses the existing target: no check comes before this call, so a
+    /// check-then-rename here would overwrite "precious".
+    #[test]
+    fn atomic_move_no_replace_refuses_an_existing_target_in_the_same_step() {
+        let (_t, r) = area();
+        fs::write(r.join("a"), b"mine").unwrap();
+        fs::write(r.join("b"), b"precious").unwrap();
+        fs::create_dir_all(r.join("sub/inner")).unwrap();
+        fs::create_dir(r.join("other")).unwrap();
+        let dir = smart_index::open_canonical_dir(&r).unwrap();
+        let place = |rel: &str| Place::beneath(&dir, Path::new(rel), &r.join(rel)).unwrap();
+        let err = atomic_move_no_replace(&place("a"), &place("b")).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists, "{err}");
+        assert_eq!(
+            (fs::read(r.join("a")).unwrap(), fs::read(r.join("b")).unwrap()),
+            (b"mine".to_vec(), b"precious".to_vec())
+        );
+        // A folder onto an existing folder is refused too; into a free name it moves.
+        let err = atomic_move_no_replace(&place("sub/inner"), &place("other")).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists, "{err}");
+        assert!(atomic_move_no_replace(&place("a"), &place("sub/a")).unwrap());
+        assert!(atomic_move_no_replace(&place("sub/inner"), &place("moved")).unwrap());
+        assert_eq!(fs::read(r.join("sub/a")).unwrap(), b"mine");
+        assert!(r.join("moved").is_dir() && !r.join("sub/inner").exists());
     }
 
     #[test]

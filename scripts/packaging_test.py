@@ -1,0 +1,98 @@
+"""What the packages need on each system, checked from any system.
+
+A bundle built on a Mac or Windows machine cannot be run here, but what decides whether it works
+is in files this repository holds: the macOS Info.plist (without a microphone usage description
+macOS denies the microphone to the app and to every worker it starts), the entitlements (the
+hardened runtime denies audio input without one), the WebView2 install mode (an installer that
+must download WebView2 fails offline), and signing settings, which must come from the
+environment, never from a committed file.
+
+    python3 scripts/packaging_test.py
+"""
+
+import json
+import os
+import plistlib
+import subprocess
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def bundle_conf():
+    with open(os.path.join(ROOT, "tauri.bundle.conf.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def plist(rel):
+    with open(os.path.join(ROOT, rel), "rb") as f:
+        return plistlib.load(f)
+
+
+def signing(env):
+    """scripts/signing.mjs's answer for `env`: (exit code, JSON or error text)."""
+    script = (
+        "import { windowsSigningConfig } from './scripts/signing.mjs';"
+        "try { console.log(JSON.stringify(windowsSigningConfig(JSON.parse(process.argv[1])))); }"
+        "catch (e) { console.error(e.message); process.exit(2); }"
+    )
+    r = subprocess.run(
+        ["node", "--input-type=module", "-e", script, json.dumps(env)],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else r.stderr)
+
+
+class MacOS(unittest.TestCase):
+    def test_the_microphone_usage_description_is_merged_into_the_bundle(self):
+        mac = bundle_conf()["bundle"]["macOS"]
+        info = plist(mac["infoPlist"])
+        self.assertGreater(len(info.get("NSMicrophoneUsageDescription", "").strip()), 20, info)
+
+    def test_the_hardened_runtime_is_given_audio_input_and_nothing_broader(self):
+        mac = bundle_conf()["bundle"]["macOS"]
+        self.assertTrue(mac.get("hardenedRuntime", True))
+        ent = plist(mac["entitlements"])
+        self.assertIs(ent.get("com.apple.security.device.audio-input"), True, ent)
+        broad = [k for k in ent if k.startswith("com.apple.security.cs.")]
+        self.assertEqual(broad, [], "code-signing exceptions widen what a tampered library may do")
+
+    def test_no_signing_identity_is_committed(self):
+        conf = bundle_conf()["bundle"]
+        self.assertNotIn("signingIdentity", conf.get("macOS", {}))
+        self.assertNotIn("certificateThumbprint", conf.get("windows", {}))
+        with open(os.path.join(ROOT, "tauri.conf.json"), encoding="utf-8") as f:
+            main = json.load(f)["bundle"]
+        self.assertNotIn("signingIdentity", main.get("macOS", {}))
+        self.assertNotIn("certificateThumbprint", main.get("windows", {}))
+
+
+class Windows(unittest.TestCase):
+    def test_the_installer_carries_webview2_for_machines_offline(self):
+        mode = bundle_conf()["bundle"]["windows"]["webviewInstallMode"]
+        self.assertEqual(mode["type"], "offlineInstaller", mode)
+
+    def test_a_certificate_from_the_environment_signs_with_sha256_and_a_timestamp(self):
+        code, conf = signing({"SMART_WINDOWS_CERTIFICATE_THUMBPRINT": "ab" * 20})
+        self.assertEqual(code, 0, conf)
+        win = conf["bundle"]["windows"]
+        self.assertEqual(win["certificateThumbprint"], "AB" * 20)
+        self.assertEqual(win["digestAlgorithm"], "sha256")
+        self.assertTrue(win["timestampUrl"].startswith("http"))
+
+    def test_without_a_certificate_nothing_is_signed(self):
+        self.assertEqual(signing({}), (0, None))
+        self.assertEqual(signing({"SMART_WINDOWS_CERTIFICATE_THUMBPRINT": "  "}), (0, None))
+
+    def test_a_malformed_thumbprint_or_timestamp_url_is_refused_by_name(self):
+        code, err = signing({"SMART_WINDOWS_CERTIFICATE_THUMBPRINT": "my-cert"})
+        self.assertEqual(code, 2)
+        self.assertIn("SMART_WINDOWS_CERTIFICATE_THUMBPRINT", err)
+        code, err = signing({"SMART_WINDOWS_CERTIFICATE_THUMBPRINT": "ab" * 20, "SMART_WINDOWS_TIMESTAMP_URL": "ftp://x"})
+        self.assertEqual(code, 2)
+        self.assertIn("SMART_WINDOWS_TIMESTAMP_URL", err)
+
+
+if __name__ == "__main__":
+    unittest.main()
