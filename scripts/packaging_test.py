@@ -94,5 +94,43 @@ class Windows(unittest.TestCase):
         self.assertIn("SMART_WINDOWS_TIMESTAMP_URL", err)
 
 
+def readme_block(fence):
+    """The first ```fence block after the developers' heading of the README."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    text = text[text.index("## On macOS and Windows (developers)"):]
+    start = text.index("```" + fence + "\n") + len(fence) + 4
+    return text[start:text.index("```", start)]
+
+
+def commands(block):
+    """A block's cargo and npm commands, without their comments."""
+    lines = (line.split("#")[0].strip() for line in block.splitlines())
+    return [line for line in lines if line.startswith(("cargo ", "npm "))]
+
+
+class Workflow(unittest.TestCase):
+    """The CI workflow cannot run here; it is held to the README's commands instead."""
+
+    def setUp(self):
+        with open(os.path.join(ROOT, ".github", "workflows", "build.yml"), encoding="utf-8") as f:
+            self.workflow = f.read()
+
+    def job(self, name):
+        start = self.workflow.index("\n  " + name + ":\n")
+        end = min([i for i in (self.workflow.find("\n  " + j + ":\n", start + 1) for j in ("linux", "macos", "windows")) if i > start] or [len(self.workflow)])
+        return self.workflow[start:end]
+
+    def test_linux_runs_the_readme_test_command(self):
+        self.assertIn("run: bash .ci/run", self.job("linux"))
+
+    def test_macos_and_windows_run_the_readme_commands(self):
+        for job, fence in (("macos", "sh"), ("windows", "powershell")):
+            wanted = [c for c in commands(readme_block(fence)) if c != "npm run tauri dev"]
+            self.assertGreaterEqual(len(wanted), 3, wanted)
+            for c in wanted:
+                self.assertIn(c, self.job(job), f"{job}: the README's `{c}` is not in the workflow")
+
+
 if __name__ == "__main__":
     unittest.main()

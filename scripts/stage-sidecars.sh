@@ -10,7 +10,7 @@
 # whisper.cpp's CMake builds for the building machine's CPU unless told otherwise; a package
 # runs on other CPUs, so the voice worker is built with GGML_NATIVE=OFF (the x86-64-v3 kernels
 # of .cargo/config.toml). libvosk, which the voice worker links for the wake word, is installed
-# to /usr/lib/smart (tauri.bundle.conf.json), where the worker's rpath looks.
+# to /usr/lib/smart by the .deb (tauri.bundle.conf.json), where the worker's rpath looks.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,14 +18,31 @@ cd "$here"
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/smart/target}"
 triple=$(rustc -vV | sed -n 's/^host: //p')
+# Windows programs end in .exe, and Tauri looks for <name>-<triple>.exe there.
+exe=""
+case "$triple" in *windows*) exe=".exe" ;; esac
 cargo build --release --locked -p smart-proposer-worker
 mkdir -p target-bin
-cp "$CARGO_TARGET_DIR/release/smart-proposer-worker" "target-bin/smart-proposer-worker-$triple"
+cp "$CARGO_TARGET_DIR/release/smart-proposer-worker$exe" "target-bin/smart-proposer-worker-$triple$exe"
 GGML_NATIVE=OFF cargo build --release --locked -p smart-voice-worker
-cp "$CARGO_TARGET_DIR/release/smart-voice-worker" "target-bin/smart-voice-worker-$triple"
-vosk="${SMART_VOSK_DIR:-$HOME/.cache/smart/vosk/0.3.45}/libvosk.so"
-if [ ! -f "$vosk" ]; then
-  echo "stage-sidecars: $vosk is missing (scripts/setup.sh fetches it)" >&2
+cp "$CARGO_TARGET_DIR/release/smart-voice-worker$exe" "target-bin/smart-voice-worker-$triple$exe"
+
+# libvosk for the wake word: the library of this system, where the voice worker's build found it
+# (crates/voice-worker/vosk_link.rs). Only Linux has a pinned build that scripts/setup.sh
+# fetches, and the .deb carries it; elsewhere a worker built without it says the wake word is
+# unavailable (push-to-talk works), and so does this script.
+vosk_dir="${SMART_VOSK_DIR:-$HOME/.cache/smart/vosk/0.3.45}"
+case "$triple" in
+  *linux*) lib=libvosk.so ;;
+  *apple*) lib=libvosk.dylib ;;
+  *windows*) lib=libvosk.dll ;;
+  *) lib="" ;;
+esac
+if [ -n "$lib" ] && [ -f "$vosk_dir/$lib" ]; then
+  cp "$vosk_dir/$lib" "target-bin/$lib"
+elif [[ "$triple" == *linux* ]]; then
+  echo "stage-sidecars: $vosk_dir/$lib is missing (scripts/setup.sh fetches it)" >&2
   exit 1
+else
+  echo "stage-sidecars: no libvosk for $triple at $vosk_dir: this package has no wake word (push-to-talk only)" >&2
 fi
-cp "$vosk" target-bin/libvosk.so

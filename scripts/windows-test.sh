@@ -26,7 +26,7 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
 TARGET=x86_64-pc-windows-gnu
 # The crates cross-built for Windows, with clippy -D warnings for that target, and their tests.
-CRATES=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-proposer smart-runtime smart-cli)
+CRATES=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-proposer smart-runtime smart-cli smart-app)
 # Those whose tests then all run under Wine, every one passing there.
 RUN=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-proposer)
 # smart-runtime and smart-cli: their unit tests and the integration tests that start no model
@@ -36,6 +36,8 @@ RUN=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-propo
 RUNTIME_TESTS=(--lib --test forgery --test library --test timeline)
 CLI_TESTS=(--bins --test bad_input --test bounds --test concurrency --test crash --test e2e
   --test library --test sensitive_inside --test slow_loop --test tamper --test turn_id --test say)
+# smart-app: its IPC and capability tests (Tauri's mock runtime: no window, no WebView2).
+APP_TESTS=(--lib)
 # Skipped under Wine, each for a reason of Wine's and not of Windows':
 # - Wine's recursive directory watch misses changes inside folders that existed before the
 #   watch began (Windows reports them); watch.rs's other test covers what Wine does report.
@@ -51,7 +53,8 @@ NEEDS_WORKERS=(--skip a_model_proposal_over_a_real_folder_is_admitted_and_commit
   --skip asking_the_model_to_delete_produces_a_pending_tier_3_call_never_an_execution
   --skip propose_only_shows_the_proposal_and_records_nothing
   --skip perception_reads_the_recent_turns_with_the_real_model_and_only_proposes
-  --skip the_assistant_says_what_it_knows_before_it_asks)
+  --skip the_assistant_says_what_it_knows_before_it_asks
+  --skip without_a_sound_card_the_app_reports_no_microphone_and_typing_still_works)
 
 export CARGO_TARGET_DIR="${SMART_WINDOWS_TARGET_DIR:-$HOME/.cache/smart/target-windows}"
 export WINEPREFIX="${SMART_WINEPREFIX:-$HOME/.cache/smart/wine}"
@@ -101,6 +104,12 @@ if [ ! -f "$shim" ] || [ scripts/windows/bcryptprimitives.c -nt "$shim" ]; then
   "$mingw" -O2 -shared -o "$shim" scripts/windows/bcryptprimitives.c -ladvapi32
 fi
 
+# Windows programs read paths from the environment as Windows paths: the models folder as Wine
+# maps it, and the folder where the build leaves the DLLs the app links (WebView2Loader.dll),
+# which Windows would find beside an installed app.
+export SMART_MODELS_DIR="$(WINEDEBUG=-all winepath -w "${SMART_MODELS_DIR:-$HOME/.cache/smart/models}" 2>/dev/null)"
+export WINEPATH="$(WINEDEBUG=-all winepath -w "$CARGO_TARGET_DIR/$TARGET/debug" 2>/dev/null)"
+
 packages=()
 for c in "${CRATES[@]}"; do packages+=(-p "$c"); done
 run=()
@@ -118,6 +127,9 @@ step "rust under wine: ${RUN[*]}, smart-runtime ($TARGET)"
 "${cargo_win[@]}" test --locked --target "$TARGET" "${build_std[@]}" "${run[@]}" --no-fail-fast || failed=1
 "${cargo_win[@]}" test --locked --target "$TARGET" "${build_std[@]}" -p smart-runtime "${RUNTIME_TESTS[@]}" \
   --no-fail-fast -- "${WINE_SKIPS[@]}" || failed=1
+step "rust under wine: smart-app's IPC tests ($TARGET)"
+"${cargo_win[@]}" test --locked --target "$TARGET" "${build_std[@]}" -p smart-app "${APP_TESTS[@]}" \
+  --no-fail-fast -- "${WINE_SKIPS[@]}" "${NEEDS_WORKERS[@]}" || failed=1
 step "rust under wine: smart-cli, the real smart.exe driven by its tests ($TARGET)"
 "${cargo_win[@]}" test --locked --target "$TARGET" "${build_std[@]}" -p smart-cli "${CLI_TESTS[@]}" \
   --no-fail-fast -- "${WINE_SKIPS[@]}" "${NEEDS_WORKERS[@]}" || failed=1

@@ -1,26 +1,28 @@
-//! Links libvosk (the wake-word engine) when it is available, with an rpath so the binary finds
-//! it at run time. The setup script fetches it from the `vosk` wheel on PyPI into
-//! `~/.cache/smart/vosk/<version>/`; `SMART_VOSK_DIR` points elsewhere. Without it the worker
-//! still builds and reports the wake word as unavailable (push-to-talk works).
+//! Links libvosk (the wake-word engine) when it is available, so the binary finds it at run time
+//! (`vosk_link.rs` says how, per target). The setup script fetches it from the `vosk` wheel on
+//! PyPI into `~/.cache/smart/vosk/<version>/`; `SMART_VOSK_DIR` points elsewhere. Without it
+//! the worker still builds and reports the wake word as unavailable (push-to-talk works).
 
 use std::path::PathBuf;
+
+#[path = "vosk_link.rs"]
+mod vosk_link;
 
 const VOSK_VERSION: &str = "0.3.45";
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(has_vosk)");
     println!("cargo::rerun-if-env-changed=SMART_VOSK_DIR");
+    println!("cargo::rerun-if-changed=vosk_link.rs");
     let dir = std::env::var_os("SMART_VOSK_DIR")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/smart/vosk").join(VOSK_VERSION)));
     let Some(dir) = dir else { return };
-    let lib = dir.join(if cfg!(windows) {
-        "libvosk.lib"
-    } else if cfg!(target_os = "macos") {
-        "libvosk.dylib"
-    } else {
-        "libvosk.so"
-    });
+    // The target's, not this build script's (see vosk_link.rs).
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    let plan = vosk_link::vosk_link(&os, &env, &dir.display().to_string());
+    let lib = dir.join(plan.library);
     println!("cargo::rerun-if-changed={}", lib.display());
     if !lib.is_file() {
         println!(
@@ -30,12 +32,8 @@ fn main() {
         return;
     }
     println!("cargo::rustc-link-search=native={}", dir.display());
-    if !cfg!(windows) {
-        // Beside the binary first, then where the Linux package installs it
-        // (tauri.bundle.conf.json), then the build-time folder.
-        println!("cargo::rustc-link-arg=-Wl,-rpath,$ORIGIN");
-        println!("cargo::rustc-link-arg=-Wl,-rpath,/usr/lib/smart");
-        println!("cargo::rustc-link-arg=-Wl,-rpath,{}", dir.display());
+    for arg in plan.link_args {
+        println!("cargo::rustc-link-arg={arg}");
     }
     println!("cargo::rustc-cfg=has_vosk");
 }

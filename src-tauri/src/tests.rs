@@ -13,6 +13,10 @@ use tauri::webview::InvokeRequest;
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 type Reply = Result<Value, Value>;
 
+/// Where the bundled frontend is served from: a custom scheme on Linux and macOS, a host of
+/// http on Windows (WebView2 serves custom schemes that way).
+const FRONTEND_ORIGIN: &str = if cfg!(windows) { "http://tauri.localhost" } else { "tauri://localhost" };
+
 /// Invokes `cmd` with `args` from `webview`, as the web view's `invoke` would.
 fn invoke(webview: &tauri::WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Reply {
     let response = get_ipc_response(
@@ -21,8 +25,7 @@ fn invoke(webview: &tauri::WebviewWindow<MockRuntime>, cmd: &str, args: Value) -
             cmd: cmd.into(),
             callback: CallbackFn(0),
             error: CallbackFn(1),
-            // Linux/macOS origin of the bundled frontend (Windows uses http://tauri.localhost).
-            url: "tauri://localhost".parse().unwrap(),
+            url: FRONTEND_ORIGIN.parse().unwrap(),
             body: InvokeBody::Json(args),
             headers: Default::default(),
             invoke_key: INVOKE_KEY.to_string(),
@@ -156,7 +159,7 @@ fn a_typed_quarantine_waits_shows_its_files_and_commits_only_when_approved_with_
     assert_eq!(call["tool"], "fs.quarantine");
     assert_eq!((call["layer"].as_u64(), call["tier"].as_u64()), (Some(4), Some(3)));
     assert_eq!(call["preview"]["kind"], "files");
-    assert_eq!(call["preview"]["files"][0]["path"], victim.to_str().unwrap());
+    assert_eq!(std::path::Path::new(call["preview"]["files"][0]["path"].as_str().unwrap()), victim);
     assert_eq!(call["preview"]["files"][0]["bytes"], 10);
     assert_eq!(call["preview"]["total_bytes"], 10);
     assert!(call["admissible_at_ms"].as_u64() <= list["now_ms"].as_u64(), "no gate in this policy: {list}");

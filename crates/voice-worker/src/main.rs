@@ -20,6 +20,9 @@ mod listener;
 mod output;
 mod stt;
 mod vad;
+#[cfg(test)]
+#[path = "../vosk_link.rs"]
+mod vosk_link;
 mod wake;
 
 use listener::{Listener, Mode, Out};
