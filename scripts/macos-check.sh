@@ -44,6 +44,13 @@ fi
 
 packages=()
 for c in "${CRATES[@]}"; do packages+=(-p "$c"); done
+used=$(mktemp)
+stamp=$(mktemp)
+trap 'rm -f "$used" "$stamp"' EXIT
 step "lints for $TARGET: ${CRATES[*]} (type-checked, not linked)"
 CARGO_FEATURE_PURE=1 "${cargo_mac[@]}" clippy --locked --target "$TARGET" "${build_std[@]}" "${packages[@]}" \
-  --all-targets -- -D warnings
+  --all-targets --message-format=json-render-diagnostics -- -D warnings | python3 scripts/target_gc.py record "$used"
+
+# What this run did not use goes (scripts/target_gc.py; the host's profile dir and the target's).
+python3 scripts/target_gc.py sweep "$CARGO_TARGET_DIR/debug" "$used" "$stamp" || true
+python3 scripts/target_gc.py sweep "$CARGO_TARGET_DIR/$TARGET/debug" "$used" "$stamp" || true

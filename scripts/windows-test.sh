@@ -110,27 +110,43 @@ fi
 export SMART_MODELS_DIR="$(WINEDEBUG=-all winepath -w "${SMART_MODELS_DIR:-$HOME/.cache/smart/models}" 2>/dev/null)"
 export WINEPATH="$(WINEDEBUG=-all winepath -w "$CARGO_TARGET_DIR/$TARGET/debug" 2>/dev/null)"
 
+# Every cargo run's units are recorded and, after a full run, the units of this target dir the
+# run did not use are deleted (scripts/target_gc.py, as scripts/test.sh does for the Linux
+# builds): both profile dirs, the host's (build scripts, proc macros) and the target's.
+used=$(mktemp)
+stamp=$(mktemp)
+trap 'rm -f "$used" "$stamp"' EXIT
+cargo_win_recorded() {
+  local sub=$1
+  shift
+  "${cargo_win[@]}" "$sub" --message-format=json-render-diagnostics "$@" | python3 scripts/target_gc.py record "$used"
+}
+
 packages=()
 for c in "${CRATES[@]}"; do packages+=(-p "$c"); done
 run=()
 for c in "${RUN[@]}"; do run+=(-p "$c"); done
 
 step "lints for $TARGET: ${CRATES[*]}"
-"${cargo_win[@]}" clippy --locked --target "$TARGET" "${build_std[@]}" "${packages[@]}" --all-targets -- -D warnings
+cargo_win_recorded clippy --locked --target "$TARGET" "${build_std[@]}" "${packages[@]}" --all-targets -- -D warnings
 
 step "build for $TARGET: ${CRATES[*]} and their tests"
-"${cargo_win[@]}" test --locked --target "$TARGET" "${build_std[@]}" "${packages[@]}" --no-run
+cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" "${packages[@]}" --no-run
 if [ "${1:-}" = "--no-run" ]; then exit 0; fi
 
 step "rust under wine: ${RUN[*]}, smart-runtime ($TARGET)"
 # --no-fail-fast: one failing test binary must not hide the others' results from the count.
-"${cargo_win[@]}" test --locked --target "$TARGET" "${build_std[@]}" "${run[@]}" --no-fail-fast || failed=1
-"${cargo_win[@]}" test --locked --target "$TARGET" "${build_std[@]}" -p smart-runtime "${RUNTIME_TESTS[@]}" \
+cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" "${run[@]}" --no-fail-fast || failed=1
+cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-runtime "${RUNTIME_TESTS[@]}" \
   --no-fail-fast -- "${WINE_SKIPS[@]}" || failed=1
 step "rust under wine: smart-app's IPC tests ($TARGET)"
-"${cargo_win[@]}" test --locked --target "$TARGET" "${build_std[@]}" -p smart-app "${APP_TESTS[@]}" \
+cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-app "${APP_TESTS[@]}" \
   --no-fail-fast -- "${WINE_SKIPS[@]}" "${NEEDS_WORKERS[@]}" || failed=1
 step "rust under wine: smart-cli, the real smart.exe driven by its tests ($TARGET)"
-"${cargo_win[@]}" test --locked --target "$TARGET" "${build_std[@]}" -p smart-cli "${CLI_TESTS[@]}" \
+cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-cli "${CLI_TESTS[@]}" \
   --no-fail-fast -- "${WINE_SKIPS[@]}" "${NEEDS_WORKERS[@]}" || failed=1
+
+step "target dir: deleting the Windows builds this run did not use"
+python3 scripts/target_gc.py sweep "$CARGO_TARGET_DIR/debug" "$used" "$stamp" || true
+python3 scripts/target_gc.py sweep "$CARGO_TARGET_DIR/$TARGET/debug" "$used" "$stamp" || true
 exit "${failed:-0}"

@@ -110,7 +110,7 @@ fn a_missing_data_dir_is_an_error_and_is_not_created() {
         vec!["ledger", "verify"],
         vec!["approve", "x"],
     ] {
-        let out = s.cmd().env("SMART_DATA_DIR", &missing).args(&args).output().unwrap();
+        let out = output(s.cmd().env("SMART_DATA_DIR", &missing).args(&args));
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         assert!(
             String::from_utf8_lossy(&out.stderr).contains("smart init"),
@@ -252,7 +252,7 @@ fn output_into_a_closed_pipe_does_not_panic() {
         // The reader is gone before the child starts: its first write meets a broken pipe.
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let out = s.cmd().args(&args).stdout(writer).stderr(std::process::Stdio::piped()).output().unwrap();
+        let out = output(s.cmd().args(&args).stdout(writer).stderr(std::process::Stdio::piped()));
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         assert_eq!(out.status.code(), Some(141), "{args:?}: {err}");

@@ -8,7 +8,7 @@ use common::*;
 use serde_json::Value;
 
 fn json_lines(s: &Smart, args: &[&str]) -> Vec<Value> {
-    let out = s.cmd().arg("--json").args(args).output().unwrap();
+    let out = output(s.cmd().arg("--json").args(args));
     let text = String::from_utf8_lossy(&out.stdout);
     serde_json::Deserializer::from_str(&text).into_iter::<Value>().map(Result::unwrap).collect()
 }

@@ -8,13 +8,13 @@
 
 mod common;
 
-use common::{Smart, snapshot};
+use common::{Smart, output, snapshot};
 use serde_json::Value;
 
 fn say(s: &Smart, args: &[&str]) -> (i32, Value) {
     let mut c = s.cmd();
     c.env("SMART_PROPOSER_WORKER", common::worker_bin()).arg("--json").arg("say").args(args);
-    let out = c.output().unwrap();
+    let out = output(&mut c);
     let text = String::from_utf8_lossy(&out.stdout);
     let v = serde_json::from_str(text.trim())
         .unwrap_or_else(|e| panic!("not JSON ({e}): {text:?}; stderr {}", String::from_utf8_lossy(&out.stderr)));
@@ -85,7 +85,7 @@ fn the_phrase_templates_answer_common_commands_without_a_model() {
     // No worker at all: a template answer must not need one.
     let mut c = s.cmd();
     c.env("SMART_PROPOSER_WORKER", "/nonexistent/worker").args(["--json", "say", "scan inbox"]);
-    let out = c.output().unwrap();
+    let out = output(&mut c);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{v}");
     assert_eq!(v["steps"][0]["source"], "template");
@@ -110,7 +110,7 @@ fn propose_only_shows_the_proposal_and_records_nothing() {
 fn the_human_output_prints_each_step() {
     let s = Smart::init(None);
     s.write("inbox/a.txt", "a");
-    let out = s.cmd().env("SMART_PROPOSER_WORKER", "/nonexistent/worker").args(["say", "scan inbox"]).output().unwrap();
+    let out = output(s.cmd().env("SMART_PROPOSER_WORKER", "/nonexistent/worker").args(["say", "scan inbox"]));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("heard: \"scan inbox\""), "{text}");
     assert!(text.contains("proposal (phrase template): fs.scan"), "{text}");

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{Smart, choose_file, fake_worker};
+use common::{Smart, choose_file, fake_worker, output};
 use std::path::Path;
 
 /// Runs `say --no-templates` and returns (exit code, stderr). Asserts nothing was proposed to
@@ -15,7 +15,7 @@ use std::path::Path;
 fn say_fails(s: &Smart, worker: &Path, text: &str) -> (i32, String) {
     let before_files = common::snapshot(&s.root);
     let (_, before) = s.json(&["ledger", "show", "--kind", "proposed"]);
-    let out = s.cmd().env("SMART_PROPOSER_WORKER", worker).args(["say", "--no-templates", text]).output().unwrap();
+    let out = output(s.cmd().env("SMART_PROPOSER_WORKER", worker).args(["say", "--no-templates", text]));
     let (_, after) = s.json(&["ledger", "show", "--kind", "proposed"]);
     assert_eq!(before, after, "a proposal reached the kernel");
     assert_eq!(common::snapshot(&s.root), before_files, "files changed");

@@ -436,7 +436,7 @@ fn perception_reads_the_recent_turns_with_the_real_model_and_only_proposes() {
     let (c, v) = s.json(&["models", "verify", "qwen2.5-coder-0.5b"]);
     assert_eq!(c, 0, "the default proposer model is needed: {v}");
     let perceive = || {
-        let out = s.cmd().env("SMART_PROPOSER_WORKER", worker_bin()).args(["--json", "perceive"]).output().unwrap();
+        let out = output(s.cmd().env("SMART_PROPOSER_WORKER", worker_bin()).args(["--json", "perceive"]));
         let text = String::from_utf8_lossy(&out.stdout).to_string();
         (out.status.code().unwrap_or(-1), text, String::from_utf8_lossy(&out.stderr).to_string())
     };

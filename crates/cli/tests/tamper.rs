@@ -89,7 +89,7 @@ fn rechain(c: &Connection, from: u64) {
 }
 
 fn verify(s: &Smart, data: &Path) -> Value {
-    let out = s.cmd().env("SMART_DATA_DIR", data).args(["--json", "ledger", "verify"]).output().unwrap();
+    let out = output(s.cmd().env("SMART_DATA_DIR", data).args(["--json", "ledger", "verify"]));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(out.status.code() == Some(0), v["ok"] == true);
     v
@@ -283,7 +283,7 @@ fn an_untouched_copy_verifies() {
 
 /// Runs `args` against the data dir `data` with `--json`; the exit code and the output.
 fn run_in(s: &Smart, data: &Path, args: &[&str]) -> (i32, String) {
-    let out = s.cmd().env("SMART_DATA_DIR", data).arg("--json").args(args).output().unwrap();
+    let out = output(s.cmd().env("SMART_DATA_DIR", data).arg("--json").args(args));
     (
         out.status.code().unwrap_or(-1),
         format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::Smart;
+use common::{Smart, output};
 use serde_json::Value;
 
 /// The events appended after `seq`, oldest first.
@@ -34,8 +34,7 @@ fn kinds(events: &[Value]) -> Vec<&str> {
 }
 
 fn say(s: &Smart, text: &str) -> Value {
-    let out =
-        s.cmd().env("SMART_PROPOSER_WORKER", "/nonexistent/worker").args(["--json", "say", text]).output().unwrap();
+    let out = output(s.cmd().env("SMART_PROPOSER_WORKER", "/nonexistent/worker").args(["--json", "say", text]));
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}); stderr {}", String::from_utf8_lossy(&out.stderr)))
 }
@@ -89,7 +88,7 @@ fn a_decision_on_a_pending_call_joins_the_turn_that_made_it_wait() {
 #[test]
 fn a_corr_that_is_not_hex_is_refused_clearly() {
     let s = Smart::init(None);
-    let out = s.cmd().args(["ledger", "show", "--corr", "x' OR 1=1"]).output().unwrap();
+    let out = output(s.cmd().args(["ledger", "show", "--corr", "x' OR 1=1"]));
     assert_ne!(out.status.code(), Some(0));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--corr") && err.contains("hex"), "{err}");

@@ -66,12 +66,12 @@ impl Smart {
     }
 
     pub fn run(&self, args: &[&str]) -> Output {
-        self.cmd().args(args).output().unwrap()
+        output(self.cmd().args(args))
     }
 
     /// Runs with `--json`; returns the exit code and the parsed JSON.
     pub fn json(&self, args: &[&str]) -> (i32, Value) {
-        let out = self.cmd().arg("--json").args(args).output().unwrap();
+        let out = output(self.cmd().arg("--json").args(args));
         let text = String::from_utf8_lossy(&out.stdout);
         let v = serde_json::from_str(text.trim())
             .unwrap_or_else(|e| panic!("not JSON ({e}): {text:?}; stderr {}", String::from_utf8_lossy(&out.stderr)));
@@ -184,6 +184,19 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     }
     out.sort();
     out
+}
+
+/// Runs `cmd` to its end. Under Wine (which runs these tests for Windows) starting a process
+/// now and then fails with ERROR_INTERNAL_ERROR (1359) before the program exists, a fault of
+/// Wine's process creation and not of `smart`; that one error is tried again, twice.
+pub fn output(cmd: &mut Command) -> Output {
+    let mut tries = 0;
+    loop {
+        match cmd.output() {
+            Err(e) if cfg!(windows) && e.raw_os_error() == Some(1359) && tries < 2 => tries += 1,
+            other => return other.unwrap(),
+        }
+    }
 }
 
 /// `text` as a JSON string, quotes and escapes included: a Windows path's `\` must be escaped
