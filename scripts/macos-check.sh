@@ -27,20 +27,7 @@ export CARGO_TARGET_DIR="${SMART_MACOS_TARGET_DIR:-$HOME/.cache/smart/target-mac
 bash scripts/setup.sh --cross
 if [ -x "$HOME/.cargo/bin/cargo" ]; then export PATH="$HOME/.cargo/bin:$PATH"; fi
 
-cargo_mac=(cargo)
-build_std=()
-if command -v rustup >/dev/null 2>&1 && rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
-  step "toolchain: rustup's $(rustc --version) with the $TARGET target"
-elif [ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/src/rust/library ]; then
-  step "toolchain: Debian's $(/usr/bin/rustc --version), the standard library built from rust-web-src"
-  cargo_mac=(/usr/bin/cargo)
-  export RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1
-  build_std=(-Zbuild-std=std,panic_abort,panic_unwind)
-else
-  echo "macos-check: no Rust standard library for $TARGET: rustup cannot add the target here and" >&2
-  echo "  Debian's rustc-web/rust-web-src are not installed (scripts/setup.sh --cross installs them)" >&2
-  exit 1
-fi
+. scripts/cross-toolchain.sh
 
 packages=()
 for c in "${CRATES[@]}"; do packages+=(-p "$c"); done
@@ -48,7 +35,7 @@ used=$(mktemp)
 stamp=$(mktemp)
 trap 'rm -f "$used" "$stamp"' EXIT
 step "lints for $TARGET: ${CRATES[*]} (type-checked, not linked)"
-CARGO_FEATURE_PURE=1 "${cargo_mac[@]}" clippy --locked --target "$TARGET" "${build_std[@]}" "${packages[@]}" \
+CARGO_FEATURE_PURE=1 "${cross_cargo[@]}" clippy --locked --target "$TARGET" "${build_std[@]}" "${packages[@]}" \
   --all-targets --message-format=json-render-diagnostics -- -D warnings | python3 scripts/target_gc.py record "$used"
 
 # What this run did not use goes (scripts/target_gc.py; the host's profile dir and the target's).

@@ -104,19 +104,16 @@ set +e
 status=${PIPESTATUS[0]}
 set -e
 
-step "windows: the core crates cross-built for Windows (clippy too), their tests under Wine"
-set +e
-{ bash scripts/windows-test.sh; } 2>&1 | tee -a "$log"
-windows_status=${PIPESTATUS[0]}
-set -e
-if [ "$status" -eq 0 ]; then status=$windows_status; fi
-
-step "macos: the pure-Rust crates type-checked and linted for macOS (nothing links or runs here)"
-set +e
-{ bash scripts/macos-check.sh; } 2>&1 | tee -a "$log"
-macos_status=${PIPESTATUS[0]}
-set -e
-if [ "$status" -eq 0 ]; then status=$macos_status; fi
+# The other systems' checks: each runs to its end and its failure fails the run.
+for check in "windows-test.sh|windows: the crates cross-built for Windows (clippy too), their tests under Wine" \
+  "macos-check.sh|macos: the pure-Rust crates type-checked and linted for macOS (nothing links or runs here)"; do
+  step "${check#*|}"
+  set +e
+  { bash "scripts/${check%%|*}"; } 2>&1 | tee -a "$log"
+  check_status=${PIPESTATUS[0]}
+  set -e
+  if [ "$status" -eq 0 ]; then status=$check_status; fi
+done
 
 step "target dir: deleting the debug builds this run did not use"
 python3 scripts/target_gc.py sweep "$CARGO_TARGET_DIR/debug" "$used" "$stamp" || true

@@ -1,18 +1,14 @@
 #!/usr/bin/env bash
-# Windows, verified from Linux: cross-builds the workspace's core crates for
-# x86_64-pc-windows-gnu (MinGW-w64) and runs their tests under Wine, so Windows path handling,
-# file sharing and renames are exercised by real Windows code paths, not assumed.
+# Windows, verified from Linux: cross-builds the core crates, the runtime, the CLI and the app
+# for x86_64-pc-windows-gnu (MinGW-w64) and runs their tests under Wine, so Windows path
+# handling, file sharing and renames are exercised by real Windows code paths, not assumed.
 #
 #   bash scripts/windows-test.sh            # build and run the Windows tests
 #   bash scripts/windows-test.sh --no-run   # build only
 #
-# The toolchain. A developer with rustup and the network adds the target
-# (`rustup target add x86_64-pc-windows-gnu`) and this script uses it. Where rustup cannot fetch
-# the target's standard library (this project's machines reach only package registries), it
-# uses Debian's `rustc-web` (a stable rustc one minor release from rustup's) and builds the
-# standard library for Windows from Debian's `rust-web-src` with `-Zbuild-std`
-# (RUSTC_BOOTSTRAP=1 lets that stable compiler take the flag; nothing else is unstable). Builds
-# go to their own target dir, so the Linux build's cache and its sweeper never see them.
+# The toolchain: rustup's Windows target, or Debian's rustc building the standard library
+# (scripts/cross-toolchain.sh). Builds go to their own target dir, swept of what a run did not
+# use like the Linux one.
 #
 # Wine: Debian 12's Wine 8 lacks bcryptprimitives.dll, which every Rust program for Windows
 # imports; scripts/windows/bcryptprimitives.c is a stand-in for its one function, built into
@@ -79,20 +75,7 @@ export CC_x86_64_pc_windows_gnu="$mingw"
 export CXX_x86_64_pc_windows_gnu=x86_64-w64-mingw32-g++-posix
 export AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-ar
 
-cargo_win=(cargo)
-build_std=()
-if command -v rustup >/dev/null 2>&1 && rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
-  step "toolchain: rustup's $(rustc --version) with the $TARGET target"
-elif [ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/src/rust/library ]; then
-  step "toolchain: Debian's $(/usr/bin/rustc --version), the standard library built from rust-web-src"
-  cargo_win=(/usr/bin/cargo)
-  export RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1
-  build_std=(-Zbuild-std=std,panic_abort,panic_unwind)
-else
-  echo "windows-test: no Rust standard library for $TARGET: rustup cannot add the target here and" >&2
-  echo "  Debian's rustc-web/rust-web-src are not installed (scripts/setup.sh installs them)" >&2
-  exit 1
-fi
+. scripts/cross-toolchain.sh
 
 step "wine: the test prefix ($WINEPREFIX)"
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
@@ -119,7 +102,7 @@ trap 'rm -f "$used" "$stamp"' EXIT
 cargo_win_recorded() {
   local sub=$1
   shift
-  "${cargo_win[@]}" "$sub" --message-format=json-render-diagnostics "$@" | python3 scripts/target_gc.py record "$used"
+  "${cross_cargo[@]}" "$sub" --message-format=json-render-diagnostics "$@" | python3 scripts/target_gc.py record "$used"
 }
 
 packages=()
