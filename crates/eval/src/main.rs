@@ -213,6 +213,7 @@ fn answer_of(r: Result<smart_runtime::SayReport, smart_runtime::AssistantError>,
                 args: s.proposal.args.clone(),
                 ms,
                 ranking: rep.ranking.clone(),
+                read_as: Some(rep.utterance.clone()),
                 ..Answer::default()
             },
             None => Answer {
@@ -220,6 +221,7 @@ fn answer_of(r: Result<smart_runtime::SayReport, smart_runtime::AssistantError>,
                 asked: rep.asked(),
                 ms,
                 ranking: rep.ranking.clone(),
+                read_as: Some(rep.utterance.clone()),
                 ..Answer::default()
             },
         },
@@ -234,7 +236,8 @@ async fn typed(a: &mut Assistant, run: &Run, no_templates: bool) -> Result<Vec<A
         commit_after(a.engine(), c)?;
         let t0 = Instant::now();
         let r = a.say(&c.text, &opts).await;
-        answers.push(answer_of(r, t0.elapsed().as_secs_f64() * 1000.0));
+        // What was typed is what was read.
+        answers.push(Answer { read_as: None, ..answer_of(r, t0.elapsed().as_secs_f64() * 1000.0) });
     }
     Ok(answers)
 }
@@ -332,6 +335,7 @@ async fn spoken_pass(
         let mut ans = answer_of_heard(r, t0.elapsed().as_secs_f64() * 1000.0);
         ans.wer = Some(smart_voice::word_error_rate(&c.speech, &t.text));
         ans.confidence = Some(t.confidence);
+        ans.read_as = ans.read_as.filter(|r| *r != t.text);
         ans.heard = Some(t.text);
         ans.reheard = reheard;
         answers.push(ans);
@@ -421,6 +425,7 @@ async fn replayed_pass(a: &mut Assistant, run: &Run, heard: &[Recording], rehear
         };
         let mut ans = answer_of_heard(r, t0.elapsed().as_secs_f64() * 1000.0);
         ans.wer = Some(smart_voice::word_error_rate(&c.speech, &rec.heard));
+        ans.read_as = ans.read_as.filter(|r| *r != rec.heard);
         ans.heard = Some(rec.heard.clone());
         ans.reheard = rec.reheard.clone();
         answers.push(ans);
@@ -470,6 +475,9 @@ fn run_tree(
             );
         }
     }
+    // The library index of the tree, as the app keeps it: what a heard search topic is put
+    // right against.
+    engine.index_update(None, &mut |_, _| {})?;
     let mut rng = tree::Rng::new(seed ^ 0x5eed);
     let cases: Vec<Case> =
         templates_all.iter().map(|c| c.bind(&t.bind(&mut rng, &fixture.refs), &root_s)).collect::<Result<_>>()?;

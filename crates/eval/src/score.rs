@@ -29,6 +29,10 @@ pub struct Answer {
     /// Spoken eval: what a second hearing heard, when the first reading asked for one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reheard: Option<String>,
+    /// Spoken eval: the request the proposers were given (the transcript with its heard names
+    /// and paths put right), when it differs from what was heard.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_as: Option<String>,
     /// Spoken eval: whisper's mean token probability for what it heard.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f32>,
@@ -215,6 +219,10 @@ pub fn print_misses(mode: &str, cases: &[Case], answers: &[Answer]) {
         let heard = a.heard.as_ref().map(|h| format!("\n     heard {h:?}")).unwrap_or_default();
         let heard = match &a.reheard {
             Some(again) => format!("{heard}\n     heard again {again:?}"),
+            None => heard,
+        };
+        let heard = match &a.read_as {
+            Some(read) => format!("{heard}\n     read as {read:?}"),
             None => heard,
         };
         let ranked = a

@@ -22,6 +22,7 @@ use crate::schema::{self, Mode};
 use crate::search::{self, Hit};
 use crate::store::{self, Doc, Stats};
 use crate::sync;
+use crate::vocabulary::Vocabulary;
 use rusqlite::Connection;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -150,6 +151,11 @@ impl Index {
     /// is not indexed (binary, oversize, symlink). It is the text as read at the last sync.
     pub fn text_of(&self, path: &str) -> Result<Option<String>, IndexError> {
         self.with(|c| store::text_of(c, path))
+    }
+
+    /// The words a search can find ([`crate::vocabulary`]).
+    pub fn vocabulary(&self) -> Result<Vocabulary, IndexError> {
+        self.with(crate::vocabulary::vocabulary)
     }
 
     /// Totals: entries, text entries, bytes, entries per kind, last full sync.

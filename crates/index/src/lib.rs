@@ -75,6 +75,7 @@ mod search;
 mod snippet;
 mod store;
 mod sync;
+mod vocabulary;
 mod walk;
 
 pub use canonical_dir::open_canonical_dir;
@@ -87,3 +88,4 @@ pub use rebuild::{rebuild, sibling};
 pub use report::{MAX_SKIPPED, Progress, UpdateReport};
 pub use search::Hit;
 pub use store::{Doc, Stats};
+pub use vocabulary::Vocabulary;

@@ -587,6 +587,24 @@ impl Assistant {
         smart_voice::heard_paths::correct(&request, &paths)
     }
 
+    /// A heard search's topic put right against the words the library index holds
+    /// (`smart_voice::heard_topics`): "search my files for mistake" searches for "mosaic" when
+    /// no document says "mistake" and one says "mosaic". Without an index, or when it cannot be
+    /// read, the topic stays as heard (the search itself then says what is wrong).
+    fn heard_topic(&self, args: &mut Value) {
+        let Some(query) = args.get("query").and_then(Value::as_str) else { return };
+        let places = self.engine.places();
+        if !places.index.is_file() {
+            return;
+        }
+        let Ok(vocabulary) = smart_index::Index::open(&places.index).and_then(|i| i.vocabulary()) else { return };
+        let words = smart_voice::heard_topics::TopicWords::of(&vocabulary.terms);
+        let topic = smart_voice::heard_topics::correct(query, |w| vocabulary.contains(w), &words);
+        if topic != query {
+            args["query"] = Value::String(topic);
+        }
+    }
+
     /// Where relative names point: the person's folder when it is inside a root, else the
     /// first root.
     fn working_folder(&self, opts: &SayOptions) -> Option<PathBuf> {
@@ -623,6 +641,7 @@ impl Assistant {
         let mut report = SayReport::new(turn, text, handed_over);
 
         let answer = self.answer(corr, text, &tools, &base, opts, &mut report).await?;
+        let heard = matches!(said, Said::Heard { .. });
         // A question about what was heard is asked only after hearing it again; a turn that
         // bootstrap handed over reads an earlier intent, not this audio.
         let answer = match (answer, said) {
@@ -634,6 +653,9 @@ impl Assistant {
         let Answer::Call { source, tool, mut args, timings } = answer else {
             return self.reply(report, answer, text, opts);
         };
+        if heard && tool == "rag.search" {
+            self.heard_topic(&mut args);
+        }
         let home = crate::paths::home_dir();
         crate::paths::absolutize_args(&tool, &mut args, &base, home.as_deref());
         self.bus.emit(corr, BusEvent::Proposal { source, tool: tool.clone(), args: args.clone() });

@@ -10,7 +10,7 @@
 //! `smart_voice::bias`, tested without whisper.
 #![allow(unsafe_code)]
 
-use smart_voice::bias::{Boost, PhraseTrie, loop_continuation, surface_forms};
+use smart_voice::bias::{Boost, Opening, PhraseTrie, loop_continuation, surface_forms};
 use smart_voice::protocol::Expect;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -30,7 +30,9 @@ pub struct Expectation {
 impl Expectation {
     /// Tokenizes every way each phrase is written. A phrase's first token is boosted anywhere
     /// only when it is a whole word of three letters or more: " Rep" of " Rep|lace" would pull
-    /// "prepare" to "Repair", and " a" of " a.pdf" would pull every sentence towards "a".
+    /// "prepare" to "Repair", and " a" of " a.pdf" would pull every sentence towards "a". A
+    /// first token of one or two letters is no sign the phrase has begun: only an extension
+    /// follows it (" a" ".pdf"), not " to" "do" of `todo.xlsx`.
     pub fn build(ctx: &WhisperContext, expect: &Expect) -> Result<Expectation, String> {
         let mut trie = PhraseTrie::new();
         let mut forms = 0;
@@ -39,8 +41,13 @@ impl Expectation {
             let tokens = ctx.tokenize(&form, 64).map_err(|e| format!("whisper could not tokenize {form:?}: {e:?}"))?;
             let Some(&first) = tokens.first() else { continue };
             let letters = text(first).chars().filter(|c| c.is_alphabetic()).count();
-            let whole_word = tokens.get(1).is_none_or(|&next| text(next).starts_with([' ', '.']));
-            trie.insert(&tokens, letters >= 3 && whole_word);
+            let second = tokens.get(1).map(|&next| text(next));
+            let whole_word = second.as_ref().is_none_or(|next| next.starts_with([' ', '.']));
+            let extension_next = second.as_ref().is_some_and(|next| next.starts_with('.'));
+            trie.insert(
+                &tokens,
+                Opening { boosted: letters >= 3 && whole_word, continued: letters >= 3 || extension_next },
+            );
             forms += 1;
         }
         Ok(Expectation {

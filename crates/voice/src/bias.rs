@@ -44,12 +44,28 @@ impl Default for Boost {
     }
 }
 
+/// How a phrase may be begun (see [`PhraseTrie::insert`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Opening {
+    /// Its first token gets the start bonus anywhere: only a whole word of three letters or
+    /// more, else a phrase beginning with "a" or "the" would pull every sentence towards it.
+    pub boosted: bool,
+    /// Its second token gets the follow bonus when only the first token has been heard. Not
+    /// when the first is a short everyday word that is no evidence of the phrase: with a file
+    /// `todo.xlsx`, every "to" became "todo" ("move roadmap.png todo.yn voices" for "… to
+    /// invoices" — what broke). An extension after it ("a" ".pdf") still follows.
+    pub continued: bool,
+}
+
 /// The phrases to expect, as token ids: a prefix tree, so that one look at the last few tokens
 /// finds every phrase they begin.
 #[derive(Clone, Debug, Default)]
 pub struct PhraseTrie {
     /// Node 0 is the root; each node maps a next token to its child.
     children: Vec<BTreeMap<i32, usize>>,
+    /// Second-token nodes that some phrase lets follow its first token alone
+    /// ([`Opening::continued`]).
+    continued: std::collections::BTreeSet<usize>,
     /// Root children that may get the start bonus (a phrase whose first token is a function
     /// word or a lone letter would otherwise pull whisper towards "a" and "the" everywhere).
     starts: BTreeMap<i32, bool>,
@@ -58,16 +74,16 @@ pub struct PhraseTrie {
 
 impl PhraseTrie {
     pub fn new() -> PhraseTrie {
-        PhraseTrie { children: vec![BTreeMap::new()], starts: BTreeMap::new(), depth: 0 }
+        PhraseTrie { children: vec![BTreeMap::new()], continued: Default::default(), starts: BTreeMap::new(), depth: 0 }
     }
 
-    /// Adds one phrase. `start_bonus` says whether its first token may be boosted anywhere.
-    pub fn insert(&mut self, tokens: &[i32], start_bonus: bool) {
+    /// Adds one phrase, begun as `opening` says.
+    pub fn insert(&mut self, tokens: &[i32], opening: Opening) {
         let Some(&first) = tokens.first() else { return };
         let entry = self.starts.entry(first).or_insert(false);
-        *entry |= start_bonus;
+        *entry |= opening.boosted;
         let mut node = 0;
-        for &t in tokens {
+        for (depth, &t) in tokens.iter().enumerate() {
             let next = self.children.len();
             let child = match self.children.get_mut(node) {
                 Some(map) => *map.entry(t).or_insert(next),
@@ -75,6 +91,9 @@ impl PhraseTrie {
             };
             if child == next {
                 self.children.push(BTreeMap::new());
+            }
+            if depth == 1 && opening.continued {
+                self.continued.insert(child);
             }
             node = child;
         }
@@ -123,8 +142,10 @@ impl PhraseTrie {
             if let Some(node) = self.walk(suffix)
                 && let Some(next) = self.children.get(node)
             {
-                for &t in next.keys() {
-                    give(t, boost.follow);
+                for (&t, child) in next {
+                    if len > 1 || self.continued.contains(child) {
+                        give(t, boost.follow);
+                    }
                 }
             }
         }
@@ -207,12 +228,15 @@ mod tests {
 
     fn trie() -> PhraseTrie {
         let mut t = PhraseTrie::new();
-        t.insert(&[10, 11, 12], true); // " Pay" "sl" "ips"
-        t.insert(&[10, 13], true); // " Pay" "ment"
-        t.insert(&[20], true); // " rebuild"
-        t.insert(&[30, 31], false); // " a" ".pdf": not a start anywhere
+        t.insert(&[10, 11, 12], OPEN); // " Pay" "sl" "ips"
+        t.insert(&[10, 13], OPEN); // " Pay" "ment"
+        t.insert(&[20], OPEN); // " rebuild"
+        t.insert(&[30, 31], Opening { boosted: false, continued: true }); // " a" ".pdf": not a start anywhere
+        t.insert(&[40, 41], Opening { boosted: false, continued: false }); // " to" "do"
         t
     }
+
+    const OPEN: Opening = Opening { boosted: true, continued: true };
 
     const B: Boost = Boost { start: 1.0, follow: 3.0 };
 
@@ -238,9 +262,19 @@ mod tests {
     }
 
     #[test]
+    fn a_short_everyday_word_alone_does_not_begin_a_name() {
+        // What broke: with `todo.xlsx` expected, "to" was continued into "todo".
+        assert_eq!(trie().bonuses(&[5, 40], B).get(&41), None);
+        let mut t = trie();
+        t.insert(&[7, 40, 41], OPEN); // a longer phrase through the same tokens still follows
+        assert_eq!(t.bonuses(&[7, 40], B).get(&41), Some(&3.0));
+        assert_eq!(t.bonuses(&[5, 40], B).get(&41), None);
+    }
+
+    #[test]
     fn a_token_gets_the_largest_bonus_once() {
         let mut t = trie();
-        t.insert(&[20, 10], true); // "rebuild Pay…": 10 is both a start and a follow after 20
+        t.insert(&[20, 10], OPEN); // "rebuild Pay…": 10 is both a start and a follow after 20
         let mut logits = vec![0.0f32; 40];
         t.apply(&[20], B, &mut logits);
         assert_eq!(logits[10], 3.0);
@@ -256,7 +290,7 @@ mod tests {
         assert!(PhraseTrie::new().is_empty());
         // Ids outside the logits are skipped, not a panic.
         let mut t = PhraseTrie::new();
-        t.insert(&[1_000], true);
+        t.insert(&[1_000], OPEN);
         t.apply(&[], B, &mut logits);
         assert!(logits.iter().all(|&l| l == 0.5));
     }

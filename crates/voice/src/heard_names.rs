@@ -15,8 +15,9 @@
 //! What keeps it from inventing names:
 //! - short codes (under five sounds: "read", "log") must match exactly *in spelling*, since
 //!   many everyday words sound like them;
-//! - a run may not begin or end on a function word ("in", "the") or be one of the command
-//!   words (a file called `rebuilt.log` must not swallow "rebuild");
+//! - a run may not begin or end on a function word ("in", "the"), nor hold one inside ("up to
+//!   date"), unless it sounds exactly like the name; nor be one of the command words (a file
+//!   called `rebuilt.log` must not swallow "rebuild");
 //! - two different names equally near the same words is a tie, and a tie is not corrected;
 //! - the longest, nearest runs win and never overlap.
 
@@ -146,7 +147,12 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
             let (first, last) = (bare(run[0]), bare(run[run.len() - 1]));
             // A function word at an end is only part of a name that sounds exactly like the
             // run ("in voices" is Invoices; "in Photos" is not "Invoices").
-            let exact_only = FUNCTION_WORDS.contains(&first.as_str()) || FUNCTION_WORDS.contains(&last.as_str());
+            // So is one with a function word inside: "up to date" is English, not `edited`
+            // (what broke: "is warranty.txt still up to date in the index" named a folder).
+            let inside =
+                run.len() > 2 && run[1..run.len() - 1].iter().any(|w| FUNCTION_WORDS.contains(&bare(w).as_str()));
+            let exact_only =
+                FUNCTION_WORDS.contains(&first.as_str()) || FUNCTION_WORDS.contains(&last.as_str()) || inside;
             if exact_only && run.len() < 2 {
                 continue;
             }
@@ -266,8 +272,11 @@ mod tests {
             "Photos",
             "summary.json",
             "summer",
+            "edited",
         ]);
         for heard in [
+            // What broke: "up to date" was heard as the folder `edited`.
+            "is warranty.txt still up to date in the index",
             "rebuild the search index",
             "are there duplicate files in Invoices",
             "compact the folder in voices",

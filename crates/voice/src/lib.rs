@@ -25,6 +25,7 @@ pub mod emergency;
 pub mod endpoint;
 pub mod heard_names;
 pub mod heard_paths;
+pub mod heard_topics;
 pub mod phonetic;
 pub mod preroll;
 pub mod protocol;

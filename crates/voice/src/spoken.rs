@@ -26,9 +26,28 @@ pub fn as_request(transcript: &str, names: &[String]) -> String {
         .map(|w| w.trim_end_matches([',', ';']))
         .filter(|w| !w.is_empty())
         .map(once_extension)
-        .map(|w| snap(&w, names))
+        .collect();
+    let words = (0..words.len())
+        .map(|i| if used_as_a_name(&words, i) { snap(&words[i], names) } else { words[i].clone() })
         .collect();
     into_heard_as_until(numbers_said_in_parts(words), names).join(" ")
+}
+
+/// Whether the word at `i` may be a name: any word but a command word, and a command word only
+/// where the sentence uses it as one — after an article or preposition ("in scans", "the list")
+/// or before "folder"/"file". A command word anywhere else is the request itself: "Scan,
+/// holiday." must not become "Scans holiday" because a folder is called `Scans` (what broke:
+/// fifteen spoken "scan …" requests in one eval scanned `Scans`, the typed ones never did).
+fn used_as_a_name(words: &[String], i: usize) -> bool {
+    let lower = |j: usize| words.get(j).map(|w| trim_punct(w).to_lowercase());
+    let Some(word) = lower(i) else { return false };
+    if !crate::command_words::is_command_word(&word) {
+        return true;
+    }
+    let before_is_function_word = i > 0 && lower(i - 1).is_some_and(|w| FUNCTION_WORDS.contains(&w.as_str()));
+    let after_is_a_noun =
+        lower(i + 1).is_some_and(|w| matches!(w.as_str(), "folder" | "folders" | "directory" | "file" | "files"));
+    before_is_function_word || after_is_a_noun
 }
 
 /// whisper writes a number said in words in the parts it was said in: "four thousand five
@@ -347,6 +366,14 @@ mod tests {
         assert_eq!(as_request("What is in the report's folder?", &["reports".into()]), "What is in the reports folder");
         // Two names it could be: left as heard.
         assert_eq!(as_request("scan the Report folder", &names), "scan the Report folder");
+        // What broke: a command verb snapped to a folder named like it ("Scan, holiday." with a
+        // folder `Scans` scanned `Scans`); as a name it still snaps.
+        let scans: Vec<String> = ["Scans", "Lists", "Receipts"].map(String::from).to_vec();
+        assert_eq!(as_request("Scan, holiday.", &scans), "Scan holiday");
+        assert_eq!(as_request("scan receipt slash holiday", &scans), "scan receipt/holiday");
+        assert_eq!(as_request("list the files in scan", &scans), "list the files in Scans");
+        assert_eq!(as_request("what is in the scan folder", &scans), "what is in the Scans folder");
+        assert_eq!(as_request("list receipt", &scans), "list Receipts");
         // Never a function word, never a short word.
         assert_eq!(as_request("scan in it", &["In".into(), "Its".into()]), "scan in it");
         // What broke: "into" heard as "until" after the name, and the move lost its destination.

@@ -172,3 +172,24 @@ fn doc_text_of_and_stats_describe_the_index() {
     assert_eq!(s.by_kind.get("binary"), Some(&1));
     assert_eq!(s.last_sync_ms, Some(NOW));
 }
+
+#[test]
+fn the_vocabulary_lists_the_words_a_search_can_find_and_no_others() {
+    let w = World::new();
+    w.write("notes/tiles.md", "The mosaic on the Café wall, 2019 edition, id 9f3a2b", 1);
+    w.write("b.txt", "glacier melt", 1);
+    let mut idx = w.open();
+    w.sync(&mut idx);
+    let v = idx.vocabulary().unwrap();
+    for word in ["mosaic", "glacier", "cafe", "wall", "tiles", "notes", "Mosaic"] {
+        assert!(v.contains(word), "{word} is indexed: {:?}", v.terms);
+    }
+    for word in ["mistake", "2019", "9f3a2b", "later"] {
+        assert!(!v.contains(word), "{word} is not a word of the index");
+    }
+    let mut sorted = v.terms.clone();
+    sorted.sort();
+    assert_eq!(sorted, v.terms);
+    // Asking twice on one connection (the temp table exists by then) gives the same words.
+    assert_eq!(idx.vocabulary().unwrap(), v);
+}
