@@ -213,7 +213,6 @@ fn answer_of(r: Result<smart_runtime::SayReport, smart_runtime::AssistantError>,
                 args: s.proposal.args.clone(),
                 ms,
                 ranking: rep.ranking.clone(),
-                read_as: Some(rep.utterance.clone()),
                 ..Answer::default()
             },
             None => Answer {
@@ -221,7 +220,6 @@ fn answer_of(r: Result<smart_runtime::SayReport, smart_runtime::AssistantError>,
                 asked: rep.asked(),
                 ms,
                 ranking: rep.ranking.clone(),
-                read_as: Some(rep.utterance.clone()),
                 ..Answer::default()
             },
         },
@@ -236,8 +234,7 @@ async fn typed(a: &mut Assistant, run: &Run, no_templates: bool) -> Result<Vec<A
         commit_after(a.engine(), c)?;
         let t0 = Instant::now();
         let r = a.say(&c.text, &opts).await;
-        // What was typed is what was read.
-        answers.push(Answer { read_as: None, ..answer_of(r, t0.elapsed().as_secs_f64() * 1000.0) });
+        answers.push(answer_of(r, t0.elapsed().as_secs_f64() * 1000.0));
     }
     Ok(answers)
 }
@@ -346,7 +343,10 @@ async fn spoken_pass(
 /// What one heard utterance came to, `ms` after the audio (or the transcript) was given.
 fn answer_of_heard(r: Result<Heard, smart_runtime::AssistantError>, ms: f64) -> Answer {
     match r {
-        Ok(Heard::Turn(rep)) => answer_of(Ok(rep), ms),
+        Ok(Heard::Turn(rep)) => {
+            let read_as = Some(rep.utterance.clone());
+            Answer { read_as, ..answer_of(Ok(rep), ms) }
+        }
         Ok(Heard::Nothing) => Answer { ms, ..Answer::default() },
         Ok(Heard::Emergency { word, .. }) => {
             Answer { ms, reply: Some(format!("emergency: {word}")), ..Answer::default() }

@@ -144,15 +144,12 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
     for start in 0..words.len() {
         for end in start + 1..=(start + MAX_RUN).min(words.len()) {
             let run = &words[start..end];
-            let (first, last) = (bare(run[0]), bare(run[run.len() - 1]));
-            // A function word at an end is only part of a name that sounds exactly like the
-            // run ("in voices" is Invoices; "in Photos" is not "Invoices").
-            // So is one with a function word inside: "up to date" is English, not `edited`
-            // (what broke: "is warranty.txt still up to date in the index" named a folder).
-            let inside =
-                run.len() > 2 && run[1..run.len() - 1].iter().any(|w| FUNCTION_WORDS.contains(&bare(w).as_str()));
-            let exact_only =
-                FUNCTION_WORDS.contains(&first.as_str()) || FUNCTION_WORDS.contains(&last.as_str()) || inside;
+            let first = bare(run[0]);
+            // A run with a function word in it, at an end or inside, is only part of a name
+            // that sounds exactly like the run ("in voices" is Invoices; "in Photos" is not
+            // "Invoices"; "up to date" is English, not `edited` — what broke: "is warranty.txt
+            // still up to date in the index" named a folder).
+            let exact_only = run.iter().any(|w| FUNCTION_WORDS.contains(&bare(w).as_str()));
             if exact_only && run.len() < 2 {
                 continue;
             }

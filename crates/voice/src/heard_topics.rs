@@ -105,9 +105,10 @@ pub fn correct(topic: &str, indexed: impl Fn(&str) -> bool, words: &TopicWords) 
                 || FUNCTION_WORDS.contains(&bare.as_str())
                 || c.len() < MIN_SOUNDS
                 || indexed(&bare);
-            match (leave, words.nearest(&c)) {
-                (false, Some(said)) => w.replacen(w.trim_matches(|c: char| !c.is_alphanumeric()), said, 1),
-                _ => w.to_string(),
+            // Only a word that may be put right is compared with every indexed word.
+            match (!leave).then(|| words.nearest(&c)).flatten() {
+                Some(said) => w.replacen(w.trim_matches(|c: char| !c.is_alphanumeric()), said, 1),
+                None => w.to_string(),
             }
         })
         .collect::<Vec<_>>()
