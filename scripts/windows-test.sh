@@ -29,7 +29,7 @@ RUN=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-propo
 # or voice worker (those are not cross-built yet: llama.cpp and whisper.cpp with MinGW);
 # crash_batches, root_swap and special_files are Unix-only by what they test (fork-style
 # crashes, renameat2, FIFOs and device files).
-RUNTIME_TESTS=(--lib --test forgery --test heard_topics --test library --test timeline)
+RUNTIME_TESTS=(--lib --test forgery --test heard_topics --test library --test patch_words --test timeline)
 CLI_TESTS=(--bins --test bad_input --test bounds --test concurrency --test crash --test e2e
   --test library --test sensitive_inside --test slow_loop --test tamper --test turn_id --test say)
 # smart-app: its IPC and capability tests (Tauri's mock runtime: no window, no WebView2).

@@ -72,7 +72,8 @@ const USAGE: &str =
            [--bias-start B] [--bias-follow B] [--replay-heard JSON] [--no-rehear]
 Scores the phrase templates, the proposer models and the whole pipeline on a folder tree made
 from the seed (a new one each run unless --seed is given).
-  --split           which eval set(s): dev (tune on it) or test (report only); default dev
+  --split           which eval set(s): dev (tune on it) or test (report only), or a .jsonl file
+                    of cases in the same format (a set kept elsewhere); default dev
   --modes           default templates,model,pipeline
   --models          proposer models for the model mode (default: the catalog's default)
   --every K         every K-th case (a spread over all tools for a quick run)
@@ -170,8 +171,8 @@ fn parse_args() -> Result<Opts> {
         }
     }
     for s in &o.splits {
-        if s != "dev" && s != "test" {
-            bail!("--split: {s:?} is not dev or test");
+        if s != "dev" && s != "test" && !s.ends_with(".jsonl") {
+            bail!("--split: {s:?} is not dev, test or a .jsonl file of cases");
         }
     }
     for m in &o.modes {
@@ -600,7 +601,9 @@ fn main() -> Result<()> {
     let here = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/eval"));
     let mut templates_all = vec![];
     for split in &opts.splits {
-        templates_all.extend(cases::load(&here.join(format!("{split}.jsonl")), split)?);
+        // A set kept outside the repo (another author's sentences) is named by its file.
+        let file = if split.ends_with(".jsonl") { PathBuf::from(split) } else { here.join(format!("{split}.jsonl")) };
+        templates_all.extend(cases::load(&file, split)?);
     }
     let templates_all: Vec<_> = templates_all
         .into_iter()

@@ -158,6 +158,11 @@ impl Index {
         self.with(crate::vocabulary::vocabulary)
     }
 
+    /// Whether some document holds `word` ([`crate::vocabulary`]).
+    pub fn holds(&self, word: &str) -> Result<bool, IndexError> {
+        self.with(|c| crate::vocabulary::holds(c, word))
+    }
+
     /// Totals: entries, text entries, bytes, entries per kind, last full sync.
     pub fn stats(&self) -> Result<Stats, IndexError> {
         self.with(store::stats)

@@ -28,10 +28,21 @@ impl Vocabulary {
     }
 }
 
+/// Whether some document holds `word`, without listing the vocabulary. Compared in lower case;
+/// the tokenizer also drops diacritics, so a word written with them ("café") is not found.
+pub(crate) fn holds(c: &Connection, word: &str) -> Result<bool, IndexError> {
+    c.execute_batch(CREATE_TERMS)?;
+    let term = word.to_lowercase();
+    Ok(c.query_row("SELECT EXISTS(SELECT 1 FROM temp.docs_terms WHERE term = ?1)", [term], |r| r.get(0))?)
+}
+
+const CREATE_TERMS: &str =
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.docs_terms USING fts5vocab(main, 'docs_fts', 'row');";
+
 /// Every alphabetic term of the index (digits and codes are left out: they are not misheard
 /// words) of at most [`MAX_TERM_CHARS`] characters.
 pub(crate) fn vocabulary(c: &Connection) -> Result<Vocabulary, IndexError> {
-    c.execute_batch("CREATE VIRTUAL TABLE IF NOT EXISTS temp.docs_terms USING fts5vocab(main, 'docs_fts', 'row');")?;
+    c.execute_batch(CREATE_TERMS)?;
     let mut stmt = c.prepare("SELECT term FROM temp.docs_terms")?;
     let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
     let mut terms = vec![];

@@ -340,6 +340,10 @@ fn exact(path: &Path) -> bool {
 /// loads a model, and a missing model is only an error when one is needed.
 pub type SpecFn = Box<dyn FnMut() -> Result<WorkerSpec, AssistantError> + Send>;
 
+/// How much of a file understanding reads to fit a patch's words to it: as much as `fs.read`
+/// reads, and what a hand-edited text file is.
+const PATCH_TEXT_LIMIT: u64 = 256 * 1024;
+
 pub struct Assistant {
     engine: Engine,
     bus: Bus,
@@ -605,6 +609,42 @@ impl Assistant {
         }
     }
 
+    /// Whether the library index holds a word of a search's topic (`understand::cues`); no
+    /// index, or one that cannot be read, holds nothing.
+    fn topic_is_indexed(&self, query: &str) -> bool {
+        let places = self.engine.places();
+        if !places.index.is_file() {
+            return false;
+        }
+        let Ok(index) = smart_index::Index::open(&places.index) else { return false };
+        understand::cues::topic_is_indexed(query, &|w| index.holds(w).unwrap_or(false))
+    }
+
+    /// A patch's words to find fitted to the file's own text (`understand::patch_words`). Only a regular file inside an allowed
+    /// folder is read, at most [`PATCH_TEXT_LIMIT`] bytes of it, and only to choose among the
+    /// words the person said: nothing of it reaches a model or the proposal beyond those words.
+    fn fit_patch(&self, args: &mut Value) {
+        let (Some(path), Some(find)) =
+            (args.get("path").and_then(Value::as_str), args.get("find").and_then(Value::as_str))
+        else {
+            return;
+        };
+        // Resolved, so a link on the way cannot lead out of the allowed folders.
+        let Ok(path) = dunce::canonicalize(path) else { return };
+        let inside =
+            self.engine.roots().iter().filter_map(|r| dunce::canonicalize(r).ok()).any(|r| path.starts_with(r));
+        if !inside || !path.is_file() {
+            return;
+        }
+        let Ok(file) = std::fs::File::open(&path) else { return };
+        let mut bytes = vec![];
+        if std::io::Read::read_to_end(&mut std::io::Read::take(file, PATCH_TEXT_LIMIT), &mut bytes).is_err() {
+            return;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        args["find"] = Value::String(understand::patch_words::fit(find, &text));
+    }
+
     /// Where relative names point: the person's folder when it is inside a root, else the
     /// first root.
     fn working_folder(&self, opts: &SayOptions) -> Option<PathBuf> {
@@ -658,6 +698,9 @@ impl Assistant {
         }
         let home = crate::paths::home_dir();
         crate::paths::absolutize_args(&tool, &mut args, &base, home.as_deref());
+        if tool == "propose.patch" {
+            self.fit_patch(&mut args);
+        }
         self.bus.emit(corr, BusEvent::Proposal { source, tool: tool.clone(), args: args.clone() });
         self.fire(corr, Trigger::ToolCallsGenerated);
         let proposal = Proposal { tool, args };
@@ -882,13 +925,30 @@ impl Assistant {
         let (model_ranking, timings) = understanding::rank(sup, info.format, &decls, &shown, style).await?;
         let thresholds = &self.understand_opts.thresholds;
         let is_name = |said: &str| !ctx.vocab.lookup(said).is_empty();
-        let cued = understand::cues::cued(&reading, &mentions, &is_name);
-        let ranking = understand::cues::weigh(&model_ranking, &cued, thresholds.cue_boost);
-        report.model = Some(info.name);
+        let mut cued = understand::cues::cued(&reading, &mentions, &is_name);
         let fill = |tool: &str| understand::fill(tool, &reading, &mentions, &ctx);
+        if !cued.contains(&"rag.search")
+            && let understand::Filled::Args(search) = fill("rag.search")
+            && let Some(query) = search.get("query").and_then(Value::as_str)
+            && self.topic_is_indexed(query)
+        {
+            cued.push("rag.search");
+        }
+        // A tool only the person's own words ask for is left out when they were not said, unless
+        // the sentence names what it acts on (a batch by its name).
+        let unsaid: Vec<&str> = understand::cues::unsaid(&reading, &mentions, &is_name)
+            .into_iter()
+            .filter(|t| !matches!(fill(t), understand::Filled::Args(_)))
+            .collect();
+        let ranking = understand::cues::weigh(&model_ranking, &cued, thresholds.cue_boost);
+        let ranking = understand::cues::without(&ranking, &unsaid);
+        report.model = Some(info.name);
         report.ranking = Some(understanding::RankingView::with_cues(&model_ranking, &ranking, &cued));
         let named = understand::mentions::names_existing(&mentions);
-        Ok(match understand::decide(&ranking, &fill, named, &ctx.base, thresholds) {
+        let unserved = understand::beyond::asked_for(&reading, &mentions, &is_name);
+        let understood = understand::beyond::overrule(&ranking, &cued, unserved, &fill)
+            .unwrap_or_else(|| understand::decide(&ranking, &fill, named, &ctx.base, thresholds));
+        Ok(match understood {
             Understood::Call { tool, args } => {
                 Answer::Call { source: ProposalSource::Model, tool, args, timings: Some(timings) }
             }

@@ -192,4 +192,11 @@ fn the_vocabulary_lists_the_words_a_search_can_find_and_no_others() {
     assert_eq!(sorted, v.terms);
     // Asking twice on one connection (the temp table exists by then) gives the same words.
     assert_eq!(idx.vocabulary().unwrap(), v);
+    // One word at a time, as understanding asks.
+    for word in ["mosaic", "Glacier", "wall"] {
+        assert!(idx.holds(word).unwrap(), "{word}");
+    }
+    for word in ["mistake", "glaciers", "9f3a2b0"] {
+        assert!(!idx.holds(word).unwrap(), "{word}");
+    }
 }

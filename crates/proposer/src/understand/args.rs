@@ -135,7 +135,14 @@ pub fn fill(tool: &str, r: &Reading, mentions: &[Mention], ctx: &Context) -> Fil
         Recipe::Paths => paths(mentions, ctx, None, r).map_or_else(|f| f, |p| Filled::Args(json!({ "paths": p }))),
         Recipe::Quarantine => {
             let lower = r.lower();
-            let says_list = lower.iter().any(|w| w == "list") && !names_existing(mentions);
+            // "the list", "that list", "your list", "the quarantine list you drafted": the one
+            // prepared. "a list" is a new one to draft.
+            let says_list = lower.iter().enumerate().any(|(i, w)| {
+                w == "list"
+                    && lower[i.saturating_sub(3)..i]
+                        .iter()
+                        .any(|d| matches!(d.as_str(), "the" | "that" | "this" | "your" | "my" | "our"))
+            }) && !names_existing(mentions);
             match ctx.artifacts.get(tool) {
                 Some(h) if says_list => Filled::Implied(json!({ "proposal": h })),
                 None if says_list => Filled::Missing(Missing::Artifact("quarantine list")),
@@ -151,9 +158,14 @@ pub fn fill(tool: &str, r: &Reading, mentions: &[Mention], ctx: &Context) -> Fil
         },
         Recipe::Moves => moves(r, mentions, ctx, false),
         Recipe::Redirects => moves(r, mentions, ctx, true),
-        Recipe::Apply(what) => match ctx.artifacts.get(tool) {
-            Some(h) => Filled::Implied(json!({ "proposal": h })),
-            None => Filled::Missing(Missing::Artifact(what)),
+        Recipe::Apply(what) => match (said_hash(r), ctx.artifacts.get(tool)) {
+            // Named by (the start of) its hash, as the app shows it: the sentence gave it.
+            (Some(said), Some(h)) if h.starts_with(&said) => Filled::Args(json!({ "proposal": h })),
+            (Some(_), _) => {
+                Filled::Missing(Missing::Words("the plan or patch by the start of its hash, as SMART showed it"))
+            }
+            (None, Some(h)) => Filled::Implied(json!({ "proposal": h })),
+            (None, None) => Filled::Missing(Missing::Artifact(what)),
         },
         Recipe::Batch => {
             let named = r.words.iter().find(|w| looks_like_batch(w)).cloned();
@@ -222,6 +234,15 @@ fn resolve(m: &Mention, r: &Reading, ctx: &Context, wants: Option<EntryKind>) ->
 fn one_path(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, default_base: bool, r: &Reading) -> Filled {
     // Names of existing things first; "it" only when nothing is named; a new name is reported.
     let existing: Vec<&Mention> = mentions.iter().filter(|m| !m.candidates().is_empty()).collect();
+    // A file and a folder named, and a tool that takes one thing: not this tool's sentence
+    // ("put checklist.mp3 inside Sketches" is no listing of checklist.mp3), or one to ask about.
+    // Only a file and a folder: two folders are often a place and a word that happens to name
+    // one ("so work is all old stuff, roll it up" with a folder `Budgets/old`).
+    let kinds: Vec<EntryKind> =
+        existing.iter().filter_map(|m| m.sure()).filter_map(|i| ctx.vocab.entries.get(i).map(|e| e.kind)).collect();
+    if kinds.contains(&EntryKind::File) && kinds.contains(&EntryKind::Dir) {
+        return Filled::Missing(Missing::Path { wants, not_found: None });
+    }
     let chosen = existing
         .iter()
         .find(|m| {
@@ -250,6 +271,15 @@ fn one_path(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, defau
 
 /// Every entry named (or pointed back at), in the order said.
 fn paths(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, r: &Reading) -> Result<Vec<String>, Filled> {
+    // A name said that exists nowhere is not dropped from the list: it is the person's to
+    // correct, or the old path of a redirect ("map the old location Invoices/scratch 2019.pdf
+    // to checklist.mp3" bundled checklist.mp3 alone).
+    if let Some(n) = mentions.iter().find_map(|m| match &m.kind {
+        MentionKind::New(n) => Some(n.clone()),
+        _ => None,
+    }) {
+        return Err(Filled::Missing(Missing::Path { wants, not_found: Some(n) }));
+    }
     let existing: Vec<&Mention> = mentions.iter().filter(|m| !matches!(m.kind, MentionKind::New(_))).collect();
     // Names win over "it": "delete it and budget.xlsx" is rare, "delete budget.xlsx" is not.
     let pick: Vec<&Mention> = if existing.iter().any(|m| m.kind != MentionKind::Back) {
@@ -267,6 +297,14 @@ fn paths(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, r: &Read
     let mut out: Vec<String> = vec![];
     for m in pick {
         for p in resolve(m, r, ctx, wants)? {
+            // A folder named to a tool that takes files is not one of its files, and the
+            // sentence is likely a request for another tool ("put checklist.mp3 inside
+            // Sketches" is not a bundle of checklist.mp3 and Sketches).
+            if let (Some(want), Some(is)) = (wants, kind_of(ctx, &p))
+                && want != is
+            {
+                return Err(Filled::Missing(Missing::Path { wants, not_found: None }));
+            }
             if !out.contains(&p) {
                 out.push(p);
             }
@@ -294,7 +332,9 @@ fn moves(r: &Reading, mentions: &[Mention], ctx: &Context, redirect: bool) -> Fi
     let usable: Vec<&Mention> = mentions.iter().collect();
     if redirect {
         // Where a document was (it may not exist any more), then where it is now.
-        let (Some(from), Some(to)) = (usable.first(), usable.get(1)) else {
+        // Where it is now: a name said, before "that file" (which points at the last call's).
+        let to = usable.iter().skip(1).find(|m| !m.candidates().is_empty()).or_else(|| usable.get(1));
+        let (Some(from), Some(to)) = (usable.first(), to) else {
             return Filled::Missing(Missing::Path { wants: None, not_found: None });
         };
         // A redirect is from where a document *was*: a path that still exists is a thing to
@@ -354,6 +394,7 @@ const TOPIC_MARKERS: &[&str] = &[
     "regarding",
     "concerning",
     "containing",
+    "related",
     "called",
     "named",
     "of",
@@ -410,12 +451,27 @@ const SEARCH_WORDS: &[&str] = &[
 
 fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     let lower = r.lower();
-    // A folder named as the place to look ("in Invoices") narrows the search and is not topic.
-    let place = mentions.iter().rev().find(|m| {
-        m.preposition.as_deref().is_some_and(|p| matches!(p, "in" | "inside" | "within" | "under"))
-            && m.candidates().iter().any(|c| ctx.vocab.entries.get(c.entry).is_some_and(|e| e.kind == EntryKind::Dir))
-    });
-    let end = place.map_or(lower.len(), |m| m.start.saturating_sub(1));
+    // A folder named as the place to look narrows the search and is not topic: after a word
+    // that says where ("in Invoices", "look through Wallpapers"), or before the words that say
+    // what ("search Wallpapers for telescope").
+    let is_dir = |m: &&Mention| {
+        m.candidates().iter().any(|c| ctx.vocab.entries.get(c.entry).is_some_and(|e| e.kind == EntryKind::Dir))
+    };
+    let first_marker = lower.iter().position(|w| TOPIC_MARKERS.contains(&w.as_str()));
+    let place = mentions
+        .iter()
+        .rev()
+        .filter(is_dir)
+        .find(|m| {
+            m.preposition.as_deref().is_some_and(|p| {
+                matches!(p, "in" | "inside" | "within" | "under" | "through" | "across" | "among" | "throughout")
+            })
+        })
+        .or_else(|| mentions.iter().filter(is_dir).find(|m| first_marker.is_some_and(|k| m.end <= k)));
+    let end = match place {
+        Some(m) if first_marker.is_none_or(|k| m.start > k) => m.start.saturating_sub(1),
+        _ => lower.len(),
+    };
     let start = lower[..end].iter().rposition(|w| TOPIC_MARKERS.contains(&w.as_str())).map_or(0, |i| i + 1);
     let mut topic: Vec<&str> = r.words[start..end].iter().map(String::as_str).collect();
     if start == 0 {
@@ -426,6 +482,10 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
             return Filled::Missing(Missing::Words("what to search for"));
         }
         topic.retain(|w| !SEARCH_WORDS.contains(&w.to_lowercase().as_str()));
+    }
+    // "related to glacier": the "to" belongs to the marker.
+    if start > 0 && lower[start - 1] == "related" && topic.first().is_some_and(|w| w.eq_ignore_ascii_case("to")) {
+        topic.remove(0);
     }
     while topic.first().is_some_and(|w| matches!(w.to_lowercase().as_str(), "the" | "a" | "an" | "my" | "some")) {
         topic.remove(0);
@@ -467,16 +527,23 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
         while ws.first().is_some_and(|w| lead(w)) || article(&ws) {
             ws.remove(0);
         }
-        ws.join(" ").trim_matches(['"', '\'']).to_string()
+        super::patch_words::before_request(ws.join(" ").trim_matches(['"', '\''])).trim_matches(['"', '\'']).to_string()
     };
     // Verb, first separator, second separator (alternatives), in order of how specific they are.
     let pairs: &[(&str, &[&str])] = &[
         ("replace", &["with", "by"]),
+        ("replaces", &["with", "by"]),
         ("replacing", &["with", "by"]),
         ("change", &["to", "into"]),
+        ("changes", &["to", "into"]),
+        ("changing", &["to", "into"]),
         ("swap", &["for", "with"]),
+        ("swaps", &["for", "with"]),
+        ("swapping", &["for", "with"]),
         ("correct", &["to"]),
+        ("corrects", &["to"]),
         ("turn", &["into"]),
+        ("turns", &["into"]),
     ];
     for (verb, seps) in pairs {
         if let Some(v) = at(verb) {
@@ -490,11 +557,45 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
             }
         }
     }
+    // "so it says B instead of A", "B instead of A": the new words come first.
+    if let Some(k) = lower.windows(2).position(|w| w[0] == "instead" && w[1] == "of") {
+        let b_start = lower[..k]
+            .iter()
+            .rposition(|w| matches!(w.as_str(), "says" | "say" | "reads" | "read" | "be" | "put" | "write" | "use"))
+            .map_or(0, |i| i + 1);
+        let (a, b) = (text(k + 2, words.len()), text(b_start, k));
+        if !a.is_empty() && !b.is_empty() && b_start > 0 {
+            return Some((a, b));
+        }
+    }
     // "A should be B", "it says A but it should say B", "A becomes B".
     for (mid, skip_after) in [("should", 2usize), ("becomes", 1)] {
         if let Some(m) = at(mid) {
+            // "should really say", "should actually be": the adverb is not the new text.
+            let skip_after = if mid == "should"
+                && lower.get(m + 1).is_some_and(|w| matches!(w.as_str(), "really" | "actually" | "instead" | "just"))
+            {
+                skip_after + 1
+            } else {
+                skip_after
+            };
+            // "there's a cobalt that should say orange": the words before "that".
+            let (m_at, relative) =
+                if mid == "should" && m >= 2 && lower[m - 1] == "that" { (m - 1, true) } else { (m, false) };
             let a_end =
-                if mid == "should" && m >= 2 && lower[m - 1] == "it" && lower[m - 2] == "but" { m - 2 } else { m };
+                if mid == "should" && m >= 2 && lower[m - 1] == "it" && lower[m - 2] == "but" { m - 2 } else { m_at };
+            if relative {
+                let a_start = lower[..a_end]
+                    .iter()
+                    .rposition(|w| {
+                        matches!(w.as_str(), "there's" | "theres" | "is" | "a" | "an" | "the" | "word" | "says")
+                    })
+                    .map_or(0, |i| i + 1);
+                let (a, b) = (text(a_start, a_end), text(m + skip_after, words.len()));
+                if !a.is_empty() && !b.is_empty() {
+                    return Some((a, b));
+                }
+            }
             let a_start = lower[..a_end]
                 .iter()
                 .rposition(|w| matches!(w.as_str(), "says" | "say" | "that" | "so" | "typo" | "it" | "it's" | "its"))
@@ -556,6 +657,11 @@ const NOTE_MARKERS: &[&[&str]] = &[
     &["note", "down"],
     &["write", "down", "that"],
     &["write", "down"],
+    &["save", "this"],
+    &["save", "that"],
+    &["log", "that"],
+    &["jot", "down", "that"],
+    &["jot", "down"],
     &["store", "a", "record", "that"],
     &["store", "a", "record"],
     &["store", "that"],
@@ -572,9 +678,19 @@ fn record(r: &Reading) -> Filled {
     let lower = r.lower();
     // What to remember follows the word that asks for it ("remember that …"), or comes before
     // it ("my locker is 12, remember that"). Without such a word nothing asked to be kept.
+    // A one-word marker used as a noun ("the index's record of …", "a note") asks for nothing.
+    let as_noun = |i: usize| {
+        i > 0
+            && (matches!(lower[i - 1].as_str(), "the" | "a" | "an" | "my" | "this" | "that")
+                || lower[i - 1].ends_with("'s"))
+    };
     let marker = NOTE_MARKERS.iter().find_map(|m| {
         (0..lower.len())
-            .find(|i| i + m.len() <= lower.len() && lower[*i..*i + m.len()].iter().zip(m.iter()).all(|(a, b)| a == b))
+            .find(|i| {
+                i + m.len() <= lower.len()
+                    && lower[*i..*i + m.len()].iter().zip(m.iter()).all(|(a, b)| a == b)
+                    && !(m.len() == 1 && as_noun(*i))
+            })
             .map(|i| (i, i + m.len()))
     });
     let Some((at, after)) = marker else {
@@ -613,7 +729,75 @@ fn record(r: &Reading) -> Filled {
 fn budget(r: &Reading) -> Option<u64> {
     let lower = r.lower();
     let t = lower.iter().position(|w| w == "tokens" || w == "token")?;
-    (t > 0).then(|| lower[t - 1].replace(',', "").parse::<u64>().ok()).flatten().filter(|n| (1..=32_000).contains(n))
+    let digits = (t > 0).then(|| lower[t - 1].replace(',', "").parse::<u64>().ok()).flatten();
+    digits.or_else(|| number_before(&lower[..t])).filter(|n| (1..=32_000).contains(n))
+}
+
+/// A number written in words that ends where `words` ends ("two thousand five hundred",
+/// "fifteen hundred", "a thousand"): a budget said aloud or typed as words.
+fn number_before(words: &[String]) -> Option<u64> {
+    fn unit(w: &str) -> Option<u64> {
+        const UNITS: &[&str] = &[
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+        ];
+        const TENS: &[&str] = &["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+        UNITS
+            .iter()
+            .position(|u| *u == w)
+            .map(|i| i as u64)
+            .or_else(|| TENS.iter().position(|t| *t == w).map(|i| 20 + 10 * i as u64))
+    }
+    // The words of the number: from the last word back while they are number words.
+    let is_number_word = |w: &str| unit(w).is_some() || matches!(w, "hundred" | "thousand" | "and" | "a");
+    let start = words.iter().rposition(|w| !is_number_word(w)).map_or(0, |i| i + 1);
+    let said = &words[start..];
+    if !said.iter().any(|w| unit(w).is_some() || w == "hundred" || w == "thousand") {
+        return None;
+    }
+    let (mut total, mut current) = (0u64, 0u64);
+    for w in said {
+        match w.as_str() {
+            "and" => {}
+            "a" => current = current.max(1),
+            "hundred" => current = current.max(1) * 100,
+            "thousand" => {
+                total += current.max(1) * 1000;
+                current = 0;
+            }
+            other => current += unit(other)?,
+        }
+    }
+    Some(total + current)
+}
+
+/// A hash said in the sentence: a word of eight or more hex digits with at least one digit and
+/// one letter (so neither "deadbeef"-like words nor plain numbers), lower-cased; a quarantine
+/// batch's name is not one.
+fn said_hash(r: &Reading) -> Option<String> {
+    r.words.iter().map(|w| w.trim_matches(|c: char| !c.is_ascii_alphanumeric())).find_map(|w| {
+        let hex = w.len() >= 8 && w.chars().all(|c| c.is_ascii_hexdigit());
+        let mixed = w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(|c| c.is_ascii_alphabetic());
+        (hex && mixed && !looks_like_batch(w)).then(|| w.to_ascii_lowercase())
+    })
 }
 
 fn looks_like_batch(w: &str) -> bool {
@@ -722,6 +906,101 @@ mod tests {
             args("propose.redirects", "record that Taxes/old 2019.pdf moved to budget.xlsx"),
             json!({"moves": [{"from": "/r/Taxes/old 2019.pdf", "to": "/r/budget.xlsx"}]})
         );
+        // What broke: "that file" before the new place was taken as the new place.
+        assert_eq!(
+            args("propose.redirects", "links to Taxes/old 2019.pdf broke since I moved that file to budget.xlsx"),
+            json!({"moves": [{"from": "/r/Taxes/old 2019.pdf", "to": "/r/budget.xlsx"}]})
+        );
+    }
+
+    #[test]
+    fn the_list_is_the_one_drafted_only_when_the_sentence_points_at_it() {
+        let mut ctx = ctx();
+        ctx.artifacts.insert("fs.quarantine".into(), "cd".repeat(32));
+        let q = |s: &str| fill("fs.quarantine", &read(s), &mentions::find(&read(s), &ctx.vocab), &ctx);
+        assert_eq!(
+            q("carry out the quarantine list you drafted earlier"),
+            Filled::Implied(json!({"proposal": "cd".repeat(32)}))
+        );
+        assert_eq!(q("ok go ahead with that list"), Filled::Implied(json!({"proposal": "cd".repeat(32)})));
+        // "a list" is a new one.
+        assert!(matches!(q("make a quarantine list"), Filled::Missing(_)));
+    }
+
+    #[test]
+    fn a_word_for_a_note_used_as_a_noun_asks_for_no_note() {
+        assert_eq!(
+            f("db.upsert", "check whether the index's record of budget.xlsx still matches"),
+            Filled::Missing(Missing::Words("what to remember"))
+        );
+        assert!(matches!(f("db.upsert", "record that the boiler was serviced"), Filled::Args(_)));
+    }
+
+    #[test]
+    fn every_name_said_counts() {
+        // What broke: a name that exists nowhere was dropped from a list of the ones that do.
+        assert_eq!(
+            f("rag.assemble_context", "map the old location Taxes/gone 2019.pdf to budget.xlsx"),
+            Filled::Missing(Missing::Path {
+                wants: Some(EntryKind::File),
+                not_found: Some("Taxes/gone 2019.pdf".into())
+            })
+        );
+        // Two things named to a tool that takes one: not taken as the first of them.
+        assert_eq!(
+            f("fs.scan", "put budget.xlsx inside Recipes"),
+            Filled::Missing(Missing::Path { wants: None, not_found: None })
+        );
+        // One thing named twice, or narrowed by a place, is one thing.
+        assert_eq!(args("fs.hash", "read soup.md from 2021"), json!({"path": "/r/Recipes/2021/soup.md"}));
+    }
+
+    #[test]
+    fn a_folder_is_not_one_of_the_files_a_files_only_tool_takes() {
+        // What broke: "put checklist dot mp3 inside Sketches" became a bundle of the file and
+        // the folder, ahead of the move it asks for.
+        for tool in ["rag.assemble_context", "rag.validate_applicability"] {
+            assert_eq!(
+                f(tool, "combine budget.xlsx and Recipes"),
+                Filled::Missing(Missing::Path { wants: Some(EntryKind::File), not_found: None })
+            );
+        }
+        assert_eq!(args("rag.validate_applicability", "validate budget.xlsx"), json!({"ids": ["/r/budget.xlsx"]}));
+    }
+
+    #[test]
+    fn a_plan_named_by_the_start_of_its_hash_is_the_one_applied() {
+        let plan = "ab".repeat(32);
+        assert_eq!(
+            f("apply.move", "carry out abababab12"),
+            Filled::Missing(Missing::Words("the plan or patch by the start of its hash, as SMART showed it"))
+        );
+        let ctx = ctx();
+        let said = |s: &str| fill("apply.move", &read(s), &mentions::find(&read(s), &ctx.vocab), &ctx);
+        // Only the start of the hash needs saying; nothing said is the newest plan, implied.
+        let mut ctx2 = ctx.clone();
+        ctx2.artifacts.insert("apply.move".into(), format!("3c019948{}", &plan[8..]));
+        let r = read("okay so carry out 3c019948");
+        assert_eq!(
+            fill("apply.move", &r, &[], &ctx2),
+            Filled::Args(json!({"proposal": format!("3c019948{}", &plan[8..])}))
+        );
+        assert_eq!(said("carry out the plan"), Filled::Implied(json!({"proposal": plan})));
+        // A batch's name and a plain number are not a plan's hash.
+        assert_eq!(said("carry out the plan 20241130"), Filled::Implied(json!({"proposal": plan})));
+        assert_eq!(said("carry out the plan from 0123456789abcdef"), Filled::Implied(json!({"proposal": plan})));
+    }
+
+    #[test]
+    fn a_budget_may_be_said_in_words() {
+        let b = |s: &str| args("rag.assemble_context", s)["budget_tokens"].clone();
+        assert_eq!(b("bundle budget.xlsx, keep it under five hundred tokens"), json!(500));
+        assert_eq!(b("bundle budget.xlsx in two thousand five hundred tokens"), json!(2500));
+        assert_eq!(b("bundle budget.xlsx in fifteen hundred tokens"), json!(1500));
+        assert_eq!(b("bundle budget.xlsx in a thousand tokens"), json!(1000));
+        assert_eq!(b("bundle budget.xlsx in three hundred and fifty tokens"), json!(350));
+        // No number at all: the default.
+        assert_eq!(b("bundle budget.xlsx in some tokens"), json!(2000));
     }
 
     #[test]
@@ -735,6 +1014,17 @@ mod tests {
             json!({"query": "kayak", "path_prefix": "/r/Band Practice"})
         );
         assert_eq!(args("rag.search", "which files talk about volcano"), json!({"query": "volcano"}));
+        assert_eq!(args("rag.search", "can you dig up documents related to glacier"), json!({"query": "glacier"}));
+        assert_eq!(args("rag.search", "search for to do lists"), json!({"query": "to do lists"}));
+        // What was missed: a folder said before the topic, or after "through", is the place.
+        assert_eq!(
+            args("rag.search", "okay so look through band practice for documents mentioning kayak"),
+            json!({"query": "kayak", "path_prefix": "/r/Band Practice"})
+        );
+        assert_eq!(
+            args("rag.search", "search Recipes for sourdough"),
+            json!({"query": "sourdough", "path_prefix": "/r/Recipes"})
+        );
         assert!(matches!(f("rag.search", "what does budget.xlsx say"), Filled::Missing(Missing::Words(_))));
         // From a place that still exists is a move, not a redirect.
         assert!(matches!(f("propose.redirects", "redirect budget.xlsx to Recipes"), Filled::Missing(_)));
@@ -751,6 +1041,25 @@ mod tests {
         assert_eq!(
             args("propose.patch", "Fix shopping_list.md it's an octopus but it should say thursday"),
             json!({"path": "/r/shopping_list.md", "find": "octopus", "replace": "thursday"})
+        );
+        assert_eq!(
+            args(
+                "propose.patch",
+                "so in shopping_list.md there's a cobalt that should really say orange, make me a patch for that"
+            ),
+            json!({"path": "/r/shopping_list.md", "find": "cobalt", "replace": "orange"})
+        );
+        assert_eq!(
+            args("propose.patch", "prepare a patch for shopping_list.md that changes purple to nineteen"),
+            json!({"path": "/r/shopping_list.md", "find": "purple", "replace": "nineteen"})
+        );
+        // The new words first: "so it says bronze instead of seventeen".
+        assert_eq!(
+            args(
+                "propose.patch",
+                "fix shopping_list.md so it says bronze instead of seventeen, but don't apply it yet"
+            ),
+            json!({"path": "/r/shopping_list.md", "find": "seventeen", "replace": "bronze"})
         );
         assert_eq!(
             args("propose.patch", "edit shopping_list.md so that purple becomes orange"),

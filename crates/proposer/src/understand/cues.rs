@@ -20,7 +20,10 @@
 //!   and a cue for a tool the scope does not show lifts nothing;
 //! - the words that name a file or folder are not cues: those a mention covers, and a cue that
 //!   is itself the name of something that exists (a folder called `Archive`);
-//! - a cue said as what not to do ("but don't move it yet", "do not delete Photos") is none;
+//! - a cue said as what not to do ("but don't move it yet", "do not delete Photos") is none,
+//!   but an act said as not to be done yet cues the tools that only propose ("mark
+//!   itinerary.txt for quarantine but don't actually move it" ranked the quarantine itself
+//!   first; "don't apply it yet");
 //! - whether the sentence asks for a call at all stays the model's: [`weigh`] keeps the model's
 //!   own chance of a call to its best tool, which is what [`super::decide`] checks first, so a
 //!   cue never turns "how do I delete a file in Windows" into a request.
@@ -44,13 +47,37 @@ pub const CUES: &[(&str, &[&str])] = &[
     ("fs.hash", &["hash", "checksum", "checksums", "fingerprint", "sha256", "blake3"]),
     (
         "rag.search",
-        &["search", "mention", "mentions", "mentioning", "talk about", "talks about", "write about", "wrote about"],
+        &[
+            "search",
+            "mention",
+            "mentions",
+            "mentioning",
+            "talk about",
+            "talks about",
+            "write about",
+            "wrote about",
+            "related to",
+            "dig up",
+        ],
     ),
     // "context" alone is also the bundle's word; asked about, it is SMART's own. "lease" and
-    // "budget" are left out: people have leases and budgets in their files.
+    // "budget" are left out: people have leases and budgets in their files. "tools" and
+    // "allowed" are what the report lists ("which tools can you use right now" ranked applying
+    // the move plan first).
     (
         "orbit.get_context",
-        &["status", "stance", "layer", "layers", "frontier", "situation", "what's the context", "what is the context"],
+        &[
+            "status",
+            "stance",
+            "layer",
+            "layers",
+            "frontier",
+            "situation",
+            "what's the context",
+            "what is the context",
+            "tools",
+            "allowed",
+        ],
     ),
     ("cluster.duplicates", &["duplicat*", "identical", "same content"]),
     (
@@ -69,26 +96,85 @@ pub const CUES: &[(&str, &[&str])] = &[
     ("rag.assemble_context", &["assemble", "bundle", "combine", "gather", "tokens"]),
     (
         "rag.validate_applicability",
-        &["validate", "up to date", "still current", "still valid", "still accurate", "changed since"],
+        &[
+            "validate",
+            "up to date",
+            "still current",
+            "still valid",
+            "still accurate",
+            "changed since",
+            "still match*",
+            "on disk",
+        ],
     ),
     ("propose.patch", &["replace", "typo"]),
     // Not "move": "carry out the move plan" applies a plan, it does not make one.
     ("propose.move", &["rename", "relocate"]),
     ("propose.redirects", &["redirect", "redirects", "now lives"]),
-    ("propose.quarantine", &["draft"]),
-    ("db.upsert", &["remember", "note that", "make a note"]),
+    // "quarantine" is both tools' word: it lifts the two, and the model chooses between them
+    // ("quarantined" is not: "throw the quarantined things out for good" is a purge).
+    ("propose.quarantine", &["draft", "quarantine"]),
+    ("db.upsert", &["remember", "note that", "make a note", "log that", "save this", "jot down"]),
     // Not "remove": "remove the word colour from notes.txt" is an edit.
-    ("fs.quarantine", &["delete", "erase", "trash", "throw away", "get rid"]),
+    (
+        "fs.quarantine",
+        &["delete", "erase", "trash", "throw away", "get rid", "out of the way", "isolate", "quarantine"],
+    ),
     // Not "archive", "tar" or "gz": "what's in the tar file" asks for a listing.
     ("fs.compact", &["compress*", "zip", "tarball"]),
-    ("rebuild.index", &["rebuild", "reindex", "re-index"]),
+    ("rebuild.index", &["rebuild", "reindex", "re-index", "regenerate", "from scratch"]),
     // Only the purge's own word: "for good" or "permanently" also go with a quarantine or a
     // move, and the purge is the one tool whose work cannot be undone.
     ("quarantine.purge", &["purge"]),
 ];
 
+/// Tools chosen only when the person uses words of their own, whatever the model ranks: the
+/// purge, whose work cannot be undone, is not what "throw away the index and regenerate the
+/// whole thing" asks for (ranked 0.96), nor "bin changelog.pdf for now". Broader than its cue
+/// ("purge"): these words permit the tool, they do not lift it.
+pub const OWN_WORDS_ONLY: &[(&str, &[&str])] = &[(
+    "quarantine.purge",
+    &["purge*", "permanently", "for good", "forever", "irreversibl*", "no undo", "empty", "wipe*"],
+)];
+
+/// The [`OWN_WORDS_ONLY`] tools whose words the reading does not hold (outside names and
+/// negations, as cues are found).
+pub fn unsaid(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> Vec<&'static str> {
+    let words: Vec<String> = reading.words.iter().map(|w| plain(w)).collect();
+    let covered = covered_by(mentions, words.len());
+    OWN_WORDS_ONLY
+        .iter()
+        .filter(|(_, phrases)| {
+            !phrases.iter().filter_map(|p| occurs(p, &reading.words, &words, &covered)).any(|said| !is_name(&said))
+        })
+        .map(|(tool, _)| *tool)
+        .collect()
+}
+
+/// `ranking` without `tools`, normalised again; unchanged when none of them is ranked or
+/// nothing else would be left.
+pub fn without(ranking: &Ranking, tools: &[&str]) -> Ranking {
+    let mut kept: Vec<(String, f32)> =
+        ranking.tools.iter().filter(|(t, _)| !tools.contains(&t.as_str())).cloned().collect();
+    if kept.len() == ranking.tools.len() || kept.is_empty() {
+        return ranking.clone();
+    }
+    super::rank::normalise(&mut kept);
+    Ranking { tools: kept, p_call: ranking.p_call, best_call: ranking.best_call }
+}
+
+pub(super) fn covered_by(mentions: &[Mention], len: usize) -> Vec<bool> {
+    let mut covered = vec![false; len];
+    for m in mentions {
+        for c in covered.iter_mut().take(m.end.min(len)).skip(m.start) {
+            *c = true;
+        }
+    }
+    covered
+}
+
 /// A word as cues compare it: lower case, without the punctuation around it.
-fn plain(word: &str) -> String {
+pub(super) fn plain(word: &str) -> String {
     word.replace('’', "'").trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-').to_lowercase()
 }
 
@@ -126,7 +212,7 @@ fn negated(raw: &[String], words: &[String], at: usize) -> bool {
 
 /// Where `phrase` occurs in `words` at a position no mention covers, not negated: the matched
 /// words, space-joined.
-fn occurs(phrase: &str, raw: &[String], words: &[String], covered: &[bool]) -> Option<String> {
+pub(super) fn occurs(phrase: &str, raw: &[String], words: &[String], covered: &[bool]) -> Option<String> {
     let parts: Vec<&str> = phrase.split(' ').collect();
     (0..words.len()).find_map(|start| {
         let whole = parts.iter().enumerate().all(|(k, p)| {
@@ -142,19 +228,96 @@ fn occurs(phrase: &str, raw: &[String], words: &[String], covered: &[bool]) -> O
 /// a folder called `Archive` makes "archive" a name, not a request).
 pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> Vec<&'static str> {
     let words: Vec<String> = reading.words.iter().map(|w| plain(w)).collect();
-    let mut covered = vec![false; words.len()];
-    for m in mentions {
-        for c in covered.iter_mut().take(m.end.min(words.len())).skip(m.start) {
-            *c = true;
-        }
-    }
-    CUES.iter()
+    let covered = covered_by(mentions, words.len());
+    let mut tools: Vec<&'static str> = CUES
+        .iter()
         .filter(|(_, phrases)| {
             phrases.iter().filter_map(|p| occurs(p, &reading.words, &words, &covered)).any(|said| !is_name(&said))
         })
         .map(|(tool, _)| *tool)
-        .collect()
+        .collect();
+    // "but don't actually move it", "don't apply it yet": what is asked for is the proposal
+    // ("do not move or delete Photos", with no "yet", is a warning, not a request).
+    let not_yet = (0..words.len()).any(|i| {
+        let later = words[i + 1..].iter().take(3).any(|w| w == "yet");
+        let actually = i > 0 && words[i - 1] == "actually";
+        !covered[i]
+            && NOT_YET_VERBS.contains(&words[i].as_str())
+            && negated(&reading.words, &words, i)
+            && (later || actually)
+    });
+    if not_yet {
+        tools.retain(|t| !ACTING.contains(t));
+        for t in PROPOSING {
+            if !tools.contains(t) {
+                tools.push(t);
+            }
+        }
+    }
+    tools
 }
+
+/// The tools that act on what a proposal only describes: not cued when the act is said as not
+/// to be done yet, even by their own words ("mark it for quarantine but don't actually move it").
+const ACTING: &[&str] = &["fs.quarantine", "apply.move", "apply.patch", "quarantine.purge", "fs.compact"];
+
+/// Whether a search's topic holds a word the person's documents hold (`holds`: the library
+/// index): evidence for a search that no cue word gives ("find docs about beekeeping" ranked
+/// the stale-documents report 0.82 and the search 0.16). Only words of four letters or more
+/// that are not function words count: every document holds "the".
+pub fn topic_is_indexed(query: &str, holds: &dyn Fn(&str) -> bool) -> bool {
+    query.split_whitespace().map(plain).any(|w| {
+        w.chars().count() >= 4
+            && w.chars().all(char::is_alphabetic)
+            && !TOPIC_STOP_WORDS.contains(&w.as_str())
+            && holds(&w)
+    })
+}
+
+/// Words too common in documents to say anything about a search.
+const TOPIC_STOP_WORDS: &[&str] = &[
+    "about",
+    "file",
+    "files",
+    "document",
+    "documents",
+    "docs",
+    "notes",
+    "note",
+    "that",
+    "this",
+    "with",
+    "from",
+    "have",
+    "what",
+    "where",
+    "which",
+    "there",
+    "their",
+    "them",
+    "they",
+    "some",
+    "anything",
+    "something",
+    "stuff",
+    "things",
+    "written",
+    "wrote",
+    "write",
+    "mention",
+    "mentions",
+    "talk",
+    "talks",
+    "folder",
+    "folders",
+];
+
+/// Verbs that, said as what not to do ("mark it for quarantine but don't actually move it"),
+/// ask for a proposal instead of the act.
+const NOT_YET_VERBS: &[&str] = &["move", "apply", "delete", "quarantine", "change", "touch", "execute", "run"];
+
+/// The tools that only write a proposal (nothing changes until it is applied).
+const PROPOSING: &[&str] = &["propose.patch", "propose.move", "propose.quarantine", "propose.redirects"];
 
 /// `ranking` with each cued tool `boost` times likelier, normalised again and sorted best first
 /// (ties by name, as the ranking itself); the model's chance of a call to its best tool is kept
@@ -216,6 +379,51 @@ mod tests {
     }
 
     #[test]
+    fn an_act_said_as_what_not_to_do_cues_the_tools_that_only_propose() {
+        assert_eq!(
+            cued_in("okay so mark itinerary.txt for quarantine but don't actually move it"),
+            vec!["propose.quarantine", "propose.patch", "propose.move", "propose.redirects"]
+        );
+        assert_eq!(cued_in("swap cedar for granite in notes.txt, don't apply it yet"), PROPOSING.to_vec());
+        assert!(cued_in("move notes.txt into Recipes").is_empty());
+        // Not "yet" or "actually": a warning, no cue.
+        assert!(cued_in("do not move or delete Photos").is_empty());
+    }
+
+    #[test]
+    fn a_topic_the_documents_hold_is_evidence_for_a_search() {
+        let holds = |w: &str| matches!(w, "beekeeping" | "notes" | "the" | "bee");
+        assert!(topic_is_indexed("beekeeping", &holds));
+        assert!(topic_is_indexed("Beekeeping, mostly", &holds));
+        // Common words, short words and words no document holds are no evidence.
+        assert!(!topic_is_indexed("the notes", &holds));
+        assert!(!topic_is_indexed("bee", &holds));
+        assert!(!topic_is_indexed("glaciers", &holds));
+    }
+
+    #[test]
+    fn the_purge_is_left_out_unless_its_own_words_are_said() {
+        let unsaid_in = |s: &str| unsaid(&read(s), &[], &no_names);
+        // What broke: "throw away the index and regenerate the whole thing" purged a batch.
+        assert_eq!(unsaid_in("okay so throw away the index and regenerate the whole thing"), vec!["quarantine.purge"]);
+        assert_eq!(unsaid_in("bin changelog.pdf for now, I can restore it later"), vec!["quarantine.purge"]);
+        for said in [
+            "purge the last batch",
+            "delete the quarantined files forever",
+            "wipe it out permanently",
+            "empty the quarantine",
+            "clear out the quarantine for good",
+        ] {
+            assert!(unsaid_in(said).is_empty(), "{said}");
+        }
+        assert_eq!(unsaid_in("don't purge anything"), vec!["quarantine.purge"]);
+        let r = ranking(&[("quarantine.purge", 0.96), ("rebuild.index", 0.02), ("fs.quarantine", 0.02)]);
+        let w = without(&r, &["quarantine.purge"]);
+        assert_eq!(probs(&w), vec![("fs.quarantine".to_string(), 0.5), ("rebuild.index".to_string(), 0.5)]);
+        assert_eq!(probs(&without(&r, &["apply.move"])), probs(&r));
+    }
+
+    #[test]
     fn a_cue_word_is_found_as_a_word_or_a_stem_and_a_phrase_only_whole() {
         assert_eq!(cued_in("remember that the gate code is 1990"), vec!["db.upsert"]);
         assert_eq!(cued_in("are there duplicated photos here"), vec!["cluster.duplicates"]);
@@ -237,7 +445,10 @@ mod tests {
 
     #[test]
     fn a_cue_said_as_what_not_to_do_is_none_within_its_clause() {
-        assert_eq!(cued_in("draft what to quarantine but don't delete it yet"), vec!["propose.quarantine"]);
+        assert_eq!(
+            cued_in("draft what to quarantine but don't delete it yet"),
+            vec!["propose.quarantine", "propose.patch", "propose.move", "propose.redirects"]
+        );
         assert!(cued_in("do not move or delete Photos").is_empty());
         assert!(cued_in("never ever delete Photos").is_empty());
         // The negation's reach ends with its clause.

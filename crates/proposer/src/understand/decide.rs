@@ -11,7 +11,10 @@
 //!    tool fits it (1.0); "set a timer" looks like a command (a call near 1.0) but no tool
 //!    stands out among the calls. The default, 0.12, was 0.25 until an unseen tree showed state questions like that
 //!    one falling under it; on the dev split it took tool accuracy from 91.6 % to 93.5 % with
-//!    no-call recall unchanged (`smart-eval --best-call`).
+//!    no-call recall unchanged (`smart-eval --best-call`). Half of it is enough when the
+//!    sentence names something that exists and the best tool takes exactly that.
+//!    A plan or patch named by its hash is applied by the tool that applies it, wherever that
+//!    tool is ranked.
 //! 2. If the best two tools are close (their log-probability gap is under
 //!    [`Thresholds::margin`]) and both could be called with what was said, the sentence reads
 //!    two ways: ask which.
@@ -31,7 +34,16 @@
 //!    Budgets/agenda.md", heard wrong, is a request about that file, not to apply the patch
 //!    prepared before. And a purge, whose only argument is a quarantine batch, is not what a
 //!    sentence naming files or folders in the tree asks for ("throwaway contacts.csv"): any
-//!    ranked tool that takes those names stands in, however far behind.
+//!    ranked tool that takes those names stands in, however far behind. And a name that
+//!    exists nowhere, where a redirect can be made from it, is a redirect's old path; and a
+//!    sentence that names nothing but points at the quarantine list drafted before is that list.
+//!    One stand-in comes first, however far behind it is ranked: the tool one step before
+//!    ([`STEP_BEFORE`]). A sentence that names what to act on does not ask to apply what an
+//!    earlier turn prepared, or to purge a batch, when the tool that prepares such a thing (or
+//!    does it reversibly) can be called with exactly those names: "plan moving journal.zip over
+//!    to Garden Plans" with a move plan already made is a new plan, not the old one carried
+//!    out; "bin changelog.pdf for now" is a quarantine, not a purge.
+//!    A purge never stands in: what cannot be undone is chosen only as the best reading.
 //! 5. Otherwise — a name that is nowhere, a name that is two things, nothing prepared to apply,
 //!    or nothing named — say so, as a question where the person can answer one.
 //!
@@ -79,6 +91,15 @@ pub enum Understood {
     /// Not a request for any tool.
     NoCall,
 }
+
+/// For a tool that takes its argument from an earlier turn (a plan, a patch, a batch), the tool
+/// one step before it: the one that makes what it applies, or the reversible form of what it does.
+pub const STEP_BEFORE: &[(&str, &str)] =
+    &[("apply.move", "propose.move"), ("apply.patch", "propose.patch"), ("quarantine.purge", "fs.quarantine")];
+
+/// Tools whose work cannot be undone and that take their argument from an earlier turn: chosen
+/// only as the best reading, never standing in for another tool.
+const IRREVERSIBLE_STAND_INS: &[&str] = &["quarantine.purge"];
 
 fn uses(tool: &str) -> &str {
     USES.iter().find(|(t, _)| *t == tool).map_or(tool, |(_, u)| u)
@@ -130,11 +151,26 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
     let Some((best, best_lp)) = ranking.tools.first().map(|(t, lp)| (t.as_str(), *lp)) else {
         return Understood::NoCall;
     };
-    // The model's own chance, not one cues reweighed: a cue does not make a request.
-    if ranking.best_call < t.best_call {
+    let filled = fill(best);
+    // The model's own chance, not one cues reweighed: a cue does not make a request. A
+    // sentence that names something that exists, and a best tool that takes exactly that, is
+    // evidence the model's chance leaves out: half of it is enough ("I wonder what's taking up
+    // all the space in Wallpapers/summer", a call at 0.15 × 0.64).
+    let least = if named && matches!(filled, Filled::Args(_)) { t.best_call / 2.0 } else { t.best_call };
+    if ranking.best_call < least {
         return Understood::NoCall;
     }
-    let filled = fill(best);
+    // A prepared plan or patch named by its hash is what the sentence is about, wherever the
+    // tool that applies it is ranked ("okay so carry out 3c019948…" ranked applying the patch).
+    let by_hash = ranking.tools.iter().filter(|(t, _)| matches!(recipe(t), Some(Recipe::Apply(_)))).find_map(
+        |(t, _)| match fill(t) {
+            Filled::Args(args) => Some(Understood::Call { tool: t.clone(), args }),
+            _ => None,
+        },
+    );
+    if let Some(call) = by_hash {
+        return call;
+    }
     if let Some((second, _)) = ranking.tools.get(1)
         && ranking.margin() < t.margin
         && matches!(filled, Filled::Args(_) | Filled::Defaulted(_) | Filled::Implied(_))
@@ -153,10 +189,50 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
         filled,
         Filled::Defaulted(_) | Filled::Implied(_) | Filled::Missing(Missing::Path { not_found: Some(_), .. })
     );
+    if named && matches!(filled, Filled::Implied(_)) {
+        let before = STEP_BEFORE.iter().find(|(t, _)| *t == best).map(|(_, b)| *b);
+        if let Some(before) = before.filter(|b| ranking.tools.iter().any(|(t, _)| t == b))
+            && let Filled::Args(args) = fill(before)
+        {
+            return Understood::Call { tool: before.to_string(), args };
+        }
+    }
+    // Nothing named, and the sentence points at the quarantine list already drafted ("carry
+    // out the quarantine list you drafted earlier" ranked drafting one 0.98): that list.
+    if missing && !named {
+        let list = ranking.tools.iter().filter(|(t, _)| recipe(t) == Some(Recipe::Quarantine)).find_map(|(t, _)| {
+            match fill(t) {
+                Filled::Implied(args) => Some(Understood::Call { tool: t.clone(), args }),
+                _ => None,
+            }
+        });
+        if let Some(call) = list {
+            return call;
+        }
+    }
+    // A name that exists nowhere, said as where something was: a redirect's old path, however
+    // far behind the redirect is ranked ("map Flyers/scratch 2019.pdf to recipe_card.jpg, it
+    // moved there" ranked a move of the missing file first).
+    if matches!(filled, Filled::Missing(Missing::Path { not_found: Some(_), .. })) {
+        let redirect = ranking.tools.iter().filter(|(t, _)| recipe(t) == Some(Recipe::Redirects)).find_map(|(t, _)| {
+            match fill(t) {
+                Filled::Args(args) => Some(Understood::Call { tool: t.clone(), args }),
+                _ => None,
+            }
+        });
+        if let Some(call) = redirect {
+            return call;
+        }
+    }
     let purge_of_named = named && recipe(best) == Some(Recipe::Batch) && matches!(filled, Filled::Implied(_));
     if missing || weak || purge_of_named {
         let window = if purge_of_named { f32::INFINITY } else { t.fallback };
         for (tool, _) in ranking.tools.iter().skip(1).take_while(|(_, lp)| *lp >= best_lp - window) {
+            // What cannot be undone is never a stand-in: only the person's own word for it
+            // asks for it ("go ahead and quarantine the files on that list" purged a batch).
+            if IRREVERSIBLE_STAND_INS.contains(&tool.as_str()) {
+                continue;
+            }
             match fill(tool) {
                 Filled::Args(args) => return Understood::Call { tool: tool.clone(), args },
                 Filled::Implied(args) if missing && !named => return Understood::Call { tool: tool.clone(), args },
@@ -197,6 +273,12 @@ mod tests {
     fn the_rules_apply_in_their_order() {
         let t = Thresholds { best_call: 0.3, margin: 0.7, fallback: 0.0, cue_boost: 1.0 };
         assert_eq!(decide(&ranking(0.3, &[("fs.scan", 0.9)]), &fills, false, "/r", &t), Understood::NoCall);
+        // Naming a folder that exists, for a tool that takes it, halves the chance needed.
+        assert_eq!(
+            decide(&ranking(0.3, &[("fs.scan", 0.9)]), &fills, true, "/r", &t),
+            Understood::Call { tool: "fs.scan".into(), args: json!({"path": "/r/Recipes"}) }
+        );
+        assert_eq!(decide(&ranking(0.1, &[("fs.scan", 0.9)]), &fills, true, "/r", &t), Understood::NoCall);
         // Certainly a call, but to no tool in particular.
         assert_eq!(
             decide(&ranking(1.0, &[("fs.scan", 0.2), ("cluster.duplicates", 0.18)]), &fills, false, "/r", &t),
@@ -301,6 +383,130 @@ mod tests {
         assert_eq!(
             decide(&purge, &fills, false, "/r", &t),
             Understood::Call { tool: "quarantine.purge".into(), args: json!({"batch": "0123456789abcdef"}) }
+        );
+    }
+
+    #[test]
+    fn a_sentence_naming_what_to_act_on_prepares_it_instead_of_applying_what_was_prepared() {
+        let t = Thresholds::default();
+        let fills = |tool: &str| match tool {
+            "apply.move" => Filled::Implied(json!({"proposal": "ab"})),
+            "apply.patch" => Filled::Implied(json!({"proposal": "cd"})),
+            "propose.move" => Filled::Args(json!({"moves": [{"from": "/r/a.zip", "to": "/r/Garden/a.zip"}]})),
+            "quarantine.purge" => Filled::Implied(json!({"batch": "0123456789abcdef"})),
+            "fs.read" | "fs.quarantine" => Filled::Args(json!({"paths": ["/r/c.pdf"]})),
+            _ => Filled::Missing(Missing::Words("what to replace")),
+        };
+        // What broke: "plan moving Clients/journal.zip over to Garden Plans" carried out the
+        // plan made before (apply.move 0.80, propose.move 0.16: beyond the fallback window).
+        let plan = ranking(1.0, &[("apply.move", 0.80), ("propose.move", 0.16), ("apply.patch", 0.04)]);
+        assert_eq!(
+            decide(&plan, &fills, true, "/r", &t),
+            Understood::Call {
+                tool: "propose.move".into(),
+                args: json!({"moves": [{"from": "/r/a.zip", "to": "/r/Garden/a.zip"}]})
+            }
+        );
+        // Nothing named: "carry out the plan" is the plan made before.
+        assert_eq!(
+            decide(&plan, &fills, false, "/r", &t),
+            Understood::Call { tool: "apply.move".into(), args: json!({"proposal": "ab"}) }
+        );
+        // The step before cannot be made from what was said ("apply the patch to notes.txt"
+        // names no words to replace): the prepared patch stands.
+        let patch = ranking(1.0, &[("apply.patch", 0.87), ("propose.patch", 0.11)]);
+        assert_eq!(
+            decide(&patch, &fills, true, "/r", &t),
+            Understood::Call { tool: "apply.patch".into(), args: json!({"proposal": "cd"}) }
+        );
+        // What broke: "bin changelog (1).pdf for now, I can restore it later" ranked the purge
+        // first and the read second; the quarantine, further behind, is what it asks for.
+        let bin = ranking(1.0, &[("quarantine.purge", 0.38), ("fs.read", 0.19), ("fs.quarantine", 0.02)]);
+        assert_eq!(
+            decide(&bin, &fills, true, "/r", &t),
+            Understood::Call { tool: "fs.quarantine".into(), args: json!({"paths": ["/r/c.pdf"]}) }
+        );
+        // A step before the scope does not show (not ranked) is not reached for.
+        let hidden = ranking(1.0, &[("quarantine.purge", 0.38), ("fs.read", 0.19)]);
+        assert_eq!(
+            decide(&hidden, &fills, true, "/r", &t),
+            Understood::Call { tool: "fs.read".into(), args: json!({"paths": ["/r/c.pdf"]}) }
+        );
+    }
+
+    #[test]
+    fn a_plan_named_by_its_hash_is_applied_by_its_own_tool() {
+        let t = Thresholds::default();
+        let fills = |tool: &str| match tool {
+            "apply.move" => Filled::Args(json!({"proposal": "3c01"})),
+            "apply.patch" => Filled::Missing(Missing::Words("the plan or patch")),
+            _ => Filled::Missing(Missing::Words("what")),
+        };
+        // What broke: "okay so carry out 3c019948…" (the move plan's hash) applied the patch.
+        let r = ranking(0.99, &[("apply.patch", 0.44), ("propose.patch", 0.22), ("apply.move", 0.01)]);
+        assert_eq!(
+            decide(&r, &fills, false, "/r", &t),
+            Understood::Call { tool: "apply.move".into(), args: json!({"proposal": "3c01"}) }
+        );
+        // Still only when the sentence asks for a call at all.
+        let chat = ranking(0.05, &[("apply.patch", 0.44), ("apply.move", 0.01)]);
+        assert_eq!(decide(&chat, &fills, false, "/r", &t), Understood::NoCall);
+    }
+
+    #[test]
+    fn a_name_that_is_nowhere_said_as_where_something_was_is_a_redirect() {
+        let t = Thresholds::default();
+        let redirect = json!({"moves": [{"from": "/r/Flyers/scratch 2019.pdf", "to": "/r/card.jpg"}]});
+        let fills = |tool: &str| match tool {
+            "propose.move" => {
+                Filled::Missing(Missing::Path { wants: None, not_found: Some("Flyers/scratch 2019.pdf".into()) })
+            }
+            "propose.redirects" => {
+                Filled::Args(json!({"moves": [{"from": "/r/Flyers/scratch 2019.pdf", "to": "/r/card.jpg"}]}))
+            }
+            "apply.move" => Filled::Implied(json!({"proposal": "ab"})),
+            _ => Filled::Missing(Missing::Words("what")),
+        };
+        let r = ranking(1.0, &[("propose.move", 0.64), ("apply.move", 0.13), ("propose.redirects", 0.01)]);
+        assert_eq!(
+            decide(&r, &fills, true, "/r", &t),
+            Understood::Call { tool: "propose.redirects".into(), args: redirect }
+        );
+        // Without a redirect to make from it, the missing name is the person's to correct.
+        let hidden = ranking(1.0, &[("propose.move", 0.64), ("apply.move", 0.13)]);
+        assert!(matches!(decide(&hidden, &fills, true, "/r", &t), Understood::Ask { .. }));
+    }
+
+    #[test]
+    fn the_list_drafted_before_is_carried_out_when_the_sentence_points_at_it() {
+        let t = Thresholds::default();
+        let fills = |tool: &str| match tool {
+            "propose.quarantine" => Filled::Missing(Missing::Path { wants: None, not_found: None }),
+            "fs.quarantine" => Filled::Implied(json!({"proposal": "f2ec"})),
+            _ => Filled::Missing(Missing::Words("what")),
+        };
+        let r = ranking(1.0, &[("propose.quarantine", 0.98), ("quarantine.purge", 0.01), ("fs.quarantine", 0.001)]);
+        assert_eq!(
+            decide(&r, &fills, false, "/r", &t),
+            Understood::Call { tool: "fs.quarantine".into(), args: json!({"proposal": "f2ec"}) }
+        );
+    }
+
+    #[test]
+    fn a_purge_never_stands_in_for_another_tool() {
+        let t = Thresholds::default();
+        let fills = |tool: &str| match tool {
+            "propose.quarantine" => Filled::Missing(Missing::Path { wants: None, not_found: None }),
+            "quarantine.purge" => Filled::Implied(json!({"batch": "0123456789abcdef"})),
+            _ => Filled::Missing(Missing::Words("what")),
+        };
+        // What broke: "go ahead and quarantine the files on that list" ranked the list first
+        // (nothing named for it) and the purge second, close enough to stand in: a batch was
+        // to be deleted for good.
+        let r = ranking(1.0, &[("propose.quarantine", 0.71), ("quarantine.purge", 0.24), ("fs.quarantine", 0.04)]);
+        assert_eq!(
+            decide(&r, &fills, false, "/r", &t),
+            Understood::Ask { question: "Which file or folder do you mean?".into() }
         );
     }
 

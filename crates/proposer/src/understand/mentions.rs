@@ -253,6 +253,21 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
                 break;
             }
         }
+        // A path's first folder may have spaces in its name: "Band Practice/scratch 2019.pdf"
+        // reaches back over "Band" when "Band Practice" is a folder that exists.
+        if let Some((head, _)) = r.words[start].split_once('/') {
+            let reach = (start.saturating_sub(3)..start)
+                .rev()
+                .take_while(|k| !taken[*k] && !FUNCTION_WORDS.contains(&lower[*k].as_str()))
+                .filter(|k| {
+                    let folder = format!("{} {head}", r.words[*k..start].join(" "));
+                    v.lookup(&folder).iter().any(|(e, _)| v.entries.get(*e).is_some_and(|e| e.kind == EntryKind::Dir))
+                })
+                .last();
+            if let Some(k) = reach {
+                start = k;
+            }
+        }
         taken[start..=i].iter_mut().for_each(|t| *t = true);
         let name = r.words[start..=i].join(" ");
         mentions.push(Mention { start, end: i + 1, kind: MentionKind::New(name), preposition: None, wants: None });
@@ -449,6 +464,12 @@ mod tests {
         assert_eq!(said("move budget.xlsx into Recipes"), ["budget.xlsx", "Recipes"]);
         assert_eq!(said("scan recipes slash 2021"), ["Recipes/2021"]);
         assert_eq!(said("rename budget.xlsx to keepsake.txt"), ["budget.xlsx", "new:keepsake.txt"]);
+        // What broke: a gone path under a folder with a space lost the folder's first word.
+        assert_eq!(
+            said("write a redirect from Band Practice/scratch 2019.pdf to budget.xlsx"),
+            ["new:Band Practice/scratch 2019.pdf", "budget.xlsx"]
+        );
+        assert_eq!(said("redirect Taxes/old 2019.pdf to budget.xlsx"), ["new:Taxes/old 2019.pdf", "budget.xlsx"]);
         // The verb is not the folder "Scans".
         assert_eq!(said("scan taxes slash 2021"), ["Taxes/2021"]);
         assert_eq!(said("hash that file"), ["back"]);

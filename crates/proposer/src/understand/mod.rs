@@ -11,18 +11,22 @@
 //!    [`cues`] then tilts that ranking towards the tools whose own words the person used
 //!    ("remember", "duplicate"): evidence beside the model's, never a decision.
 //! 4. [`args`] — the chosen tool's arguments from the mentions and the sentence, by a recipe
-//!    per tool; the newest plan, patch, list or batch for the tools that apply or purge.
+//!    per tool; the newest plan, patch, list or batch for the tools that apply or purge. A
+//!    patch's words to find are then fitted to the file's own text ([`patch_words`]).
 //! 5. [`decide`] — a call when the reading is clear, a question when it reads two ways or
-//!    something is missing, a plain reply when nothing was prepared to apply.
+//!    something is missing, a plain reply when nothing was prepared to apply; [`beyond`] a
+//!    plain reply when the sentence asks for something no tool does (mail, alarms, music).
 //!
 //! Everything here is pure — the model's scores come in as numbers — so every rule is tested
 //! without a model, and the runtime only gathers the facts (the folder tree, the ledger's
 //! newest artifacts) and the scores.
 
 pub mod args;
+pub mod beyond;
 pub mod cues;
 pub mod decide;
 pub mod mentions;
+pub mod patch_words;
 pub mod rank;
 pub mod reading;
 pub mod vocab;

@@ -1,0 +1,142 @@
+//! Requests no tool serves: what a person asks of any desktop assistant that SMART cannot do.
+//!
+//! The ranking always has a best tool, and for a request that fits none the small model's
+//! habit is a tool that takes no arguments — the status report — because nothing in the
+//! sentence can contradict it: "set an alarm for 7am" ranked `orbit.get_context` 0.99 with a
+//! call at 0.44, "send an email to my boss saying I'll be late" 0.76 at 0.35, both well above
+//! the least chance of a call ([`super::Thresholds::best_call`]), while real status questions
+//! score as low as 0.16 ("whats your current status"), so no threshold tells them apart.
+//!
+//! What does tell them apart is a word for a thing SMART has no tool for at all — mail, alarms,
+//! the weather, music, a calendar. Such a word, outside the names of files and folders and not
+//! negated, turns a best tool that takes nothing from the sentence into a plain reply saying so
+//! ("translate hello into spanish" ranked a search for stale documents in the working folder).
+//! A tool that does take something from the sentence is left to the rest of understanding
+//! ("remember that the plumber's email is …" is a note; "search for the email from the bank"
+//! a search), and so is a tool the person cued by its own words ("what's the status of my
+//! calendar folder").
+
+use super::args::{Filled, Recipe, recipe};
+use super::cues::{covered_by, occurs, plain};
+use super::decide::Understood;
+use super::mentions::Mention;
+use super::rank::Ranking;
+use super::reading::Reading;
+
+/// Words for what SMART has no tool for, and how a reply names it. Only words whose every
+/// common sense is outside the tools: not "text" (a text file), "call" (calling a tool),
+/// "message" (a commit message), "play", or "remind" ("remind me which folders you can see").
+pub const UNSERVED: &[(&str, &str)] = &[
+    ("email", "email"),
+    ("emails", "email"),
+    ("e-mail", "email"),
+    ("alarm", "alarms"),
+    ("alarms", "alarms"),
+    ("timer", "timers"),
+    ("reminder", "reminders"),
+    ("weather", "the weather"),
+    ("forecast", "the weather"),
+    ("music", "music"),
+    ("song", "music"),
+    ("songs", "music"),
+    ("playlist", "music"),
+    ("news", "the news"),
+    ("translate", "translations"),
+    ("calendar", "a calendar"),
+    ("appointment", "a calendar"),
+    ("joke", "jokes"),
+];
+
+/// What the reading asks for that no tool serves, if anything: the first [`UNSERVED`] word
+/// outside the mentions that is not the name of something that exists (`is_name`) and not said
+/// as what not to do.
+pub fn asked_for(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> Option<&'static str> {
+    let words: Vec<String> = reading.words.iter().map(|w| plain(w)).collect();
+    let covered = covered_by(mentions, words.len());
+    UNSERVED
+        .iter()
+        .find(|(word, _)| occurs(word, &reading.words, &words, &covered).is_some_and(|said| !is_name(&said)))
+        .map(|(_, what)| *what)
+}
+
+/// The plain reply instead of the ranking's best tool, when that tool takes nothing from the
+/// sentence (it has no arguments, applies what an earlier turn prepared, or would act on the
+/// working folder only because nothing was named: `fill`), was not cued, and the sentence asks
+/// for something no tool serves.
+pub fn overrule(
+    ranking: &Ranking,
+    cued: &[&str],
+    asked: Option<&str>,
+    fill: &dyn Fn(&str) -> Filled,
+) -> Option<Understood> {
+    let what = asked?;
+    let (best, _) = ranking.tools.first()?;
+    let takes_nothing =
+        recipe(best) == Some(Recipe::Nothing) || matches!(fill(best), Filled::Implied(_) | Filled::Defaulted(_));
+    (takes_nothing && !cued.contains(&best.as_str())).then(|| Understood::Say {
+        reply: format!(
+            "I can't help with {what}: I work with the files in your allowed folders — finding, reading, tidying and changing them."
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::understand::read;
+
+    fn no_names(_: &str) -> bool {
+        false
+    }
+
+    fn fill(tool: &str) -> Filled {
+        match tool {
+            "infer.superseded_docs" => Filled::Defaulted(serde_json::json!({"path": "/r"})),
+            "orbit.get_context" | "rebuild.index" => Filled::Implied(serde_json::json!({})),
+            _ => Filled::Args(serde_json::json!({"query": "email"})),
+        }
+    }
+
+    fn ranking(tools: &[(&str, f32)]) -> Ranking {
+        Ranking { tools: tools.iter().map(|(t, p)| (t.to_string(), p.ln())).collect(), p_call: 0.4, best_call: 0.4 }
+    }
+
+    fn asked(s: &str) -> Option<&'static str> {
+        asked_for(&read(s), &[], &no_names)
+    }
+
+    #[test]
+    fn words_for_what_no_tool_does_are_found_outside_names_and_negations() {
+        assert_eq!(asked("set an alarm for 7am"), Some("alarms"));
+        assert_eq!(asked("send an email to my boss saying I'll be late"), Some("email"));
+        assert_eq!(asked("what's the weather like tomorrow?"), Some("the weather"));
+        assert_eq!(asked("which folders are you allowed to touch right now"), None);
+        // What broke: "remind me which folders I've given you access to" is a question.
+        assert_eq!(asked("um remind me which folders I've given you access to"), None);
+        assert_eq!(asked("don't email anyone"), None);
+        // A folder called News is a name, not a request for the news.
+        assert_eq!(asked_for(&read("what's in news"), &[], &|w: &str| w == "news"), None);
+    }
+
+    #[test]
+    fn only_a_best_tool_that_takes_nothing_from_the_sentence_is_overruled() {
+        // What broke: "set an alarm for 7am" → orbit.get_context 0.99 with a call at 0.44.
+        let status = ranking(&[("orbit.get_context", 0.99), ("apply.patch", 0.01)]);
+        assert!(matches!(
+            overrule(&status, &[], Some("alarms"), &fill),
+            Some(Understood::Say { reply }) if reply.contains("alarms")
+        ));
+        // No such word: the status report stands ("which folders are you allowed to touch").
+        assert_eq!(overrule(&status, &[], None, &fill), None);
+        // The person asked for the status by its own word.
+        assert_eq!(overrule(&status, &["orbit.get_context"], Some("a calendar"), &fill), None);
+        // A tool that takes something from the sentence is left to the rest of understanding.
+        let search = ranking(&[("rag.search", 0.9), ("orbit.get_context", 0.1)]);
+        assert_eq!(overrule(&search, &[], Some("email"), &fill), None);
+        let rebuild = ranking(&[("rebuild.index", 0.9)]);
+        assert!(overrule(&rebuild, &[], Some("the news"), &fill).is_some());
+        // What broke: "translate hello into spanish" → stale documents in the working folder.
+        let stale = ranking(&[("infer.superseded_docs", 0.33), ("apply.move", 0.31)]);
+        assert!(overrule(&stale, &[], Some("translations"), &fill).is_some());
+    }
+}

@@ -1,0 +1,122 @@
+//! The words a patch replaces, as the file has them.
+//!
+//! [`super::args`] takes the words to find and the words to put instead from the sentence's
+//! shape ("replace A with B", "A should be B"), and a sentence says more than the edit: "okay so
+//! I wrote tuesday in shopping list dot t x t but it should say orange, make me a fix" reads as
+//! find "I wrote tuesday", replace "orange make me a fix", and a patch that looks for words the
+//! file does not hold is refused when it is made. The file is the closed vocabulary of the
+//! first half: what to find must be in it. So once a patch is chosen, its find is the longest
+//! run of the said words that the file holds (spelt as the file spells it, a later run winning
+//! a tie, since the words nearest "should say" are the ones meant). Both halves end where the
+//! sentence turns back to the request ("…, make me a fix", "… please", "… but don't apply it
+//! yet": [`before_request`], used by [`super::args`] as it reads them).
+//! Words the file does not hold at all are left as said: the patch tool's refusal then names
+//! them, which is the clearest answer there is.
+
+/// Words after which the rest of a replacement is the request again, not the new text.
+const REQUEST_TAIL: &[&str] = &[
+    "please", "thanks", "thank", "make", "don't", "dont", "just", "but", "instead", "okay", "ok", "without", "can",
+    "could", "would",
+];
+
+/// Where `needle` occurs in `hay` ignoring case, at word boundaries: the byte range in `hay`.
+fn find_words(hay: &str, needle: &str) -> Option<(usize, usize)> {
+    let lower_hay = hay.to_lowercase();
+    let lower_needle = needle.to_lowercase();
+    // Lower-casing can change byte lengths outside ASCII; positions are then not `hay`'s.
+    if lower_hay.len() != hay.len() || lower_needle.is_empty() {
+        return None;
+    }
+    let boundary = |i: usize| lower_hay[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+    let boundary_after = |j: usize| lower_hay[j..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+    let mut from = 0;
+    while let Some(k) = lower_hay[from..].find(&lower_needle) {
+        let (i, j) = (from + k, from + k + lower_needle.len());
+        if boundary(i) && boundary_after(j) {
+            return Some((i, j));
+        }
+        from = i + lower_needle.chars().next().map_or(1, char::len_utf8);
+    }
+    None
+}
+
+/// The find as the file has it: the whole phrase if the file holds it (with the file's
+/// spelling when only the case differs), else the longest run of its words the file holds, a
+/// later run winning a tie; `None` when the file holds none of the words.
+pub fn fit_find(find: &str, text: &str) -> Option<String> {
+    if find_words(text, find).is_some_and(|(i, j)| &text[i..j] == find) {
+        return Some(find.to_string());
+    }
+    let words: Vec<&str> = find.split_whitespace().collect();
+    for len in (1..=words.len()).rev() {
+        for start in (0..=words.len() - len).rev() {
+            let run = words[start..start + len].join(" ");
+            let run = run.trim_matches(|c: char| !c.is_alphanumeric());
+            if let Some((i, j)) = find_words(text, run) {
+                return Some(text[i..j].to_string());
+            }
+        }
+    }
+    None
+}
+
+/// Said words up to where the sentence turns back to the request: cut at a comma or a
+/// [`REQUEST_TAIL`] word, as long as some of them are left ("orange, make me a fix" → "orange",
+/// "seventeen but don't apply it yet" → "seventeen").
+pub fn before_request(said: &str) -> String {
+    let mut kept: Vec<&str> = vec![];
+    for w in said.split_whitespace() {
+        let plain = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase();
+        if !kept.is_empty() && REQUEST_TAIL.contains(&plain.as_str()) {
+            break;
+        }
+        if let Some(before) = w.strip_suffix(',') {
+            kept.push(before);
+            break;
+        }
+        kept.push(w);
+    }
+    kept.join(" ")
+}
+
+/// A patch's words to find fitted to the file's text: as said when the file holds none of them.
+pub fn fit(find: &str, text: &str) -> String {
+    fit_find(find, text).unwrap_or_else(|| find.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIST: &str = "milk\nbread\nTuesday: eggs, flour\nsecond-hand books\n";
+
+    #[test]
+    fn the_find_is_the_longest_run_of_said_words_the_file_holds() {
+        // What broke: "I wrote tuesday in shopping list dot t x t but it should say orange".
+        assert_eq!(fit_find("I wrote tuesday", LIST).as_deref(), Some("Tuesday"));
+        assert_eq!(fit_find("milk", LIST).as_deref(), Some("milk"));
+        assert_eq!(fit_find("the eggs, flour", LIST).as_deref(), Some("eggs, flour"));
+        assert_eq!(fit_find("second-hand", LIST).as_deref(), Some("second-hand"));
+        // Only whole words: "read" is inside "bread", not in the file.
+        assert_eq!(fit_find("read", LIST), None);
+        assert_eq!(fit_find("granite", LIST), None);
+        // A tie goes to the later words.
+        assert_eq!(fit_find("milk and bread", LIST).as_deref(), Some("bread"));
+    }
+
+    #[test]
+    fn the_words_end_where_the_request_comes_back() {
+        assert_eq!(before_request("orange make me a fix"), "orange");
+        assert_eq!(before_request("cedar, just as a patch, don't apply it yet"), "cedar");
+        assert_eq!(before_request("squid can you draft that change"), "squid");
+        assert_eq!(before_request("seventeen but don't apply it yet"), "seventeen");
+        assert_eq!(before_request("salt and pepper"), "salt and pepper");
+        assert_eq!(before_request("friday please"), "friday");
+        assert_eq!(before_request("please"), "please");
+    }
+
+    #[test]
+    fn words_the_file_does_not_hold_are_kept_as_said() {
+        assert_eq!(fit("granite", LIST), "granite");
+    }
+}
