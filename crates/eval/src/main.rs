@@ -72,8 +72,9 @@ const USAGE: &str =
            [--bias-start B] [--bias-follow B] [--replay-heard JSON] [--no-rehear]
 Scores the phrase templates, the proposer models and the whole pipeline on a folder tree made
 from the seed (a new one each run unless --seed is given).
-  --split           which eval set(s): dev (tune on it) or test (report only), or a .jsonl file
-                    of cases in the same format (a set kept elsewhere); default dev
+  --split           which eval set(s): dev (tune on it) or test (report only); authors-dev and
+                    authors-test (other authors' sentences: tuned on, report only); or a .jsonl
+                    file of cases in the same format (a set kept elsewhere); default dev
   --modes           default templates,model,pipeline
   --models          proposer models for the model mode (default: the catalog's default)
   --every K         every K-th case (a spread over all tools for a quick run)
@@ -170,9 +171,12 @@ fn parse_args() -> Result<Opts> {
             other => bail!("unknown argument {other:?}\n{USAGE}"),
         }
     }
+    let here = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/eval"));
     for s in &o.splits {
-        if s != "dev" && s != "test" && !s.ends_with(".jsonl") {
-            bail!("--split: {s:?} is not dev, test or a .jsonl file of cases");
+        if !s.ends_with(".jsonl") && !here.join(format!("{s}.jsonl")).is_file() {
+            bail!(
+                "--split: {s:?} is not a set in tests/eval (dev, test, authors-dev, authors-test) or a .jsonl file of cases"
+            );
         }
     }
     for m in &o.modes {
@@ -727,5 +731,27 @@ mod tests {
         std::fs::write(&file, json!({"cases": [{"id": "dev:1"}], "results": []}).to_string()).unwrap();
         let err = recorded_transcripts(&file, &[case("dev:1")]).unwrap_err().to_string();
         assert!(err.contains("no spoken passes"), "{err}");
+    }
+
+    #[test]
+    fn every_case_of_every_set_binds_to_a_tree_and_expects_a_registry_tool() {
+        let here = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/eval"));
+        let tools: Vec<String> = smart_tools::specs().iter().map(|s| s.name.clone()).collect();
+        let refs: std::collections::BTreeMap<String, String> =
+            ["PLAN", "PATCH", "QLIST", "BATCH"].iter().map(|k| (k.to_string(), format!("{k}-ref"))).collect();
+        for set in ["dev", "test", "authors-dev", "authors-test"] {
+            let templates = cases::load(&here.join(format!("{set}.jsonl")), set).unwrap();
+            assert!(templates.len() >= 96, "{set}: {} cases", templates.len());
+            for seed in 0..5 {
+                let t = tree::Tree::generate(seed);
+                let b = t.bind(&mut tree::Rng::new(seed), &refs);
+                for tpl in &templates {
+                    let c = tpl.bind(&b, "/r").unwrap_or_else(|e| panic!("{}: {e}", tpl.id));
+                    if let Some(tool) = &c.tool {
+                        assert!(tools.contains(tool), "{}: {tool} is no tool", c.id);
+                    }
+                }
+            }
+        }
     }
 }

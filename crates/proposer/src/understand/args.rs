@@ -238,9 +238,15 @@ fn one_path(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, defau
     // ("put checklist.mp3 inside Sketches" is no listing of checklist.mp3), or one to ask about.
     // Only a file and a folder: two folders are often a place and a word that happens to name
     // one ("so work is all old stuff, roll it up" with a folder `Budgets/old`).
-    let kinds: Vec<EntryKind> =
-        existing.iter().filter_map(|m| m.sure()).filter_map(|i| ctx.vocab.entries.get(i).map(|e| e.kind)).collect();
-    if kinds.contains(&EntryKind::File) && kinds.contains(&EntryKind::Dir) {
+    // A folder that holds the file is where it is, said loosely ("receipt.txt and invoices",
+    // whisper's "receipt.txt in Invoices"), not a second thing.
+    let sure: Vec<&super::vocab::Entry> =
+        existing.iter().filter_map(|m| m.sure()).filter_map(|i| ctx.vocab.entries.get(i)).collect();
+    let elsewhere = sure
+        .iter()
+        .filter(|f| f.kind == EntryKind::File)
+        .any(|f| sure.iter().filter(|d| d.kind == EntryKind::Dir).any(|d| !f.abs.starts_with(&format!("{}/", d.abs))));
+    if elsewhere {
         return Filled::Missing(Missing::Path { wants, not_found: None });
     }
     let chosen = existing
@@ -274,8 +280,9 @@ fn paths(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, r: &Read
     // A name said that exists nowhere is not dropped from the list: it is the person's to
     // correct, or the old path of a redirect ("map the old location Invoices/scratch 2019.pdf
     // to checklist.mp3" bundled checklist.mp3 alone).
+    // Only a file's name (with an extension) counts: whisper's stray "Clients/slash" is no name.
     if let Some(n) = mentions.iter().find_map(|m| match &m.kind {
-        MentionKind::New(n) => Some(n.clone()),
+        MentionKind::New(n) if has_extension(n) => Some(n.clone()),
         _ => None,
     }) {
         return Err(Filled::Missing(Missing::Path { wants, not_found: Some(n) }));
@@ -311,6 +318,11 @@ fn paths(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, r: &Read
         }
     }
     Ok(out)
+}
+
+/// Whether a name's last part has an extension ("scratch 2019.pdf", not "Clients/slash").
+fn has_extension(name: &str) -> bool {
+    basename(name).rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()))
 }
 
 fn parent_of(path: &str) -> &str {
@@ -953,6 +965,14 @@ mod tests {
         );
         // One thing named twice, or narrowed by a place, is one thing.
         assert_eq!(args("fs.hash", "read soup.md from 2021"), json!({"path": "/r/Recipes/2021/soup.md"}));
+        // What broke (heard): "Read me the content sub receipt.txt and invoices" — the folder
+        // that holds the file is where it is.
+        assert_eq!(args("fs.read", "read soup.md and recipes"), json!({"path": "/r/Recipes/2021/soup.md"}));
+        // A stray path-like word without an extension is no name left out.
+        assert_eq!(
+            args("propose.quarantine", "quarantine Recipes/slash budget.xlsx"),
+            json!({"paths": ["/r/budget.xlsx"]})
+        );
     }
 
     #[test]
