@@ -597,11 +597,7 @@ impl Assistant {
     /// read, the topic stays as heard (the search itself then says what is wrong).
     fn heard_topic(&self, args: &mut Value) {
         let Some(query) = args.get("query").and_then(Value::as_str) else { return };
-        let places = self.engine.places();
-        if !places.index.is_file() {
-            return;
-        }
-        let Ok(vocabulary) = smart_index::Index::open(&places.index).and_then(|i| i.vocabulary()) else { return };
+        let Some(Ok(vocabulary)) = self.library_index().map(|i| i.vocabulary()) else { return };
         let words = smart_voice::heard_topics::TopicWords::of(&vocabulary.terms);
         let topic = smart_voice::heard_topics::correct(query, |w| vocabulary.contains(w), &words);
         if topic != query {
@@ -612,12 +608,15 @@ impl Assistant {
     /// Whether the library index holds a word of a search's topic (`understand::cues`); no
     /// index, or one that cannot be read, holds nothing.
     fn topic_is_indexed(&self, query: &str) -> bool {
-        let places = self.engine.places();
-        if !places.index.is_file() {
-            return false;
-        }
-        let Ok(index) = smart_index::Index::open(&places.index) else { return false };
+        let Some(index) = self.library_index() else { return false };
         understand::cues::topic_is_indexed(query, &|w| index.holds(w).unwrap_or(false))
+    }
+
+    /// The data dir's library index, when there is one that opens: what understanding asks of
+    /// it is a hint, so no index is no hint, not an error.
+    fn library_index(&self) -> Option<smart_index::Index> {
+        let places = self.engine.places();
+        places.index.is_file().then(|| smart_index::Index::open(&places.index).ok()).flatten()
     }
 
     /// A patch's words to find fitted to the file's own text (`understand::patch_words`). Only a regular file inside an allowed
@@ -927,27 +926,33 @@ impl Assistant {
         let is_name = |said: &str| !ctx.vocab.lookup(said).is_empty();
         let mut cued = understand::cues::cued(&reading, &mentions, &is_name);
         let fill = |tool: &str| understand::fill(tool, &reading, &mentions, &ctx);
+        let unserved = understand::beyond::asked_for(&reading, &mentions, &is_name);
+        // A topic is evidence for a search, unless the sentence asks for what no tool does ("set
+        // an alarm for seven" with "seven" in a document).
         if !cued.contains(&"rag.search")
+            && unserved.is_none()
             && let understand::Filled::Args(search) = fill("rag.search")
             && let Some(query) = search.get("query").and_then(Value::as_str)
             && self.topic_is_indexed(query)
         {
             cued.push("rag.search");
         }
-        // A tool only the person's own words ask for is left out when they were not said, unless
-        // the sentence names what it acts on (a batch by its name).
-        let unsaid: Vec<&str> = understand::cues::unsaid(&reading, &mentions, &is_name)
-            .into_iter()
-            .filter(|t| !matches!(fill(t), understand::Filled::Args(_)))
-            .collect();
+        // A tool only the person's own words ask for is left out when they were not said (a
+        // batch's name alone is not them: "restore batch 0123…" is no purge).
+        let unsaid = understand::cues::unsaid(&reading, &mentions, &is_name);
         let ranking = understand::cues::weigh(&model_ranking, &cued, thresholds.cue_boost);
         let ranking = understand::cues::without(&ranking, &unsaid);
         report.model = Some(info.name);
         report.ranking = Some(understanding::RankingView::with_cues(&model_ranking, &ranking, &cued));
         let named = understand::mentions::names_existing(&mentions);
-        let unserved = understand::beyond::asked_for(&reading, &mentions, &is_name);
-        let understood = understand::beyond::overrule(&ranking, &cued, unserved, &fill)
-            .unwrap_or_else(|| understand::decide(&ranking, &fill, named, &ctx.base, thresholds));
+        // What no tool does turns only a call into a reply: chat below the least chance of a
+        // call stays no call.
+        let understood = match understand::decide(&ranking, &fill, named, &ctx.base, thresholds) {
+            Understood::Call { tool, args } => {
+                understand::beyond::overrule(&tool, &cued, unserved, &fill).unwrap_or(Understood::Call { tool, args })
+            }
+            other => other,
+        };
         Ok(match understood {
             Understood::Call { tool, args } => {
                 Answer::Call { source: ProposalSource::Model, tool, args, timings: Some(timings) }

@@ -49,7 +49,7 @@ fn the_words_to_find_are_the_ones_the_file_holds() {
     let mut s = setup();
     // Said with more than the edit, and in another case than the file's.
     assert_eq!(find(&say(&mut s, "replace the day tuesday with friday in shopping.txt")), "Tuesday");
-    assert_eq!(find(&say(&mut s, "replace milk with oat milk in shopping.txt")), "milk");
+    assert_eq!(find(&say(&mut s, "replace Milk with oat milk in shopping.txt")), "milk");
     // Words the file does not hold stay as said: the patch tool names them when it refuses.
     assert_eq!(find(&say(&mut s, "replace granite with cedar in shopping.txt")), "granite");
 }

@@ -137,12 +137,7 @@ pub fn fill(tool: &str, r: &Reading, mentions: &[Mention], ctx: &Context) -> Fil
             let lower = r.lower();
             // "the list", "that list", "your list", "the quarantine list you drafted": the one
             // prepared. "a list" is a new one to draft.
-            let says_list = lower.iter().enumerate().any(|(i, w)| {
-                w == "list"
-                    && lower[i.saturating_sub(3)..i]
-                        .iter()
-                        .any(|d| matches!(d.as_str(), "the" | "that" | "this" | "your" | "my" | "our"))
-            }) && !names_existing(mentions);
+            let says_list = points_at_the_list(&lower) && !names_existing(mentions);
             match ctx.artifacts.get(tool) {
                 Some(h) if says_list => Filled::Implied(json!({ "proposal": h })),
                 None if says_list => Filled::Missing(Missing::Artifact("quarantine list")),
@@ -246,7 +241,8 @@ fn one_path(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, defau
         .iter()
         .filter(|f| f.kind == EntryKind::File)
         .any(|f| sure.iter().filter(|d| d.kind == EntryKind::Dir).any(|d| !f.abs.starts_with(&format!("{}/", d.abs))));
-    if elsewhere {
+    // A tool that wants a folder takes the folder ("find duplicates of budget.xlsx in Recipes").
+    if elsewhere && wants != Some(EntryKind::Dir) {
         return Filled::Missing(Missing::Path { wants, not_found: None });
     }
     let chosen = existing
@@ -539,7 +535,8 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
         while ws.first().is_some_and(|w| lead(w)) || article(&ws) {
             ws.remove(0);
         }
-        super::patch_words::before_request(ws.join(" ").trim_matches(['"', '\''])).trim_matches(['"', '\'']).to_string()
+        let joined = ws.join(" ");
+        super::patch_words::before_request(joined.trim_matches(['"', '\''])).trim_matches(['"', '\'']).to_string()
     };
     // Verb, first separator, second separator (alternatives), in order of how specific they are.
     let pairs: &[(&str, &[&str])] = &[
@@ -785,20 +782,43 @@ fn number_before(words: &[String]) -> Option<u64> {
     if !said.iter().any(|w| unit(w).is_some() || w == "hundred" || w == "thousand") {
         return None;
     }
+    // Checked: whisper repeating "hundred" ten times is no budget, and must not wrap into one.
     let (mut total, mut current) = (0u64, 0u64);
     for w in said {
         match w.as_str() {
             "and" => {}
             "a" => current = current.max(1),
-            "hundred" => current = current.max(1) * 100,
+            "hundred" => current = current.max(1).checked_mul(100)?,
             "thousand" => {
-                total += current.max(1) * 1000;
+                total = total.checked_add(current.max(1).checked_mul(1000)?)?;
                 current = 0;
             }
-            other => current += unit(other)?,
+            other => current = current.checked_add(unit(other)?)?,
         }
     }
-    Some(total + current)
+    total.checked_add(current)
+}
+
+/// Whether the sentence asks to act on the quarantine list already drafted: "the list", "that
+/// list", "the quarantine list you drafted" with a word for doing it ("carry out", "go ahead",
+/// "quarantine", …) that is not negated, and no word for making a new one ("draft the list
+/// again"). "read me my shopping list" and "what's on the list?" are not.
+fn points_at_the_list(lower: &[String]) -> bool {
+    let definite = lower.iter().enumerate().any(|(i, w)| {
+        w == "list"
+            && lower[i.saturating_sub(3)..i]
+                .iter()
+                .any(|d| matches!(d.as_str(), "the" | "that" | "this" | "your" | "our"))
+    });
+    let act = lower.iter().enumerate().any(|(i, w)| {
+        let doing = matches!(w.as_str(), "carry" | "execute" | "apply" | "quarantine" | "proceed" | "ahead" | "do");
+        let negated =
+            lower[i.saturating_sub(3)..i].iter().any(|n| matches!(n.as_str(), "don't" | "dont" | "not" | "never"));
+        doing && !negated
+    });
+    let new_one =
+        lower.iter().any(|w| matches!(w.as_str(), "draft" | "make" | "write" | "create" | "prepare" | "again" | "new"));
+    definite && act && !new_one
 }
 
 /// A hash said in the sentence: a word of eight or more hex digits with at least one digit and
@@ -935,8 +955,17 @@ mod tests {
             Filled::Implied(json!({"proposal": "cd".repeat(32)}))
         );
         assert_eq!(q("ok go ahead with that list"), Filled::Implied(json!({"proposal": "cd".repeat(32)})));
-        // "a list" is a new one.
-        assert!(matches!(q("make a quarantine list"), Filled::Missing(_)));
+        // "a list" is a new one; so is the list drafted again. Reading or asking about a list,
+        // or saying not to act on it, is no act on it.
+        for not_the_list in [
+            "make a quarantine list",
+            "draft the quarantine list again",
+            "read me my shopping list",
+            "what's on the list you drafted?",
+            "don't quarantine the list yet",
+        ] {
+            assert!(!matches!(q(not_the_list), Filled::Implied(_)), "{not_the_list}");
+        }
     }
 
     #[test]
@@ -1021,6 +1050,9 @@ mod tests {
         assert_eq!(b("bundle budget.xlsx in three hundred and fifty tokens"), json!(350));
         // No number at all: the default.
         assert_eq!(b("bundle budget.xlsx in some tokens"), json!(2000));
+        // Whisper's repetition loop: no overflow, no budget.
+        let loop_ = format!("bundle budget.xlsx in five{} tokens", " hundred".repeat(12));
+        assert_eq!(b(&loop_), json!(2000));
     }
 
     #[test]

@@ -17,15 +17,15 @@
 //! calendar folder").
 
 use super::args::{Filled, Recipe, recipe};
-use super::cues::{covered_by, occurs, plain};
+use super::cues::Said;
 use super::decide::Understood;
 use super::mentions::Mention;
-use super::rank::Ranking;
 use super::reading::Reading;
 
 /// Words for what SMART has no tool for, and how a reply names it. Only words whose every
 /// common sense is outside the tools: not "text" (a text file), "call" (calling a tool),
-/// "message" (a commit message), "play", or "remind" ("remind me which folders you can see").
+/// "message" (a commit message), "play", "song" ("how much space do my songs take"), or
+/// "remind" ("remind me which folders you can see").
 pub const UNSERVED: &[(&str, &str)] = &[
     ("email", "email"),
     ("emails", "email"),
@@ -37,8 +37,6 @@ pub const UNSERVED: &[(&str, &str)] = &[
     ("weather", "the weather"),
     ("forecast", "the weather"),
     ("music", "music"),
-    ("song", "music"),
-    ("songs", "music"),
     ("playlist", "music"),
     ("news", "the news"),
     ("translate", "translations"),
@@ -51,29 +49,19 @@ pub const UNSERVED: &[(&str, &str)] = &[
 /// outside the mentions that is not the name of something that exists (`is_name`) and not said
 /// as what not to do.
 pub fn asked_for(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> Option<&'static str> {
-    let words: Vec<String> = reading.words.iter().map(|w| plain(w)).collect();
-    let covered = covered_by(mentions, words.len());
-    UNSERVED
-        .iter()
-        .find(|(word, _)| occurs(word, &reading.words, &words, &covered).is_some_and(|said| !is_name(&said)))
-        .map(|(_, what)| *what)
+    let said = Said::new(reading, mentions, is_name);
+    UNSERVED.iter().find(|(word, _)| said.has(word)).map(|(_, what)| *what)
 }
 
-/// The plain reply instead of the ranking's best tool, when that tool takes nothing from the
-/// sentence (it has no arguments, applies what an earlier turn prepared, or would act on the
-/// working folder only because nothing was named: `fill`), was not cued, and the sentence asks
-/// for something no tool serves.
-pub fn overrule(
-    ranking: &Ranking,
-    cued: &[&str],
-    asked: Option<&str>,
-    fill: &dyn Fn(&str) -> Filled,
-) -> Option<Understood> {
+/// The plain reply instead of a call to `tool`, when that tool takes nothing from the sentence
+/// (it has no arguments, applies what an earlier turn prepared, or would act on the working
+/// folder only because nothing was named: `fill`), was not cued, and the sentence asks for
+/// something no tool serves.
+pub fn overrule(tool: &str, cued: &[&str], asked: Option<&str>, fill: &dyn Fn(&str) -> Filled) -> Option<Understood> {
     let what = asked?;
-    let (best, _) = ranking.tools.first()?;
     let takes_nothing =
-        recipe(best) == Some(Recipe::Nothing) || matches!(fill(best), Filled::Implied(_) | Filled::Defaulted(_));
-    (takes_nothing && !cued.contains(&best.as_str())).then(|| Understood::Say {
+        recipe(tool) == Some(Recipe::Nothing) || matches!(fill(tool), Filled::Implied(_) | Filled::Defaulted(_));
+    (takes_nothing && !cued.contains(&tool)).then(|| Understood::Say {
         reply: format!(
             "I can't help with {what}: I work with the files in your allowed folders — finding, reading, tidying and changing them."
         ),
@@ -97,10 +85,6 @@ mod tests {
         }
     }
 
-    fn ranking(tools: &[(&str, f32)]) -> Ranking {
-        Ranking { tools: tools.iter().map(|(t, p)| (t.to_string(), p.ln())).collect(), p_call: 0.4, best_call: 0.4 }
-    }
-
     fn asked(s: &str) -> Option<&'static str> {
         asked_for(&read(s), &[], &no_names)
     }
@@ -119,24 +103,21 @@ mod tests {
     }
 
     #[test]
-    fn only_a_best_tool_that_takes_nothing_from_the_sentence_is_overruled() {
+    fn only_a_call_that_takes_nothing_from_the_sentence_is_overruled() {
         // What broke: "set an alarm for 7am" → orbit.get_context 0.99 with a call at 0.44.
-        let status = ranking(&[("orbit.get_context", 0.99), ("apply.patch", 0.01)]);
+        let status = "orbit.get_context";
         assert!(matches!(
-            overrule(&status, &[], Some("alarms"), &fill),
+            overrule(status, &[], Some("alarms"), &fill),
             Some(Understood::Say { reply }) if reply.contains("alarms")
         ));
         // No such word: the status report stands ("which folders are you allowed to touch").
-        assert_eq!(overrule(&status, &[], None, &fill), None);
+        assert_eq!(overrule(status, &[], None, &fill), None);
         // The person asked for the status by its own word.
-        assert_eq!(overrule(&status, &["orbit.get_context"], Some("a calendar"), &fill), None);
+        assert_eq!(overrule(status, &["orbit.get_context"], Some("a calendar"), &fill), None);
         // A tool that takes something from the sentence is left to the rest of understanding.
-        let search = ranking(&[("rag.search", 0.9), ("orbit.get_context", 0.1)]);
-        assert_eq!(overrule(&search, &[], Some("email"), &fill), None);
-        let rebuild = ranking(&[("rebuild.index", 0.9)]);
-        assert!(overrule(&rebuild, &[], Some("the news"), &fill).is_some());
+        assert_eq!(overrule("rag.search", &[], Some("email"), &fill), None);
+        assert!(overrule("rebuild.index", &[], Some("the news"), &fill).is_some());
         // What broke: "translate hello into spanish" → stale documents in the working folder.
-        let stale = ranking(&[("infer.superseded_docs", 0.33), ("apply.move", 0.31)]);
-        assert!(overrule(&stale, &[], Some("translations"), &fill).is_some());
+        assert!(overrule("infer.superseded_docs", &[], Some("translations"), &fill).is_some());
     }
 }

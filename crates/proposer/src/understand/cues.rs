@@ -134,47 +134,59 @@ pub const CUES: &[(&str, &[&str])] = &[
 /// ("purge"): these words permit the tool, they do not lift it.
 pub const OWN_WORDS_ONLY: &[(&str, &[&str])] = &[(
     "quarantine.purge",
-    &["purge*", "permanently", "for good", "forever", "irreversibl*", "no undo", "empty", "wipe*"],
+    &["purge*", "permanently", "for good", "forever", "irreversibl*", "no undo", "empty the", "empty out", "wipe*"],
 )];
 
 /// The [`OWN_WORDS_ONLY`] tools whose words the reading does not hold (outside names and
 /// negations, as cues are found).
 pub fn unsaid(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> Vec<&'static str> {
-    let words: Vec<String> = reading.words.iter().map(|w| plain(w)).collect();
-    let covered = covered_by(mentions, words.len());
-    OWN_WORDS_ONLY
-        .iter()
-        .filter(|(_, phrases)| {
-            !phrases.iter().filter_map(|p| occurs(p, &reading.words, &words, &covered)).any(|said| !is_name(&said))
-        })
-        .map(|(tool, _)| *tool)
-        .collect()
+    let said = Said::new(reading, mentions, is_name);
+    OWN_WORDS_ONLY.iter().filter(|(_, phrases)| !phrases.iter().any(|p| said.has(p))).map(|(tool, _)| *tool).collect()
 }
 
-/// `ranking` without `tools`, normalised again; unchanged when none of them is ranked or
-/// nothing else would be left.
+/// `ranking` without `tools`, normalised again; unchanged when none of them is ranked, and
+/// empty (no call) when nothing else is.
 pub fn without(ranking: &Ranking, tools: &[&str]) -> Ranking {
     let mut kept: Vec<(String, f32)> =
         ranking.tools.iter().filter(|(t, _)| !tools.contains(&t.as_str())).cloned().collect();
     if kept.len() == ranking.tools.len() || kept.is_empty() {
-        return ranking.clone();
+        return Ranking { tools: kept, ..ranking.clone() };
     }
     super::rank::normalise(&mut kept);
     Ranking { tools: kept, p_call: ranking.p_call, best_call: ranking.best_call }
 }
 
-pub(super) fn covered_by(mentions: &[Mention], len: usize) -> Vec<bool> {
-    let mut covered = vec![false; len];
-    for m in mentions {
-        for c in covered.iter_mut().take(m.end.min(len)).skip(m.start) {
-            *c = true;
+/// A reading's words as cue phrases are looked for in them: plain, with the words that name
+/// files or folders (a mention's) set apart. One for the cues, the purge's own words and the
+/// words for what no tool does.
+pub(super) struct Said<'a> {
+    raw: &'a [String],
+    words: Vec<String>,
+    covered: Vec<bool>,
+    is_name: &'a dyn Fn(&str) -> bool,
+}
+
+impl<'a> Said<'a> {
+    pub(super) fn new(reading: &'a Reading, mentions: &[Mention], is_name: &'a dyn Fn(&str) -> bool) -> Said<'a> {
+        let words: Vec<String> = reading.words.iter().map(|w| plain(w)).collect();
+        let mut covered = vec![false; words.len()];
+        for m in mentions {
+            for c in covered.iter_mut().take(m.end.min(words.len())).skip(m.start) {
+                *c = true;
+            }
         }
+        Said { raw: &reading.words, words, covered, is_name }
     }
-    covered
+
+    /// Whether `phrase` is said outside the names, not negated, and is not itself the name of
+    /// something that exists (a folder called `Archive` makes "archive" a name).
+    pub(super) fn has(&self, phrase: &str) -> bool {
+        occurs(phrase, self.raw, &self.words, &self.covered).is_some_and(|said| !(self.is_name)(&said))
+    }
 }
 
 /// A word as cues compare it: lower case, without the punctuation around it.
-pub(super) fn plain(word: &str) -> String {
+fn plain(word: &str) -> String {
     word.replace('’', "'").trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-').to_lowercase()
 }
 
@@ -212,7 +224,7 @@ fn negated(raw: &[String], words: &[String], at: usize) -> bool {
 
 /// Where `phrase` occurs in `words` at a position no mention covers, not negated: the matched
 /// words, space-joined.
-pub(super) fn occurs(phrase: &str, raw: &[String], words: &[String], covered: &[bool]) -> Option<String> {
+fn occurs(phrase: &str, raw: &[String], words: &[String], covered: &[bool]) -> Option<String> {
     let parts: Vec<&str> = phrase.split(' ').collect();
     (0..words.len()).find_map(|start| {
         let whole = parts.iter().enumerate().all(|(k, p)| {
@@ -227,15 +239,10 @@ pub(super) fn occurs(phrase: &str, raw: &[String], words: &[String], covered: &[
 /// a mention covers, and any cue that is itself the name of something that exists (`is_name`:
 /// a folder called `Archive` makes "archive" a name, not a request).
 pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> Vec<&'static str> {
-    let words: Vec<String> = reading.words.iter().map(|w| plain(w)).collect();
-    let covered = covered_by(mentions, words.len());
-    let mut tools: Vec<&'static str> = CUES
-        .iter()
-        .filter(|(_, phrases)| {
-            phrases.iter().filter_map(|p| occurs(p, &reading.words, &words, &covered)).any(|said| !is_name(&said))
-        })
-        .map(|(tool, _)| *tool)
-        .collect();
+    let said = Said::new(reading, mentions, is_name);
+    let mut tools: Vec<&'static str> =
+        CUES.iter().filter(|(_, phrases)| phrases.iter().any(|p| said.has(p))).map(|(tool, _)| *tool).collect();
+    let (words, covered) = (&said.words, &said.covered);
     // "but don't actually move it", "don't apply it yet": what is asked for is the proposal
     // ("do not move or delete Photos", with no "yet", is a warning, not a request).
     let not_yet = (0..words.len()).any(|i| {
@@ -243,7 +250,7 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
         let actually = i > 0 && words[i - 1] == "actually";
         !covered[i]
             && NOT_YET_VERBS.contains(&words[i].as_str())
-            && negated(&reading.words, &words, i)
+            && negated(&reading.words, words, i)
             && (later || actually)
     });
     if not_yet {
@@ -421,6 +428,11 @@ mod tests {
         let w = without(&r, &["quarantine.purge"]);
         assert_eq!(probs(&w), vec![("fs.quarantine".to_string(), 0.5), ("rebuild.index".to_string(), 0.5)]);
         assert_eq!(probs(&without(&r, &["apply.move"])), probs(&r));
+        // "delete the empty folders" is no permission; nor is a batch's name alone.
+        assert_eq!(unsaid_in("delete the empty folders"), vec!["quarantine.purge"]);
+        // The purge alone, left out: nothing is left to call.
+        let only = ranking(&[("quarantine.purge", 1.0)]);
+        assert!(without(&only, &["quarantine.purge"]).tools.is_empty());
     }
 
     #[test]

@@ -101,6 +101,28 @@ pub const STEP_BEFORE: &[(&str, &str)] =
 /// only as the best reading, never standing in for another tool.
 const IRREVERSIBLE_STAND_INS: &[&str] = &["quarantine.purge"];
 
+/// The first ranked tool made by `recipe` whose arguments `pick` takes from its filling: the
+/// one call a rule reaches for past the ranking's order.
+fn first_ranked(
+    ranking: &Ranking,
+    fill: &dyn Fn(&str) -> Filled,
+    recipe_is: impl Fn(Option<Recipe>) -> bool,
+    pick: impl Fn(Filled) -> Option<Value>,
+) -> Option<Understood> {
+    ranking
+        .tools
+        .iter()
+        .filter(|(t, _)| recipe_is(recipe(t)))
+        .find_map(|(t, _)| pick(fill(t)).map(|args| Understood::Call { tool: t.clone(), args }))
+}
+
+fn args_of(f: Filled) -> Option<Value> {
+    match f {
+        Filled::Args(a) => Some(a),
+        _ => None,
+    }
+}
+
 fn uses(tool: &str) -> &str {
     USES.iter().find(|(t, _)| *t == tool).map_or(tool, |(_, u)| u)
 }
@@ -156,19 +178,23 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
     // sentence that names something that exists, and a best tool that takes exactly that, is
     // evidence the model's chance leaves out: half of it is enough ("I wonder what's taking up
     // all the space in Wallpapers/summer", a call at 0.15 × 0.64).
-    let least = if named && matches!(filled, Filled::Args(_)) { t.best_call / 2.0 } else { t.best_call };
+    let takes_names = matches!(
+        recipe(best),
+        Some(
+            Recipe::OnePath { .. } | Recipe::Paths | Recipe::Quarantine | Recipe::Ids | Recipe::Bundle | Recipe::Moves
+        )
+    );
+    let least = if named && takes_names && matches!(filled, Filled::Args(_)) { t.best_call / 2.0 } else { t.best_call };
     if ranking.best_call < least {
         return Understood::NoCall;
     }
     // A prepared plan or patch named by its hash is what the sentence is about, wherever the
     // tool that applies it is ranked ("okay so carry out 3c019948…" ranked applying the patch).
-    let by_hash = ranking.tools.iter().filter(|(t, _)| matches!(recipe(t), Some(Recipe::Apply(_)))).find_map(
-        |(t, _)| match fill(t) {
-            Filled::Args(args) => Some(Understood::Call { tool: t.clone(), args }),
-            _ => None,
-        },
-    );
-    if let Some(call) = by_hash {
+    // Only to choose between the applying tools: a hash said in a question or a negation
+    // ("don't apply 3c019948 yet") is not made a request by it.
+    if matches!(recipe(best), Some(Recipe::Apply(_)))
+        && let Some(call) = first_ranked(ranking, fill, |r| matches!(r, Some(Recipe::Apply(_))), args_of)
+    {
         return call;
     }
     if let Some((second, _)) = ranking.tools.get(1)
@@ -199,30 +225,37 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
     }
     // Nothing named, and the sentence points at the quarantine list already drafted ("carry
     // out the quarantine list you drafted earlier" ranked drafting one 0.98): that list.
-    if missing && !named {
-        let list = ranking.tools.iter().filter(|(t, _)| recipe(t) == Some(Recipe::Quarantine)).find_map(|(t, _)| {
-            match fill(t) {
-                Filled::Implied(args) => Some(Understood::Call { tool: t.clone(), args }),
+    if missing
+        && !named
+        && let Some(call) = first_ranked(
+            ranking,
+            fill,
+            |r| r == Some(Recipe::Quarantine),
+            |f| match f {
+                Filled::Implied(args) => Some(args),
                 _ => None,
-            }
-        });
-        if let Some(call) = list {
-            return call;
-        }
+            },
+        )
+    {
+        return call;
     }
     // A name that exists nowhere, said as where something was: a redirect's old path, however
     // far behind the redirect is ranked ("map Flyers/scratch 2019.pdf to recipe_card.jpg, it
     // moved there" ranked a move of the missing file first).
-    if matches!(filled, Filled::Missing(Missing::Path { not_found: Some(_), .. })) {
-        let redirect = ranking.tools.iter().filter(|(t, _)| recipe(t) == Some(Recipe::Redirects)).find_map(|(t, _)| {
-            match fill(t) {
-                Filled::Args(args) => Some(Understood::Call { tool: t.clone(), args }),
-                _ => None,
-            }
-        });
-        if let Some(call) = redirect {
-            return call;
-        }
+    // Only to a file: "move Taxes/old 2019.pdf into Recipes", the file gone, is a name to
+    // correct, not a map from a document to a folder.
+    let to_a_file = |f: Filled| {
+        args_of(f).filter(|a| {
+            a.pointer("/moves/0/to").and_then(Value::as_str).is_some_and(|to| {
+                let name = to.rsplit('/').next().unwrap_or(to);
+                name.rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()))
+            })
+        })
+    };
+    if matches!(filled, Filled::Missing(Missing::Path { not_found: Some(_), .. }))
+        && let Some(call) = first_ranked(ranking, fill, |r| r == Some(Recipe::Redirects), to_a_file)
+    {
+        return call;
     }
     let purge_of_named = named && recipe(best) == Some(Recipe::Batch) && matches!(filled, Filled::Implied(_));
     if missing || weak || purge_of_named {
@@ -448,6 +481,9 @@ mod tests {
             decide(&r, &fills, false, "/r", &t),
             Understood::Call { tool: "apply.move".into(), args: json!({"proposal": "3c01"}) }
         );
+        // Only to choose between applying tools: a best tool that applies nothing is left.
+        let read = ranking(0.99, &[("propose.patch", 0.6), ("apply.move", 0.01)]);
+        assert!(matches!(decide(&read, &fills, false, "/r", &t), Understood::Ask { .. }));
         // Still only when the sentence asks for a call at all.
         let chat = ranking(0.05, &[("apply.patch", 0.44), ("apply.move", 0.01)]);
         assert_eq!(decide(&chat, &fills, false, "/r", &t), Understood::NoCall);
@@ -472,6 +508,14 @@ mod tests {
             decide(&r, &fills, true, "/r", &t),
             Understood::Call { tool: "propose.redirects".into(), args: redirect }
         );
+        // A redirect to a folder is no redirect: the missing name is the person's to correct.
+        let to_folder = |tool: &str| match tool {
+            "propose.redirects" => {
+                Filled::Args(json!({"moves": [{"from": "/r/Taxes/old 2019.pdf", "to": "/r/Recipes"}]}))
+            }
+            other => fills(other),
+        };
+        assert!(matches!(decide(&r, &to_folder, true, "/r", &t), Understood::Ask { .. }));
         // Without a redirect to make from it, the missing name is the person's to correct.
         let hidden = ranking(1.0, &[("propose.move", 0.64), ("apply.move", 0.13)]);
         assert!(matches!(decide(&hidden, &fills, true, "/r", &t), Understood::Ask { .. }));

@@ -19,32 +19,37 @@ const REQUEST_TAIL: &[&str] = &[
     "could", "would",
 ];
 
-/// Where `needle` occurs in `hay` ignoring case, at word boundaries: the byte range in `hay`.
-fn find_words(hay: &str, needle: &str) -> Option<(usize, usize)> {
-    let lower_hay = hay.to_lowercase();
-    let lower_needle = needle.to_lowercase();
-    // Lower-casing can change byte lengths outside ASCII; positions are then not `hay`'s.
-    if lower_hay.len() != hay.len() || lower_needle.is_empty() {
+/// Where `needle` occurs in `hay` ignoring ASCII case, at word boundaries: the byte range in
+/// `hay`. ASCII folding keeps every byte where it is, so the range is `hay`'s own (letters
+/// outside ASCII then compare as written).
+fn find_words(hay: &str, folded_hay: &str, needle: &str) -> Option<(usize, usize)> {
+    let needle = needle.to_ascii_lowercase();
+    if needle.is_empty() {
         return None;
     }
-    let boundary = |i: usize| lower_hay[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
-    let boundary_after = |j: usize| lower_hay[j..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+    let boundary = |i: usize| hay[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+    let boundary_after = |j: usize| hay[j..].chars().next().is_none_or(|c| !c.is_alphanumeric());
     let mut from = 0;
-    while let Some(k) = lower_hay[from..].find(&lower_needle) {
-        let (i, j) = (from + k, from + k + lower_needle.len());
+    while let Some(k) = folded_hay[from..].find(&needle) {
+        let (i, j) = (from + k, from + k + needle.len());
         if boundary(i) && boundary_after(j) {
             return Some((i, j));
         }
-        from = i + lower_needle.chars().next().map_or(1, char::len_utf8);
+        from = i + needle.chars().next().map_or(1, char::len_utf8);
     }
     None
 }
 
+/// Words that are no edit by themselves: a run of only these is never the find.
+const SMALL_WORDS: &[&str] = &["the", "a", "an", "of", "to", "in", "on", "and", "or", "is", "it", "my", "that", "this"];
+
 /// The find as the file has it: the whole phrase if the file holds it (with the file's
 /// spelling when only the case differs), else the longest run of its words the file holds, a
-/// later run winning a tie; `None` when the file holds none of the words.
+/// later run winning a tie; `None` when the file holds none of the words (a run of only small
+/// words like "the" does not count).
 pub fn fit_find(find: &str, text: &str) -> Option<String> {
-    if find_words(text, find).is_some_and(|(i, j)| &text[i..j] == find) {
+    let folded = text.to_ascii_lowercase();
+    if find_words(text, &folded, find).is_some_and(|(i, j)| &text[i..j] == find) {
         return Some(find.to_string());
     }
     let words: Vec<&str> = find.split_whitespace().collect();
@@ -52,7 +57,11 @@ pub fn fit_find(find: &str, text: &str) -> Option<String> {
         for start in (0..=words.len() - len).rev() {
             let run = words[start..start + len].join(" ");
             let run = run.trim_matches(|c: char| !c.is_alphanumeric());
-            if let Some((i, j)) = find_words(text, run) {
+            let only_small = run.split_whitespace().all(|w| SMALL_WORDS.contains(&w.to_ascii_lowercase().as_str()));
+            if only_small {
+                continue;
+            }
+            if let Some((i, j)) = find_words(text, &folded, run) {
                 return Some(text[i..j].to_string());
             }
         }
@@ -118,5 +127,17 @@ mod tests {
     #[test]
     fn words_the_file_does_not_hold_are_kept_as_said() {
         assert_eq!(fit("granite", LIST), "granite");
+        // A run of small words alone is not an edit the file holds.
+        assert_eq!(fit("the old address", "the milk"), "the old address");
+    }
+
+    #[test]
+    fn text_outside_ascii_neither_panics_nor_shifts_the_words() {
+        // What the review found: lower-casing "ẞ" and "İ" moves bytes, and a byte range of the
+        // lower-cased text cut the original inside a character.
+        let text = "ẞẞ\ntuesday İİ café";
+        assert_eq!(fit("tuesday", text), "tuesday");
+        assert_eq!(fit("the Café", text), "café");
+        assert_eq!(fit("TUESDAY", text), "tuesday");
     }
 }
