@@ -155,11 +155,15 @@ fn a_cue_word_tilts_a_ranking_that_leans_elsewhere() {
     assert_eq!(v["ranking"]["model_best"][0][0], leaning, "{v}");
     let v = propose("delete inbox/a.txt");
     assert_eq!(v["proposal"]["tool"], "fs.quarantine", "{v}");
-    // Said as what not to do, the word is no cue: the model's own lean stands.
+    // Said as what not to do, the word is no cue: the model's own lean stands. (The ranking
+    // shown still differs from the model's by one tool: the purge, which these sentences do
+    // not ask for in its own words, is left out.)
     for text in ["don't delete inbox/a.txt", "do not ever delete inbox/a.txt"] {
         let v = propose(text);
         assert_eq!(v["ranking"]["best"][0][0], leaning, "{text}: {v}");
-        assert!(v["ranking"].get("cued").is_none() && v["ranking"].get("model_best").is_none(), "{text}: {v}");
+        assert!(v["ranking"].get("cued").is_none(), "{text}: {v}");
+        let best = v["ranking"]["best"].as_array().cloned().unwrap_or_default();
+        assert!(best.iter().all(|t| t[0] != "quarantine.purge"), "{text}: {v}");
         assert_ne!(v["proposal"]["tool"], "fs.quarantine", "{text}: {v}");
     }
 }
