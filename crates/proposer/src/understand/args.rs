@@ -317,7 +317,7 @@ fn paths(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, r: &Read
 }
 
 /// Whether a name's last part has an extension ("scratch 2019.pdf", not "Clients/slash").
-fn has_extension(name: &str) -> bool {
+pub(super) fn has_extension(name: &str) -> bool {
     basename(name).rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()))
 }
 

@@ -49,7 +49,7 @@
 //!
 //! A question or a reply is never a call: nothing is guessed at L3 or L4.
 
-use super::args::{Filled, Missing, Recipe, recipe};
+use super::args::{Filled, Missing, Recipe, has_extension, recipe};
 use super::rank::{Ranking, USES};
 use super::vocab::EntryKind;
 use serde_json::Value;
@@ -244,14 +244,8 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
     // moved there" ranked a move of the missing file first).
     // Only to a file: "move Taxes/old 2019.pdf into Recipes", the file gone, is a name to
     // correct, not a map from a document to a folder.
-    let to_a_file = |f: Filled| {
-        args_of(f).filter(|a| {
-            a.pointer("/moves/0/to").and_then(Value::as_str).is_some_and(|to| {
-                let name = to.rsplit('/').next().unwrap_or(to);
-                name.rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()))
-            })
-        })
-    };
+    let to_a_file =
+        |f: Filled| args_of(f).filter(|a| a.pointer("/moves/0/to").and_then(Value::as_str).is_some_and(has_extension));
     if matches!(filled, Filled::Missing(Missing::Path { not_found: Some(_), .. }))
         && let Some(call) = first_ranked(ranking, fill, |r| r == Some(Recipe::Redirects), to_a_file)
     {
