@@ -13,7 +13,6 @@
 use smart_voice::bias::{Boost, Opening, PhraseTrie, loop_continuation, surface_forms};
 use smart_voice::protocol::Expect;
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicU32, Ordering};
 use whisper_rs::{FullParams, WhisperContext, WhisperSysContext, WhisperSysState, WhisperTokenData};
 
 /// The expected phrases as whisper's token ids, and how much to prefer them.
@@ -67,9 +66,8 @@ impl Expectation {
     }
 }
 
-/// What whisper.cpp's logits hook runs: [`Expectation`]'s bias or a [`Forced`] text. Both only
-/// read through `&self` (a `Forced` writes its score to an atomic), write into the logits slice
-/// whisper.cpp sized, and cannot panic.
+/// What whisper.cpp's logits hook runs: [`Expectation`]'s bias. It only reads through `&self`,
+/// writes into the logits slice whisper.cpp sized, and cannot panic.
 trait Hook {
     fn n_vocab(&self) -> usize;
     fn apply(&self, history: &[WhisperTokenData], logits: &mut [f32]);
@@ -124,65 +122,4 @@ unsafe extern "C" fn logits_hook<H: Hook>(
         _ => &[],
     };
     hook.apply(history, logits);
-}
-
-/// A transcript whisper is made to write, token by token, adding up how likely it found each
-/// token given the audio and the tokens before it ([`crate::stt::Stt::score`]). Teacher
-/// forcing through `full` keeps whisper's trimmed encoder window, so a score costs one short
-/// transcription.
-pub struct Forced {
-    /// The text's tokens, then end-of-text.
-    target: Vec<i32>,
-    n_vocab: usize,
-    eot: i32,
-    /// The sum of log-probabilities so far, as `f32` bits (written by the hook).
-    logp: AtomicU32,
-}
-
-impl Forced {
-    pub fn new(ctx: &WhisperContext, text: &str) -> Result<Forced, String> {
-        let mut target = ctx.tokenize(text, 64).map_err(|e| format!("whisper could not tokenize {text:?}: {e:?}"))?;
-        target.push(ctx.token_eot());
-        Ok(Forced {
-            target,
-            n_vocab: usize::try_from(ctx.n_vocab()).unwrap_or(0),
-            eot: ctx.token_eot(),
-            logp: AtomicU32::new(0f32.to_bits()),
-        })
-    }
-
-    /// Makes whisper call [`Hook::apply`] with `self` on every step of the next `full` run
-    /// with `params`; `self` must outlive that run (the caller holds it across it).
-    pub fn install(&self, params: &mut FullParams) {
-        install(self, params);
-    }
-
-    /// The text's log-probability, once the run is over.
-    pub fn logp(&self) -> f32 {
-        f32::from_bits(self.logp.load(Ordering::Relaxed))
-    }
-
-    /// How many tokens were scored (the text's and its end).
-    pub fn tokens(&self) -> usize {
-        self.target.len()
-    }
-}
-
-impl Hook for Forced {
-    fn n_vocab(&self) -> usize {
-        self.n_vocab
-    }
-
-    fn apply(&self, history: &[WhisperTokenData], logits: &mut [f32]) {
-        let step = history.iter().filter(|t| t.id < self.eot).count();
-        let Some(&want) = self.target.get(step) else { return };
-        let Some(at) = usize::try_from(want).ok().filter(|&i| i < logits.len()) else { return };
-        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let lse = max + logits.iter().map(|l| (l - max).exp()).sum::<f32>().ln();
-        let token_logp = (logits[at] - lse).max(-30.0);
-        self.logp.store((self.logp() + token_logp).to_bits(), Ordering::Relaxed);
-        let kept = logits[at];
-        logits.fill(f32::NEG_INFINITY);
-        logits[at] = if kept.is_finite() { kept } else { 0.0 };
-    }
 }

@@ -587,18 +587,17 @@ fn main() -> ExitCode {
 /// `heard` (what it wrote freely) — `smart_voice::wake_phrase::sounds_like_phrase` decides on
 /// the scores. A failure to score is a no: a wake must be sure.
 fn phrase_is_likely(stt: &stt::Stt, audio: &[f32], phrase: &str, heard: &str) -> bool {
-    let forms = smart_voice::wake_phrase::written_forms(phrase);
-    let best =
-        forms.iter().filter_map(|f| stt.score(audio, f).ok()).max_by(|a, b| a.per_token().total_cmp(&b.per_token()));
-    match (best, stt.score(audio, &format!(" {}", heard.trim()))) {
-        (Some(p), Ok(h)) => smart_voice::wake_phrase::sounds_like_phrase(&p, &h),
-        _ => false,
-    }
+    let mut texts = smart_voice::wake_phrase::written_forms(phrase);
+    texts.push(format!(" {}", heard.trim()));
+    let Ok(mut scores) = stt.weigh(audio, &texts) else { return false };
+    let Some(heard) = scores.pop() else { return false };
+    let best = scores.into_iter().max_by(|a, b| a.per_token().total_cmp(&b.per_token()));
+    best.is_some_and(|p| smart_voice::wake_phrase::sounds_like_phrase(&p, &heard))
 }
 
 /// How likely whisper finds each text for one file, and what it hears freely (the wake word's
 /// acoustic check, by hand): `--score MODEL WAV TEXT...` prints one line, `"text" logp/tokens`
-/// for each, the free transcript last.
+/// for each, the free transcript last, and how long weighing them all took.
 fn score_texts(args: &[String]) -> ExitCode {
     let (Some(model), Some(wav)) = (args.first(), args.get(1)) else {
         eprintln!("usage: smart-voice-worker --score MODEL WAV [TEXT...]");
@@ -610,11 +609,12 @@ fn score_texts(args: &[String]) -> ExitCode {
         let heard = stt.transcribe(&audio, true)?;
         let mut texts: Vec<String> = args[2..].to_vec();
         texts.push(format!(" {}", heard.text));
-        let mut line = vec![];
-        for t in &texts {
-            let s = stt.score(&audio, t)?;
-            line.push(format!("{t:?} {:.2}/{}", s.logp, s.tokens));
-        }
+        let started = Instant::now();
+        let scores = stt.weigh(&audio, &texts)?;
+        let ms = started.elapsed().as_millis();
+        let mut line: Vec<String> =
+            texts.iter().zip(scores).map(|(t, s)| format!("{t:?} {:.2}/{}", s.logp, s.tokens)).collect();
+        line.push(format!("weighed in {ms} ms"));
         Ok(line.join(" | "))
     };
     match run() {

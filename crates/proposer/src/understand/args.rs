@@ -673,6 +673,16 @@ const NOTE_MARKERS: &[&[&str]] = &[
     &["jot", "down"],
     &["store", "a", "record", "that"],
     &["store", "a", "record"],
+    &["save", "a", "record", "that", "says"],
+    &["save", "a", "record", "that"],
+    &["save", "a", "record"],
+    &["log", "a", "record", "that", "says"],
+    &["log", "a", "record", "that"],
+    &["log", "a", "record"],
+    &["add", "a", "record", "that"],
+    &["add", "a", "record"],
+    &["keep", "a", "record", "that"],
+    &["keep", "a", "record"],
     &["store", "that"],
     &["record", "that"],
     &["remember", "that"],
@@ -681,6 +691,8 @@ const NOTE_MARKERS: &[&[&str]] = &[
     &["note"],
     &["store"],
     &["record"],
+    // Last: "save moonlight under my preferences".
+    &["save"],
 ];
 
 fn record(r: &Reading) -> Filled {
@@ -975,6 +987,25 @@ mod tests {
             Filled::Missing(Missing::Words("what to remember"))
         );
         assert!(matches!(f("db.upsert", "record that the boiler was serviced"), Filled::Args(_)));
+    }
+
+    #[test]
+    fn a_record_asked_for_in_other_words_keeps_what_follows() {
+        // What broke (a fifth author's sentences): each asked "Tell me what to remember."
+        for (said, kept) in [
+            ("save a record: project status = moonlight", "moonlight"),
+            ("okay log a record that says the budget review is done", "the budget review is done"),
+            ("um save moonlight under my preferences", "moonlight"),
+        ] {
+            match f("db.upsert", said) {
+                Filled::Args(a) => {
+                    let value = a["value"].to_string();
+                    assert!(value.contains(kept), "{said}: {value}");
+                    assert!(!value.contains("record that"), "{said}: {value}");
+                }
+                other => panic!("{said}: {other:?}"),
+            }
+        }
     }
 
     #[test]

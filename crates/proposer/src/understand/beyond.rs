@@ -34,6 +34,11 @@ pub const UNSERVED: &[(&str, &str)] = &[
     ("alarms", "alarms"),
     ("timer", "timers"),
     ("reminder", "reminders"),
+    // "remind me which folders I've given you" is a question; "remind me to" is a reminder.
+    ("remind me to", "reminders"),
+    ("text message", "messages"),
+    ("send a text", "messages"),
+    ("send a message", "messages"),
     ("weather", "the weather"),
     ("forecast", "the weather"),
     ("music", "music"),
@@ -98,6 +103,8 @@ mod tests {
         // What broke: "remind me which folders I've given you access to" is a question.
         assert_eq!(asked("um remind me which folders I've given you access to"), None);
         assert_eq!(asked("don't email anyone"), None);
+        assert_eq!(asked("remind me to call the dentist at 3"), Some("reminders"));
+        assert_eq!(asked("um send a text to my sister saying I will be late"), Some("messages"));
         // A folder called News is a name, not a request for the news.
         assert_eq!(asked_for(&read("what's in news"), &[], &|w: &str| w == "news"), None);
     }

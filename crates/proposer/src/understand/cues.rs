@@ -58,8 +58,12 @@ pub const CUES: &[(&str, &[&str])] = &[
             "wrote about",
             "related to",
             "dig up",
+            "written up",
+            "anything about",
         ],
     ),
+    // What the reading reports beside the text ("what encoding is notes.txt in").
+    ("fs.read", &["encoding", "pull up", "pull it up"]),
     // "context" alone is also the bundle's word; asked about, it is SMART's own. "lease" and
     // "budget" are left out: people have leases and budgets in their files. "tools" and
     // "allowed" are what the report lists ("which tools can you use right now" ranked applying
@@ -109,16 +113,36 @@ pub const CUES: &[(&str, &[&str])] = &[
     ),
     ("propose.patch", &["replace", "typo"]),
     // Not "move": "carry out the move plan" applies a plan, it does not make one.
-    ("propose.move", &["rename", "relocate"]),
-    ("propose.redirects", &["redirect", "redirects", "now lives"]),
-    // "quarantine" is both tools' word: it lifts the two, and the model chooses between them
-    // ("quarantined" is not: "throw the quarantined things out for good" is a purge).
-    ("propose.quarantine", &["draft", "quarantine"]),
-    ("db.upsert", &["remember", "note that", "make a note", "log that", "save this", "jot down"]),
+    ("propose.move", &["rename", "relocate", "belongs in", "belong in"]),
+    ("propose.redirects", &["redirect", "redirects", "now lives", "forwarding"]),
+    // "quarantine" lifts the act, not the list: the model leans to drafting a list however the
+    // quarantine is asked for ("get packing list.pdf out of the way, put it in quarantine"
+    // ranked the list 0.40, the act under 0.10), so the list is lifted only by its own words
+    // (or by an act said as not to be done yet). "quarantined" is neither: "throw the
+    // quarantined things out for good" is a purge.
+    ("propose.quarantine", &["draft", "drafted", "quarantine list"]),
+    // Not "record that": "record that Scans/old.pdf moved to todo.xlsx" asks for a redirect.
+    (
+        "db.upsert",
+        &[
+            "remember",
+            "note that",
+            "make a note",
+            "log that",
+            "save this",
+            "jot down",
+            "save a record",
+            "log a record",
+            "store a record",
+            "add a record",
+            "keep a record",
+            "my preferences",
+        ],
+    ),
     // Not "remove": "remove the word colour from notes.txt" is an edit.
     (
         "fs.quarantine",
-        &["delete", "erase", "trash", "throw away", "get rid", "out of the way", "isolate", "quarantine"],
+        &["delete", "erase", "trash", "throw away", "get rid", "out of the way", "isolate", "quarantine", "set aside"],
     ),
     // Not "archive", "tar" or "gz": "what's in the tar file" asks for a listing.
     ("fs.compact", &["compress*", "zip", "tarball"]),
@@ -387,10 +411,7 @@ mod tests {
 
     #[test]
     fn an_act_said_as_what_not_to_do_cues_the_tools_that_only_propose() {
-        assert_eq!(
-            cued_in("okay so mark itinerary.txt for quarantine but don't actually move it"),
-            vec!["propose.quarantine", "propose.patch", "propose.move", "propose.redirects"]
-        );
+        assert_eq!(cued_in("okay so mark itinerary.txt for quarantine but don't actually move it"), PROPOSING.to_vec());
         assert_eq!(cued_in("swap cedar for granite in notes.txt, don't apply it yet"), PROPOSING.to_vec());
         assert!(cued_in("move notes.txt into Recipes").is_empty());
         // Not "yet" or "actually": a warning, no cue.
@@ -439,6 +460,17 @@ mod tests {
     fn a_cue_word_is_found_as_a_word_or_a_stem_and_a_phrase_only_whole() {
         assert_eq!(cued_in("remember that the gate code is 1990"), vec!["db.upsert"]);
         assert_eq!(cued_in("are there duplicated photos here"), vec!["cluster.duplicates"]);
+        // What broke (a fifth author's sentences): a record, an encoding, where a file belongs.
+        assert_eq!(cued_in("save a record: the gate code = 1990"), vec!["db.upsert"]);
+        assert_eq!(cued_in("What encoding is notes.txt in?"), vec!["fs.read"]);
+        assert_eq!(cued_in("Do I have anything written up on telescopes?"), vec!["rag.search"]);
+        assert_eq!(cued_in("budget.xlsx belongs in Taxes, sort that out"), vec!["propose.move"]);
+        assert!(cued_in("record that Scans/old.pdf moved to todo.xlsx").is_empty());
+        assert_eq!(cued_in("links to it are broken now, set up the forwarding"), vec!["propose.redirects"]);
+        assert_eq!(cued_in("set aside the old drafts folder"), vec!["fs.quarantine"]);
+        // The list is lifted by its own words; "quarantine" alone lifts the act.
+        assert_eq!(cued_in("get old.pdf out of the way, put it in quarantine"), vec!["fs.quarantine"]);
+        assert_eq!(cued_in("draft a quarantine list with old.pdf"), vec!["propose.quarantine", "fs.quarantine"]);
         assert_eq!(cued_in("Which drafts are out of date?"), vec!["infer.superseded_docs"]);
         assert_eq!(cued_in("What\u{2019}s the context?"), vec!["orbit.get_context"]);
         // "out" and "date" apart are not the phrase; "hashtag" is not "hash".

@@ -269,7 +269,7 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
             }
         }
         taken[start..=i].iter_mut().for_each(|t| *t = true);
-        let name = r.words[start..=i].join(" ");
+        let name = in_existing_folder_case(&r.words[start..=i].join(" "), v);
         mentions.push(Mention { start, end: i + 1, kind: MentionKind::New(name), preposition: None, wants: None });
     }
     // Words pointing back.
@@ -361,6 +361,22 @@ pub fn canonical(r: &Reading, mentions: &[Mention], v: &Vocabulary) -> String {
 }
 
 /// "What's" → "what's"; "WiFi", "PDFs", "I" and "Photos2" (not only letters after the first) stay.
+/// A new name under a folder that exists, with the folder written as it exists: said in lower
+/// case ("pictures slash scratch 2019 dot pdf", a file that moved away from `Pictures`), the
+/// path must still lie in `Pictures` on a system that tells cases apart.
+fn in_existing_folder_case(name: &str, v: &Vocabulary) -> String {
+    let Some((folder, rest)) = name.rsplit_once('/') else { return name.to_string() };
+    let existing = v.lookup(folder).into_iter().find_map(|(i, how)| {
+        let e = v.entries.get(i)?;
+        (how == Match::Path && e.kind == EntryKind::Dir && !e.rel.is_empty() && e.rel.len() == folder.len())
+            .then(|| e.rel.trim_end_matches('/').to_string())
+    });
+    match existing {
+        Some(folder) => format!("{folder}/{rest}"),
+        None => name.to_string(),
+    }
+}
+
 fn sentence_case_dropped(word: &str) -> String {
     let mut chars = word.chars();
     match chars.next() {
@@ -470,6 +486,13 @@ mod tests {
             ["new:Band Practice/scratch 2019.pdf", "budget.xlsx"]
         );
         assert_eq!(said("redirect Taxes/old 2019.pdf to budget.xlsx"), ["new:Taxes/old 2019.pdf", "budget.xlsx"]);
+        // What broke: a gone path said in lower case kept it, and lay in a folder that is not there.
+        assert_eq!(
+            said("I moved recipes slash 2021 slash old stew dot md to budget.xlsx"),
+            ["new:Recipes/2021/old stew.md", "budget.xlsx"]
+        );
+        assert_eq!(said("redirect taxes/old 2019.pdf to budget.xlsx"), ["new:Taxes/old 2019.pdf", "budget.xlsx"]);
+        assert_eq!(said("redirect nowhere/old 2019.pdf to budget.xlsx"), ["new:nowhere/old 2019.pdf", "budget.xlsx"]);
         // The verb is not the folder "Scans".
         assert_eq!(said("scan taxes slash 2021"), ["Taxes/2021"]);
         assert_eq!(said("hash that file"), ["back"]);

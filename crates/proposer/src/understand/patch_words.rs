@@ -15,8 +15,8 @@
 
 /// Words after which the rest of a replacement is the request again, not the new text.
 const REQUEST_TAIL: &[&str] = &[
-    "please", "thanks", "thank", "make", "don't", "dont", "just", "but", "instead", "okay", "ok", "without", "can",
-    "could", "would",
+    "please", "thanks", "thank", "make", "draft", "don't", "dont", "just", "but", "instead", "okay", "ok", "without",
+    "can", "could", "would",
 ];
 
 /// Where `needle` occurs in `hay` ignoring ASCII case, at word boundaries: the byte range in
@@ -121,6 +121,9 @@ mod tests {
         assert_eq!(before_request("seventeen but don't apply it yet"), "seventeen");
         assert_eq!(before_request("salt and pepper"), "salt and pepper");
         assert_eq!(before_request("friday please"), "friday");
+        // What broke: "… but should be cedar. draft the fix, don't apply yet" replaced with
+        // "cedar draft the fix".
+        assert_eq!(before_request("cedar draft the fix"), "cedar");
         assert_eq!(before_request("please"), "please");
     }
 
