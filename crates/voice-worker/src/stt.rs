@@ -188,10 +188,15 @@ impl Stt {
                 after.push(text_log_softmax(logits, eot));
                 fed.push(token);
             }
-            let logp = (start.len()..target.len())
-                .map(|i| {
-                    let row = &after[i - 1];
-                    usize::try_from(target[i]).ok().and_then(|t| row.get(t)).copied().unwrap_or(-30.0).max(-30.0)
+            // Each token's log-probability is read from the row after the token before it.
+            let logp = target
+                .iter()
+                .enumerate()
+                .skip(start.len())
+                .map(|(i, &token)| {
+                    let row = i.checked_sub(1).and_then(|before| after.get(before));
+                    let logp = usize::try_from(token).ok().and_then(|t| row?.get(t).copied());
+                    logp.unwrap_or(-30.0).max(-30.0)
                 })
                 .sum();
             out.push(Scored { logp, tokens: target.len() - start.len() });
