@@ -171,7 +171,7 @@ fn parse_args() -> Result<Opts> {
             other => bail!("unknown argument {other:?}\n{USAGE}"),
         }
     }
-    let here = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/eval"));
+    let here = sets_dir();
     for s in &o.splits {
         if !s.ends_with(".jsonl") && !here.join(format!("{s}.jsonl")).is_file() {
             bail!(
@@ -600,9 +600,14 @@ fn run_tree(
     Ok(results)
 }
 
+/// Where the eval sets named by `--split` live (`tests/eval`).
+fn sets_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/eval"))
+}
+
 fn main() -> Result<()> {
     let opts = parse_args()?;
-    let here = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/eval"));
+    let here = sets_dir();
     let mut templates_all = vec![];
     for split in &opts.splits {
         // A set kept outside the repo (another author's sentences) is named by its file.
@@ -735,7 +740,7 @@ mod tests {
 
     #[test]
     fn every_case_of_every_set_binds_to_a_tree_and_expects_a_registry_tool() {
-        let here = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/eval"));
+        let here = sets_dir();
         let tools: Vec<String> = smart_tools::specs().iter().map(|s| s.name.clone()).collect();
         let refs: std::collections::BTreeMap<String, String> =
             ["PLAN", "PATCH", "QLIST", "BATCH"].iter().map(|k| (k.to_string(), format!("{k}-ref"))).collect();
