@@ -155,15 +155,18 @@ fn expect(v: &Value, b: &Binding, root: &str, path_key: bool) -> Result<Value> {
 }
 
 /// Whether `got` satisfies `want`: every expected key matches; strings exactly (paths without a
-/// trailing `/`); `{"$contains": w}` a string (or any JSON) holding `w`, ignoring case; lists of
-/// strings as sets.
+/// trailing `/`); `{"$contains": w}` a string (or any JSON) holding `w`, ignoring case and
+/// spaces; lists of strings as sets.
 pub fn matches(want: &Value, got: &Value) -> bool {
     match (want, got) {
         (Value::Object(w), _) if w.contains_key("$contains") => {
-            let needle = w.get("$contains").and_then(Value::as_str).unwrap_or_default().to_lowercase();
+            // Spaces do not count: said aloud, "pancake7" and "pancake 7" are the same sound,
+            // and a transcript cannot know which was meant.
+            let squeeze = |s: &str| s.to_lowercase().split_whitespace().collect::<String>();
+            let needle = squeeze(w.get("$contains").and_then(Value::as_str).unwrap_or_default());
             let hay = match got {
-                Value::String(s) => s.to_lowercase(),
-                other => other.to_string().to_lowercase(),
+                Value::String(s) => squeeze(s),
+                other => squeeze(&other.to_string()),
             };
             !needle.is_empty() && hay.contains(&needle)
         }
@@ -179,6 +182,16 @@ pub fn matches(want: &Value, got: &Value) -> bool {
         (Value::Array(w), Value::Array(g)) => w.len() == g.len() && w.iter().zip(g).all(|(a, b)| matches(a, b)),
         (Value::String(w), Value::String(g)) => w.trim_end_matches('/') == g.trim_end_matches('/'),
         (w, g) => w == g,
+    }
+}
+
+/// Every string in `v` equal to `from` becomes `to` (a slot's value bound again).
+pub fn replace_strings(v: &mut Value, from: &str, to: &str) {
+    match v {
+        Value::String(s) if s == from => *s = to.to_string(),
+        Value::Array(items) => items.iter_mut().for_each(|x| replace_strings(x, from, to)),
+        Value::Object(m) => m.values_mut().for_each(|x| replace_strings(x, from, to)),
+        _ => {}
     }
 }
 
@@ -262,6 +275,18 @@ mod tests {
         assert!(!matches(&json!({"path": "/r/a"}), &json!({"path": "/r/A"})));
         assert!(matches(&json!({"query": {"$contains": "Kayak"}}), &json!({"query": "kayak trips"})));
         assert!(matches(&json!({"value": {"$contains": "42"}}), &json!({"value": {"locker": 42}})));
+        let mut v = json!({"proposal": "aa", "moves": [{"from": "aa"}], "note": "aab"});
+        replace_strings(&mut v, "aa", "bb");
+        assert_eq!(v, json!({"proposal": "bb", "moves": [{"from": "bb"}], "note": "aab"}));
+        // What a transcript writes for "pancake7" said aloud.
+        assert!(matches(
+            &json!({"value": {"$contains": "pancake7"}}),
+            &json!({"value": "the WiFi password is pancake 7"})
+        ));
+        assert!(!matches(
+            &json!({"value": {"$contains": "pancake7"}}),
+            &json!({"value": "the WiFi password is pancake 8"})
+        ));
         assert!(matches(&json!({"paths": ["/a", "/b"]}), &json!({"paths": ["/b", "/a"]})));
         assert!(!matches(&json!({"paths": ["/a", "/b"]}), &json!({"paths": ["/a"]})));
         assert!(paths_match(

@@ -36,6 +36,7 @@ use smart_runtime::voice::{Voice, VoiceTimeouts, locate_voice_worker};
 use smart_runtime::worker::{WorkerSpec, locate_worker};
 use smart_runtime::{Assistant, Bus, CallOutcome, Engine, SayOptions};
 use smart_voice::protocol::{Event, Request, Transcript};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -197,17 +198,45 @@ fn prompt_texts(engine: &mut Engine) -> Result<Vec<String>> {
 struct Run {
     root: PathBuf,
     cases: Vec<Case>,
+    /// The fixture's plan, patch and list (`PLAN`, `PATCH`, `QLIST`), as the cases were bound.
+    refs: BTreeMap<String, String>,
+    /// The newest of each, where a case's call before it made a new one.
+    newest: std::cell::RefCell<BTreeMap<String, String>>,
 }
 
-/// Commits the call a case says came just before it ("hash that file" after a read).
-fn commit_after(engine: &mut Engine, c: &Case) -> Result<()> {
+/// Which slot an artifact made by `tool` fills.
+fn artifact_slot(tool: &str) -> Option<&'static str> {
+    match tool {
+        "propose.move" => Some("PLAN"),
+        "propose.patch" => Some("PATCH"),
+        "propose.quarantine" => Some("QLIST"),
+        _ => None,
+    }
+}
+
+/// Commits the call a case says came just before it ("hash that file" after a read), and
+/// returns the case as it must be answered now. A call before that drafts a plan, a patch or a
+/// list makes that one "the plan" from then on — for this case ("draft it … now apply it") and
+/// every later one, in every mode, as the engine is shared: the cases' `{PLAN}` is then the new
+/// one. (What broke: after one such case, every later "apply the plan" was scored against the
+/// fixture's older plan.)
+fn commit_after(engine: &mut Engine, run: &Run, c: &Case) -> Result<Case> {
     if let Some((tool, args)) = &c.after {
         let r = engine.call(tool, args.clone(), CallSource::Script)?;
         if r.outcome != CallOutcome::Committed {
             bail!("case {}: the call before it ({tool}) was {}: {:?}", c.id, r.outcome, r.reason);
         }
+        if let (Some(slot), Some(made)) = (artifact_slot(tool), r.artifact) {
+            run.newest.borrow_mut().insert(slot.to_string(), made);
+        }
     }
-    Ok(())
+    let mut expected = c.clone();
+    for (slot, made) in run.newest.borrow().iter() {
+        if let Some(bound) = run.refs.get(slot) {
+            cases::replace_strings(&mut expected.args, bound, made);
+        }
+    }
+    Ok(expected)
 }
 
 fn answer_of(r: Result<smart_runtime::SayReport, smart_runtime::AssistantError>, ms: f64) -> Answer {
@@ -232,16 +261,16 @@ fn answer_of(r: Result<smart_runtime::SayReport, smart_runtime::AssistantError>,
     }
 }
 
-async fn typed(a: &mut Assistant, run: &Run, no_templates: bool) -> Result<Vec<Answer>> {
+async fn typed(a: &mut Assistant, run: &Run, no_templates: bool) -> Result<(Vec<Case>, Vec<Answer>)> {
     let opts = SayOptions { propose_only: true, no_templates, base: Some(run.root.clone()) };
-    let mut answers = vec![];
+    let (mut expected, mut answers) = (vec![], vec![]);
     for c in &run.cases {
-        commit_after(a.engine(), c)?;
+        expected.push(commit_after(a.engine(), run, c)?);
         let t0 = Instant::now();
         let r = a.say(&c.text, &opts).await;
         answers.push(answer_of(r, t0.elapsed().as_secs_f64() * 1000.0));
     }
-    Ok(answers)
+    Ok((expected, answers))
 }
 
 /// A recording as heard: its transcripts joined into one utterance, the last of them (the one
@@ -311,11 +340,11 @@ async fn spoken_pass(
     variant: &spoken::Variant,
     dir: &Path,
     rehear: bool,
-) -> Result<Vec<Answer>> {
+) -> Result<(Vec<Case>, Vec<Answer>)> {
     let opts = SayOptions { propose_only: true, no_templates: false, base: Some(run.root.clone()) };
-    let mut answers = vec![];
+    let (mut expected, mut answers) = (vec![], vec![]);
     for (i, c) in run.cases.iter().enumerate() {
-        commit_after(a.engine(), c)?;
+        expected.push(commit_after(a.engine(), run, c)?);
         let wav = spoken::synthesize(dir, &format!("case{i}"), &c.speech, variant)?;
         let t0 = Instant::now();
         let heard = hear_file(voice, &wav).await?;
@@ -342,7 +371,7 @@ async fn spoken_pass(
         ans.reheard = reheard;
         answers.push(ans);
     }
-    Ok(answers)
+    Ok((expected, answers))
 }
 
 /// What one heard utterance came to, `ms` after the audio (or the transcript) was given.
@@ -414,11 +443,16 @@ fn transcript_of(text: &str) -> Transcript {
 /// A spoken pass from recorded transcripts: the same reading as [`spoken_pass`], no audio. A
 /// second hearing is given back where the recorded run made one; a reading that doubts where
 /// the recorded one did not has no second hearing to take.
-async fn replayed_pass(a: &mut Assistant, run: &Run, heard: &[Recording], rehear: bool) -> Result<Vec<Answer>> {
+async fn replayed_pass(
+    a: &mut Assistant,
+    run: &Run,
+    heard: &[Recording],
+    rehear: bool,
+) -> Result<(Vec<Case>, Vec<Answer>)> {
     let opts = SayOptions { propose_only: true, no_templates: false, base: Some(run.root.clone()) };
-    let mut answers = vec![];
+    let (mut expected, mut answers) = (vec![], vec![]);
     for (c, rec) in run.cases.iter().zip(heard) {
-        commit_after(a.engine(), c)?;
+        expected.push(commit_after(a.engine(), run, c)?);
         let t = transcript_of(&rec.heard);
         let t0 = Instant::now();
         let mut again = Recorded(rec.reheard.as_deref().map(transcript_of));
@@ -435,7 +469,7 @@ async fn replayed_pass(a: &mut Assistant, run: &Run, heard: &[Recording], rehear
         ans.reheard = rec.reheard.clone();
         answers.push(ans);
     }
-    Ok(answers)
+    Ok((expected, answers))
 }
 
 fn assistant_for(engine: Engine, model_path: &Path) -> Result<Assistant> {
@@ -486,7 +520,8 @@ fn run_tree(
     let mut rng = tree::Rng::new(seed ^ 0x5eed);
     let cases: Vec<Case> =
         templates_all.iter().map(|c| c.bind(&t.bind(&mut rng, &fixture.refs), &root_s)).collect::<Result<_>>()?;
-    let run = Run { root: root.clone(), cases };
+    let refs = fixture.refs.clone();
+    let run = Run { root: root.clone(), cases, refs, newest: Default::default() };
     println!(
         "eval: {} ({} cases), seed {seed} — tree: {}",
         opts.splits.join("+"),
@@ -551,18 +586,18 @@ fn run_tree(
             run.cases.len()
         );
         if want_model {
-            let answers = rt.block_on(typed(&mut a, &run, true))?;
-            results.push((format!("model {name}"), run.cases.clone(), answers));
+            let (expected, answers) = rt.block_on(typed(&mut a, &run, true))?;
+            results.push((format!("model {name}"), expected, answers));
         }
         if is_default && opts.modes.iter().any(|m| m == "pipeline") {
-            let answers = rt.block_on(typed(&mut a, &run, false))?;
-            results.push(("pipeline".into(), run.cases.clone(), answers));
+            let (expected, answers) = rt.block_on(typed(&mut a, &run, false))?;
+            results.push(("pipeline".into(), expected, answers));
         }
         if is_default && let Some(recorded) = &opts.replay_heard {
             for (mode, heard) in recorded_transcripts(recorded, &run.cases)? {
                 eprintln!("{mode} (replayed transcripts): {} cases…", run.cases.len());
-                let answers = rt.block_on(replayed_pass(&mut a, &run, &heard, opts.rehear))?;
-                results.push((mode, run.cases.clone(), answers));
+                let (expected, answers) = rt.block_on(replayed_pass(&mut a, &run, &heard, opts.rehear))?;
+                results.push((mode, expected, answers));
             }
         }
         if is_default && opts.spoken {
@@ -589,8 +624,8 @@ fn run_tree(
             variants.truncate(opts.variants.unwrap_or(usize::MAX));
             for v in &variants {
                 eprintln!("spoken ({}, {}): {} cases…", loaded.whisper, v.name, run.cases.len());
-                let answers = rt.block_on(spoken_pass(&mut a, &run, &mut voice, v, &audio, opts.rehear))?;
-                results.push((format!("spoken {} · {}", loaded.whisper, v.name), run.cases.clone(), answers));
+                let (expected, answers) = rt.block_on(spoken_pass(&mut a, &run, &mut voice, v, &audio, opts.rehear))?;
+                results.push((format!("spoken {} · {}", loaded.whisper, v.name), expected, answers));
             }
             rt.block_on(voice.shutdown());
         }

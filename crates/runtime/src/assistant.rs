@@ -822,8 +822,12 @@ impl Assistant {
         let Some(again) = rehear.rehear(first).await else { return answer };
         let said = again.text.trim();
         // An emergency word is the first hearing's to find (`hear`); a second hearing is only
-        // ever read as a request, and this one is not.
-        if said.is_empty() || smart_voice::emergency_word(said).is_some() {
+        // ever read as a request, and this one is not. Nor one that lost a word of the first
+        // saying what to do: a second hearing mends names, not verbs (`rehearing`).
+        if said.is_empty()
+            || smart_voice::emergency_word(said).is_some()
+            || !crate::rehearing::keeps_the_request(&first.text, said)
+        {
             return answer;
         }
         let request = self.heard_in(said, opts);

@@ -63,6 +63,7 @@ pub const COMMAND_WORDS: &[&str] = &[
     "indexed",
     "reindex",
     "rebuild",
+    "redo",
     "accurate",
     "changed",
     // Editing text.
@@ -85,6 +86,8 @@ pub const COMMAND_WORDS: &[&str] = &[
     // Putting aside and destroying.
     "quarantine",
     "quarantined",
+    "quarantining",
+    "empty",
     "delete",
     "remove",
     "erase",

@@ -159,6 +159,8 @@ pub fn fill(tool: &str, r: &Reading, mentions: &[Mention], ctx: &Context) -> Fil
             (Some(_), _) => {
                 Filled::Missing(Missing::Words("the plan or patch by the start of its hash, as SMART showed it"))
             }
+            // "the change you drafted": the sentence points at it, in its own words.
+            (None, Some(h)) if points_at_prepared(&r.lower(), what) => Filled::Args(json!({ "proposal": h })),
             (None, Some(h)) => Filled::Implied(json!({ "proposal": h })),
             (None, None) => Filled::Missing(Missing::Artifact(what)),
         },
@@ -358,9 +360,12 @@ fn moves(r: &Reading, mentions: &[Mention], ctx: &Context, redirect: bool) -> Fi
         return Filled::Args(json!({ "moves": [{ "from": was, "to": now }] }));
     }
     // The destination: the last mention after a word like "into"; a new name only after one.
-    let dest_at = usable.iter().rposition(|m| {
-        m.preposition.as_deref().is_some_and(|p| DESTINATION_WORDS.contains(&p)) && m.kind != MentionKind::Back
-    });
+    let dest_at = usable
+        .iter()
+        .rposition(|m| {
+            m.preposition.as_deref().is_some_and(|p| DESTINATION_WORDS.contains(&p)) && m.kind != MentionKind::Back
+        })
+        .or_else(|| renamed_as(r, &usable));
     let Some(dest_at) = dest_at.filter(|i| *i > 0) else {
         return Filled::Missing(Missing::Destination);
     };
@@ -382,13 +387,26 @@ fn moves(r: &Reading, mentions: &[Mention], ctx: &Context, redirect: bool) -> Fi
                     Err(f) => return f,
                 },
             };
-            out.push(json!({ "from": from, "to": to }));
+            // "that file" and its name, both said, are one file moved once.
+            let one = json!({ "from": from, "to": to });
+            if !out.contains(&one) {
+                out.push(one);
+            }
         }
     }
     if out.is_empty() {
         return Filled::Missing(Missing::Path { wants: None, not_found: None });
     }
     Filled::Args(json!({ "moves": out }))
+}
+
+/// "rename minutes.docx scratch.txt", as a shell's `mv` is typed (and as whisper writes "…
+/// to scratch dot txt" when it drops the "to"): after "rename", a name that exists and then a
+/// new name, and nothing else named, is the new name for it. The index of the new name.
+fn renamed_as(r: &Reading, mentions: &[&Mention]) -> Option<usize> {
+    let [old, new] = mentions else { return None };
+    let said_rename = r.lower()[..old.start].iter().any(|w| matches!(w.as_str(), "rename" | "mv"));
+    (said_rename && !old.candidates().is_empty() && matches!(new.kind, MentionKind::New(_))).then_some(1)
 }
 
 /// Words that introduce what to search for.
@@ -554,8 +572,10 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
         ("turn", &["into"]),
         ("turns", &["into"]),
     ];
+    // "the change you drafted", "a fix": after an article the word is a thing, not the verb.
+    let verb_at = |w: &str| at(w).filter(|&v| v == 0 || !matches!(lower[v - 1].as_str(), "the" | "a" | "your" | "my"));
     for (verb, seps) in pairs {
-        if let Some(v) = at(verb) {
+        if let Some(v) = verb_at(verb) {
             for sep in *seps {
                 if let Some(s) = lower[v + 1..].iter().position(|x| x == sep).map(|s| s + v + 1) {
                     let (a, b) = (text(v + 1, s), text(s + 1, words.len()));
@@ -564,6 +584,14 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
                     }
                 }
             }
+        }
+    }
+    // "manual.txt: purple -> nineteen", as people type a change.
+    if let Some(k) = lower.iter().position(|w| matches!(w.as_str(), "->" | "=>" | "→" | "-->")) {
+        let a_start = lower[..k].iter().rposition(|w| w.ends_with(':')).map_or(0, |i| i + 1);
+        let (a, b) = (text(a_start, k), text(k + 1, words.len()));
+        if !a.is_empty() && !b.is_empty() {
+            return Some((a, b));
         }
     }
     // "so it says B instead of A", "B instead of A": the new words come first.
@@ -591,8 +619,16 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
             // "there's a cobalt that should say orange": the words before "that".
             let (m_at, relative) =
                 if mid == "should" && m >= 2 && lower[m - 1] == "that" { (m - 1, true) } else { (m, false) };
-            let a_end =
-                if mid == "should" && m >= 2 && lower[m - 1] == "it" && lower[m - 2] == "but" { m - 2 } else { m_at };
+            // "… but it should say", "… where it should say": the joint is not the old text.
+            let a_end = if mid == "should"
+                && m >= 2
+                && lower[m - 1] == "it"
+                && matches!(lower[m - 2].as_str(), "but" | "where" | "when" | "and" | "though" | "yet")
+            {
+                m - 2
+            } else {
+                m_at
+            };
             if relative {
                 let a_start = lower[..a_end]
                     .iter()
@@ -833,6 +869,31 @@ fn points_at_the_list(lower: &[String]) -> bool {
     definite && act && !new_one
 }
 
+/// Whether the sentence points at the patch or move plan prepared before (`what`), by a noun
+/// for it with "the", "that", "this" or "your" just before ("the change you drafted for
+/// summary.txt", "that reorganisation") and no word for making a new one. Then the sentence's
+/// names are what the prepared thing is about, not a request for another tool that takes them
+/// ("I've read through the change you drafted for summary.txt … write it into the file for
+/// real" stood in a bundle of summary.txt for applying the patch).
+fn points_at_prepared(lower: &[String], what: &str) -> bool {
+    let nouns: &[&str] = if what == "patch" {
+        &["patch", "change", "changes", "fix", "edit", "correction"]
+    } else {
+        &["plan", "move", "moves", "reorganization", "reorganisation", "rearrangement"]
+    };
+    let definite = lower.iter().enumerate().any(|(i, w)| {
+        nouns.contains(&w.as_str())
+            && lower[i.saturating_sub(2)..i].iter().any(|d| matches!(d.as_str(), "the" | "that" | "this" | "your"))
+    });
+    let new_one = lower
+        .iter()
+        .any(|w| matches!(w.as_str(), "draft" | "make" | "create" | "prepare" | "again" | "new" | "another"));
+    // "plan moving that file …, just the plan for now": a plan made, not one carried out.
+    let planning = lower.windows(2).any(|w| w[0] == "plan" && w[1].ends_with("ing"));
+    let not_yet = lower.iter().any(|w| w == "yet") || lower.windows(2).any(|w| w[0] == "for" && w[1] == "now");
+    definite && !new_one && !planning && !not_yet
+}
+
 /// A hash said in the sentence: a word of eight or more hex digits with at least one digit and
 /// one letter (so neither "deadbeef"-like words nor plain numbers), lower-cased; a quarantine
 /// batch's name is not one.
@@ -946,6 +1007,20 @@ mod tests {
             json!({"moves": [{"from": "/r/budget.xlsx", "to": "/r/Taxes/2021/budget.xlsx"}]})
         );
         assert_eq!(f("propose.move", "move budget.xlsx"), Filled::Missing(Missing::Destination));
+        // What broke: "that file" and its name, both said, were two moves of one file.
+        assert_eq!(
+            args("propose.move", "good, budget.xlsx is the one, so plan moving that file into the Recipes folder"),
+            json!({"moves": [{"from": "/r/budget.xlsx", "to": "/r/Recipes/budget.xlsx"}]})
+        );
+        // What broke: whisper heard "rename minutes dot docx to scratch dot txt" as "Rename
+        // minutes.docx, scratch.txt." — typed the way `mv` is.
+        assert_eq!(
+            args("propose.move", "Rename soup.md, stew.md."),
+            json!({"moves": [{"from": "/r/Recipes/2021/soup.md", "to": "/r/Recipes/2021/stew.md"}]})
+        );
+        // Without "rename", or with two names that exist, there is no new name to give.
+        assert_eq!(f("propose.move", "move budget.xlsx stew.md"), Filled::Missing(Missing::Destination));
+        assert_eq!(f("propose.move", "rename budget.xlsx soup.md"), Filled::Missing(Missing::Destination));
         assert_eq!(
             args("propose.redirects", "record that Taxes/old 2019.pdf moved to budget.xlsx"),
             json!({"moves": [{"from": "/r/Taxes/old 2019.pdf", "to": "/r/budget.xlsx"}]})
@@ -1065,10 +1140,20 @@ mod tests {
             fill("apply.move", &r, &[], &ctx2),
             Filled::Args(json!({"proposal": format!("3c019948{}", &plan[8..])}))
         );
-        assert_eq!(said("carry out the plan"), Filled::Implied(json!({"proposal": plan})));
+        assert_eq!(said("go ahead, carry it out"), Filled::Implied(json!({"proposal": plan})));
         // A batch's name and a plain number are not a plan's hash.
-        assert_eq!(said("carry out the plan 20241130"), Filled::Implied(json!({"proposal": plan})));
-        assert_eq!(said("carry out the plan from 0123456789abcdef"), Filled::Implied(json!({"proposal": plan})));
+        assert_eq!(said("carry out 20241130"), Filled::Implied(json!({"proposal": plan})));
+        assert_eq!(said("carry out what's from 0123456789abcdef"), Filled::Implied(json!({"proposal": plan})));
+        // Pointed at in words, the plan is what the sentence gives; a new one is not.
+        assert_eq!(said("carry out the plan"), Filled::Args(json!({"proposal": plan})));
+        assert_eq!(
+            said("that reorganization you suggested for budget.xlsx looks right"),
+            Filled::Args(json!({"proposal": plan}))
+        );
+        assert_eq!(said("make a new plan for budget.xlsx"), Filled::Implied(json!({"proposal": plan})));
+        // What broke: "… so plan moving that file into Sketches/scanned, just the plan for now".
+        assert_eq!(said("plan moving budget.xlsx, just the plan for now"), Filled::Implied(json!({"proposal": plan})));
+        assert_eq!(said("the change looks right"), Filled::Implied(json!({"proposal": plan})), "a patch's word");
     }
 
     #[test]
@@ -1136,6 +1221,21 @@ mod tests {
             args("propose.patch", "prepare a patch for shopping_list.md that changes purple to nineteen"),
             json!({"path": "/r/shopping_list.md", "find": "purple", "replace": "nineteen"})
         );
+        // What broke: "the change you drafted for summary.txt … write it into the file" read
+        // "change … into" as the edit, and a new patch was drafted instead of the old applied.
+        assert_eq!(
+            f("propose.patch", "the change you drafted for shopping_list.md is fine so write it into the file"),
+            Filled::Missing(Missing::Words("what to replace, and with what"))
+        );
+        // What broke: "that file says maple where it should say cedar" found nothing.
+        assert_eq!(
+            args("propose.patch", "shopping_list.md says maple where it should say cedar, so draft a fix"),
+            json!({"path": "/r/shopping_list.md", "find": "maple", "replace": "cedar"})
+        );
+        assert_eq!(
+            args("propose.patch", "shopping_list.md: purple -> nineteen"),
+            json!({"path": "/r/shopping_list.md", "find": "purple", "replace": "nineteen"})
+        );
         // The new words first: "so it says bronze instead of seventeen".
         assert_eq!(
             args(
@@ -1183,7 +1283,8 @@ mod tests {
             f("quarantine.purge", "empty the quarantine"),
             Filled::Implied(json!({"batch": "0123456789abcdef"}))
         );
-        assert_eq!(f("apply.move", "apply the plan"), Filled::Implied(json!({"proposal": "ab".repeat(32)})));
+        assert_eq!(f("apply.move", "apply the plan"), Filled::Args(json!({"proposal": "ab".repeat(32)})));
+        assert_eq!(f("apply.move", "apply it"), Filled::Implied(json!({"proposal": "ab".repeat(32)})));
     }
 
     #[test]

@@ -114,13 +114,14 @@ pub const CUES: &[(&str, &[&str])] = &[
     ("propose.patch", &["replace", "typo"]),
     // Not "move": "carry out the move plan" applies a plan, it does not make one.
     ("propose.move", &["rename", "relocate", "belongs in", "belong in"]),
-    ("propose.redirects", &["redirect", "redirects", "now lives", "forwarding"]),
+    ("propose.redirects", &["redirect", "redirects", "now lives", "forwarding", "used to be at", "old-to-new"]),
     // "quarantine" lifts the act, not the list: the model leans to drafting a list however the
     // quarantine is asked for ("get packing list.pdf out of the way, put it in quarantine"
     // ranked the list 0.40, the act under 0.10), so the list is lifted only by its own words
     // (or by an act said as not to be done yet). "quarantined" is neither: "throw the
     // quarantined things out for good" is a purge.
-    ("propose.quarantine", &["draft", "drafted", "quarantine list"]),
+    // Its description's "with sizes and hashes, for review" is how people ask for the list too.
+    ("propose.quarantine", &["draft", "drafted", "quarantine list", "sizes and hashes", "review first"]),
     // Not "record that": "record that Scans/old.pdf moved to todo.xlsx" asks for a redirect.
     (
         "db.upsert",
@@ -142,7 +143,18 @@ pub const CUES: &[(&str, &[&str])] = &[
     // Not "remove": "remove the word colour from notes.txt" is an edit.
     (
         "fs.quarantine",
-        &["delete", "erase", "trash", "throw away", "get rid", "out of the way", "isolate", "quarantine", "set aside"],
+        &[
+            "delete",
+            "erase",
+            "trash",
+            "throw away",
+            "get rid",
+            "out of the way",
+            "isolate",
+            "quarantine",
+            "set aside",
+            "setting aside",
+        ],
     ),
     // Not "archive", "tar" or "gz": "what's in the tar file" asks for a listing.
     ("fs.compact", &["compress*", "zip", "tarball"]),
@@ -158,7 +170,18 @@ pub const CUES: &[(&str, &[&str])] = &[
 /// ("purge"): these words permit the tool, they do not lift it.
 pub const OWN_WORDS_ONLY: &[(&str, &[&str])] = &[(
     "quarantine.purge",
-    &["purge*", "permanently", "for good", "forever", "irreversibl*", "no undo", "empty the", "empty out", "wipe*"],
+    &[
+        "purge*",
+        "permanently",
+        "for good",
+        "forever",
+        "irreversibl*",
+        "no undo",
+        "empty the",
+        "empty out",
+        "empty quarantine",
+        "wipe*",
+    ],
 )];
 
 /// The [`OWN_WORDS_ONLY`] tools whose words the reading does not hold (outside names and
@@ -440,6 +463,8 @@ mod tests {
             "delete the quarantined files forever",
             "wipe it out permanently",
             "empty the quarantine",
+            // whisper's "empty, quarantine."
+            "empty, quarantine.",
             "clear out the quarantine for good",
         ] {
             assert!(unsaid_in(said).is_empty(), "{said}");
@@ -468,6 +493,19 @@ mod tests {
         assert!(cued_in("record that Scans/old.pdf moved to todo.xlsx").is_empty());
         assert_eq!(cued_in("links to it are broken now, set up the forwarding"), vec!["propose.redirects"]);
         assert_eq!(cued_in("set aside the old drafts folder"), vec!["fs.quarantine"]);
+        // What broke (author g): a list asked for by what it holds, and to review first.
+        assert_eq!(
+            cued_in("a list of them with their sizes and hashes that I can look at"),
+            vec!["propose.quarantine"]
+        );
+        assert_eq!(
+            cued_in("list them up for setting aside so I can review first"),
+            vec!["propose.quarantine", "fs.quarantine"]
+        );
+        assert_eq!(
+            cued_in("the thing that used to be at old.pdf is now new.pdf, make the old-to-new mapping"),
+            vec!["propose.redirects"]
+        );
         // The list is lifted by its own words; "quarantine" alone lifts the act.
         assert_eq!(cued_in("get old.pdf out of the way, put it in quarantine"), vec!["fs.quarantine"]);
         assert_eq!(cued_in("draft a quarantine list with old.pdf"), vec!["propose.quarantine", "fs.quarantine"]);

@@ -97,6 +97,11 @@ pub enum Understood {
 pub const STEP_BEFORE: &[(&str, &str)] =
     &[("apply.move", "propose.move"), ("apply.patch", "propose.patch"), ("quarantine.purge", "fs.quarantine")];
 
+/// A folder's tool and the tool that asks the same of one file: "is Recipes/packing list.txt
+/// stale in the index?" ranked the folder's stale-documents report first (its cue word), which
+/// cannot take a file; checking that file against the index can.
+pub const FOR_ONE_FILE: &[(&str, &str)] = &[("infer.superseded_docs", "rag.validate_applicability")];
+
 /// Tools whose work cannot be undone and that take their argument from an earlier turn: chosen
 /// only as the best reading, never standing in for another tool.
 const IRREVERSIBLE_STAND_INS: &[&str] = &["quarantine.purge"];
@@ -222,6 +227,16 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
         {
             return Understood::Call { tool: before.to_string(), args };
         }
+    }
+    // A folder's tool given a file that exists: the tool that asks the same of a file, however
+    // far behind it is ranked.
+    if named
+        && matches!(filled, Filled::Missing(Missing::Path { wants: Some(EntryKind::Dir), not_found: None }))
+        && let Some((_, twin)) = FOR_ONE_FILE.iter().find(|(t, _)| *t == best)
+        && ranking.tools.iter().any(|(t, _)| t == twin)
+        && let Filled::Args(args) = fill(twin)
+    {
+        return Understood::Call { tool: twin.to_string(), args };
     }
     // Nothing named, and the sentence points at the quarantine list already drafted ("carry
     // out the quarantine list you drafted earlier" ranked drafting one 0.98): that list.
@@ -528,6 +543,30 @@ mod tests {
             decide(&r, &fills, false, "/r", &t),
             Understood::Call { tool: "fs.quarantine".into(), args: json!({"proposal": "f2ec"}) }
         );
+    }
+
+    #[test]
+    fn a_folder_tool_given_one_file_hands_it_to_the_tool_that_asks_the_same_of_a_file() {
+        let t = Thresholds::default();
+        let fills = |tool: &str| match tool {
+            "infer.superseded_docs" => Filled::Missing(Missing::Path { wants: Some(EntryKind::Dir), not_found: None }),
+            "rag.validate_applicability" => Filled::Args(json!({"ids": ["/r/Recipes/packing list.txt"]})),
+            _ => Filled::Missing(Missing::Words("what")),
+        };
+        // What broke: "is Recipes/2021/packing list.txt stale in the index?" asked which folder.
+        let r = ranking(
+            1.0,
+            &[("infer.superseded_docs", 0.81), ("orbit.get_context", 0.09), ("rag.validate_applicability", 0.001)],
+        );
+        assert_eq!(
+            decide(&r, &fills, true, "/r", &t),
+            Understood::Call {
+                tool: "rag.validate_applicability".into(),
+                args: json!({"ids": ["/r/Recipes/packing list.txt"]})
+            }
+        );
+        // Nothing named that exists: the folder is the person's to say.
+        assert!(matches!(decide(&r, &fills, false, "/r", &t), Understood::Ask { .. }));
     }
 
     #[test]

@@ -171,8 +171,10 @@ const BACK: &[&[&str]] = &[
     &["this", "file"],
     &["that", "folder"],
     &["this", "folder"],
+    &["the", "same", "folder"],
     &["those", "files"],
     &["these", "files"],
+    &["those"],
     &["in", "there"],
     &["there"],
     &["it"],
@@ -212,9 +214,17 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
             // A command word alone ("scan", "list") is the request, not a name, even when a
             // folder is called "Scans"; and one or two letters are no evidence of a name.
             let short = len == 1 && (words.chars().count() < 3 || COMMAND_WORDS.contains(&first));
+            // "a minute ago" is no mention of minutes.xlsx: a file's stem after "a" is the
+            // everyday word (people say "the budget", or the name, for their files).
+            let everyday = |how: &Match| {
+                len == 1
+                    && matches!(how, Match::Stem | Match::Plural)
+                    && start > 0
+                    && matches!(lower[start - 1].as_str(), "a" | "an")
+            };
             let cands: Vec<Candidate> = found
                 .into_iter()
-                .filter(|_| !short)
+                .filter(|(_, how)| !short && !everyday(how))
                 .map(|(entry, how)| Candidate { entry, how, score: how.weight() + 0.01 * len as f32 })
                 .collect();
             if !cands.is_empty() {
@@ -232,6 +242,29 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
         }
         taken[start..end].iter_mut().for_each(|t| *t = true);
         mentions.push(Mention { start, end, kind: MentionKind::Existing(cands), preposition: None, wants: None });
+    }
+    // "the vacation folder": a word that names nothing on its own, said as a folder, may be the
+    // start of one folder's name (see `Vocabulary::folder_begun_by`).
+    for i in 0..n.saturating_sub(1) {
+        let word = lower[i].as_str();
+        if taken[i]
+            || !DIR_NOUNS.contains(&lower[i + 1].as_str())
+            || FUNCTION_WORDS.contains(&word)
+            || COMMAND_WORDS.contains(&word)
+        {
+            continue;
+        }
+        if let Some(entry) = v.folder_begun_by(&r.words[i]) {
+            taken[i] = true;
+            let cand = Candidate { entry, how: Match::Begun, score: Match::Begun.weight() + 0.01 };
+            mentions.push(Mention {
+                start: i,
+                end: i + 1,
+                kind: MentionKind::Existing(vec![cand]),
+                preposition: None,
+                wants: None,
+            });
+        }
     }
     // Names that exist nowhere: kept as new names, with the words before them that are part of
     // the name ("old 2019.pdf", "Taxes/old 2019.pdf") — up to a word that cannot be. Right to
@@ -474,6 +507,16 @@ mod tests {
     }
 
     #[test]
+    fn a_folder_called_by_its_first_word_is_that_folder() {
+        // What broke: "which files in vacation photos are exact copies" heard as "… in vacation
+        // folder …" searched the whole working folder.
+        assert_eq!(said("which files in the band folder are copies"), ["Band Practice"]);
+        // Only before "folder", and not a command word.
+        assert!(said("which files in band are copies").is_empty());
+        assert_eq!(said("scan folder Recipes"), ["Recipes"]);
+    }
+
+    #[test]
     fn names_are_found_whole_and_without_overlap() {
         assert_eq!(said("scan the band practice folder"), ["Band Practice"]);
         assert_eq!(said("read shopping list dot md"), ["shopping_list.md"]);
@@ -496,6 +539,13 @@ mod tests {
         // The verb is not the folder "Scans".
         assert_eq!(said("scan taxes slash 2021"), ["Taxes/2021"]);
         assert_eq!(said("hash that file"), ["back"]);
+        // What broke: "I edited that file by hand a minute ago" was about minutes.xlsx.
+        assert_eq!(said("I changed that file a budget ago"), ["back"]);
+        assert_eq!(said("hash the shopping list"), ["shopping_list.md"]);
+        // What broke: after a scan, "which of those are old versions?" and "… which ones in the
+        // same folder are exactly the same" looked at the whole working folder.
+        assert_eq!(said("which of those are old versions?"), ["back"]);
+        assert_eq!(said("which ones in the same folder are the same"), ["back"]);
         assert!(said("good morning").is_empty());
     }
 

@@ -16,7 +16,7 @@
 /// Words after which the rest of a replacement is the request again, not the new text.
 const REQUEST_TAIL: &[&str] = &[
     "please", "thanks", "thank", "make", "draft", "don't", "dont", "just", "but", "instead", "okay", "ok", "without",
-    "can", "could", "would",
+    "can", "could", "would", "so", "that's", "thats", "which", "because", "since",
 ];
 
 /// Where `needle` occurs in `hay` ignoring ASCII case, at word boundaries: the byte range in

@@ -53,6 +53,10 @@ pub enum Match {
     Plural,
     /// A file's name without its extension ("hash budget").
     Stem,
+    /// The word said just before "folder" begins exactly one folder's name: the first word of
+    /// it ("the vacation folder" for Vacation Photos) or most of a one-word name ("my invoicing
+    /// folder" for Invoices). Only asked for by [`Vocabulary::folder_begun_by`].
+    Begun,
 }
 
 impl Match {
@@ -64,6 +68,7 @@ impl Match {
             Match::Name => 0.95,
             Match::Plural => 0.85,
             Match::Stem => 0.8,
+            Match::Begun => 0.7,
         }
     }
 }
@@ -145,6 +150,38 @@ impl Vocabulary {
         found
     }
 
+    /// The one folder whose name `word` begins, when `word` was said as "the `word` folder":
+    /// people shorten a folder's name to its first word ("the vacation folder" for Vacation
+    /// Photos), and a recogniser bends a one-word name's ending ("invoicing" for Invoices). So
+    /// a folder matches when `word` is the first of its name's several words, or when the two
+    /// share their first five letters or more, three quarters of the name at least, and `word`
+    /// is not much longer. `None` when no folder or more than one matches — a guess between two
+    /// folders is no answer.
+    pub fn folder_begun_by(&self, word: &str) -> Option<usize> {
+        let word = key(word);
+        if word.chars().count() < 4 || word.contains(' ') {
+            return None;
+        }
+        let mut found =
+            self.entries.iter().enumerate().filter(|(_, e)| e.kind == EntryKind::Dir && !e.rel.is_empty()).filter(
+                |(_, e)| {
+                    let name = key(e.name());
+                    match name.split_once(' ') {
+                        Some((first, _)) => first == word,
+                        None => {
+                            let shared = name.chars().zip(word.chars()).take_while(|(a, b)| a == b).count();
+                            let (n, w) = (name.chars().count(), word.chars().count());
+                            name != word && shared >= 5 && shared * 4 >= n * 3 && w <= n + 3
+                        }
+                    }
+                },
+            );
+        match (found.next(), found.next()) {
+            (Some((i, _)), None) => Some(i),
+            _ => None,
+        }
+    }
+
     /// The entries directly inside `dir` (an entry index).
     pub fn children(&self, dir: usize) -> impl Iterator<Item = usize> + '_ {
         let parent = self.entries.get(dir).map(|d| d.abs.trim_end_matches('/').to_string()).unwrap_or_default();
@@ -208,6 +245,31 @@ mod tests {
         assert_eq!(names(&v, "/r/budget.xlsx"), [("budget.xlsx".to_string(), Match::Path)]);
         assert!(names(&v, "soups.md").is_empty(), "no plural across an extension");
         assert!(names(&v, "2021s").is_empty());
+    }
+
+    #[test]
+    fn a_word_before_folder_names_the_one_folder_it_begins() {
+        let v = under_r(&[
+            ("Vacation Photos", EntryKind::Dir),
+            ("Invoices", EntryKind::Dir),
+            ("Band Practice", EntryKind::Dir),
+            ("Band Notes", EntryKind::Dir),
+            ("Recipes", EntryKind::Dir),
+            ("vacation.md", EntryKind::File),
+        ]);
+        let rel = |w: &str| v.folder_begun_by(w).map(|i| v.entries[i].rel.clone());
+        // What broke: whisper heard "vacation photos" as "vacation folder".
+        assert_eq!(rel("vacation").as_deref(), Some("Vacation Photos"));
+        assert_eq!(rel("Invoicing").as_deref(), Some("Invoices"));
+        // Two folders begin with "band": no guess.
+        assert_eq!(rel("band"), None);
+        // Too little of the name, or the name itself (that is a plain match, not this one).
+        assert_eq!(rel("invo"), None);
+        assert_eq!(rel("recital"), None, "four letters shared");
+        assert_eq!(rel("invoicingstuff"), None, "much longer than the name");
+        assert_eq!(rel("invoke"), None);
+        assert_eq!(rel("invoices"), None);
+        assert_eq!(rel("photos"), None, "a later word does not begin the name");
     }
 
     #[test]
