@@ -139,7 +139,7 @@ pub fn hearing_vocabulary(roots: &[String]) -> Vec<String> {
 
 /// What whisper should expect while decoding: the command words, then the names.
 pub fn expected(names: &[String], boost: Option<smart_voice::bias::Boost>) -> smart_voice::protocol::Expect {
-    let mut phrases: Vec<String> = smart_voice::command_words::COMMAND_WORDS.iter().map(|w| w.to_string()).collect();
+    let mut phrases: Vec<String> = smart_voice::command_words::expected_words().map(str::to_string).collect();
     phrases.extend(names.iter().filter(|n| !n.trim().is_empty()).cloned());
     smart_voice::protocol::Expect { phrases, boost: boost.unwrap_or_default() }
 }
@@ -274,7 +274,7 @@ mod tests {
         assert_eq!(e.boost, smart_voice::bias::Boost::default());
         assert_eq!(e.validate(), Ok(()));
         let blank = expected(&["  ".to_string()], None);
-        assert_eq!(blank.phrases.len(), smart_voice::command_words::COMMAND_WORDS.len());
+        assert_eq!(blank.phrases.len(), smart_voice::command_words::expected_words().count());
     }
 
     #[test]

@@ -36,22 +36,6 @@ use smart_voice::protocol::Transcript;
 use std::future::Future;
 use std::pin::Pin;
 
-/// Command words that say nothing about what to do: a second hearing may drop them.
-const NOT_ACTS: &[&str] = &[
-    "what",
-    "which",
-    "where",
-    "last",
-    "latest",
-    "slash",
-    "dot",
-    "underscore",
-    "folder",
-    "folders",
-    "files",
-    "documents",
-];
-
 /// The words of `text`, lower case, split at anything that is not a letter or digit ("m-t-m-
 /// quarantine" holds "quarantine").
 fn words(text: &str) -> impl Iterator<Item = String> + '_ {
@@ -59,12 +43,10 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// Whether `second` keeps every word of `first` that says what to do (a command word, not a
-/// question word or a word of how paths are said).
+/// frame word such as "which" or "slash": `smart_voice::command_words`).
 pub fn keeps_the_request(first: &str, second: &str) -> bool {
     let kept: std::collections::BTreeSet<String> = words(second).collect();
-    words(first)
-        .filter(|w| smart_voice::command_words::is_command_word(w) && !NOT_ACTS.contains(&w.as_str()))
-        .all(|w| kept.contains(&w))
+    words(first).filter(|w| smart_voice::command_words::says_what_to_do(w)).all(|w| kept.contains(&w))
 }
 
 /// A second hearing of an utterance.

@@ -15,9 +15,6 @@ pub const COMMAND_WORDS: &[&str] = &[
     "scan",
     "list",
     "show",
-    "folder",
-    "folders",
-    "files",
     "read",
     "open",
     "print",
@@ -30,7 +27,6 @@ pub const COMMAND_WORDS: &[&str] = &[
     "look",
     "mention",
     "mentions",
-    "documents",
     // SMART's own situation.
     "status",
     "situation",
@@ -116,6 +112,17 @@ pub const COMMAND_WORDS: &[&str] = &[
     "deny",
     "stop",
     "cancel",
+];
+
+/// Words that frame a request without saying what to do: what is looked at, questions that
+/// start a request, how paths are said. Expected like the command words, but a second hearing
+/// may lose them (`smart_runtime::rehearing`).
+pub const FRAME_WORDS: &[&str] = &[
+    // What is looked at.
+    "folder",
+    "folders",
+    "files",
+    "documents",
     // Questions that start a request.
     "what",
     "which",
@@ -128,10 +135,20 @@ pub const COMMAND_WORDS: &[&str] = &[
     "underscore",
 ];
 
-/// Whether `word` (any case) is a command word.
+/// Every word whisper is told to expect: the command words, then the frame words.
+pub fn expected_words() -> impl Iterator<Item = &'static str> {
+    COMMAND_WORDS.iter().chain(FRAME_WORDS).copied()
+}
+
+/// Whether `word` (any case) is a command word or a frame word.
 pub fn is_command_word(word: &str) -> bool {
     let w = word.to_lowercase();
-    COMMAND_WORDS.contains(&w.as_str())
+    expected_words().any(|c| c == w)
+}
+
+/// Whether `word` (any case) says what to do: a command word, not a frame word.
+pub fn says_what_to_do(word: &str) -> bool {
+    COMMAND_WORDS.contains(&word.to_lowercase().as_str())
 }
 
 #[cfg(test)]
@@ -141,11 +158,14 @@ mod tests {
     #[test]
     fn command_words_are_single_lower_case_words_listed_once() {
         let mut seen = std::collections::BTreeSet::new();
-        for w in COMMAND_WORDS {
+        for w in expected_words() {
             assert!(w.chars().all(|c| c.is_ascii_lowercase()), "{w:?}");
-            assert!(seen.insert(*w), "{w:?} listed twice");
+            assert!(seen.insert(w), "{w:?} listed twice");
         }
         assert!(is_command_word("Rebuild"));
+        assert!(is_command_word("slash"));
         assert!(!is_command_word("the"));
+        assert!(says_what_to_do("Quarantine"));
+        assert!(!says_what_to_do("which"));
     }
 }
