@@ -29,7 +29,8 @@
 //! is surer of names than of verbs on a small model: "empty, quarantine." heard again was
 //! "empty, warranty." (a file called warranty.txt is in the folder), and its reading — a
 //! quarantine of warranty.txt — is a call nobody asked for. Names are what a second hearing is
-//! for; a command word the first hearing had, the second must keep ([`keeps_the_request`]).
+//! for; a command word the first hearing had, the second must keep — unless it hears a command
+//! word of its own, which is a new hearing of the request ([`keeps_the_request`]).
 
 use crate::voice::{Voice, VoiceSupervisor, VoiceWorkerError};
 use smart_voice::protocol::Transcript;
@@ -42,11 +43,17 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase)
 }
 
-/// Whether `second` keeps every word of `first` that says what to do (a command word, not a
-/// frame word such as "which" or "slash": `smart_voice::command_words`).
+/// Whether `second` keeps what `first` says to do: every command word of the first (not a
+/// frame word such as "which" or "slash": `smart_voice::command_words`) is still there, or the
+/// second says what to do in command words of its own. Only a hearing that loses a verb and
+/// gains none is refused: "What's look on text?" heard again as "What's the context?" is a
+/// better hearing; "empty, quarantine." as "empty, warranty." is a name where a verb was.
 pub fn keeps_the_request(first: &str, second: &str) -> bool {
-    let kept: std::collections::BTreeSet<String> = words(second).collect();
-    words(first).filter(|w| smart_voice::command_words::says_what_to_do(w)).all(|w| kept.contains(&w))
+    let acts = |text: &str| -> std::collections::BTreeSet<String> {
+        words(text).filter(|w| smart_voice::command_words::says_what_to_do(w)).collect()
+    };
+    let (before, after) = (acts(first), acts(second));
+    before.is_subset(&after) || !after.is_subset(&before)
 }
 
 /// A second hearing of an utterance.
@@ -110,5 +117,11 @@ mod tests {
         assert!(keeps_the_request("Empty, m-t-m-quarantine.", "empty the quarantine"));
         // Words that say nothing about what to do may go.
         assert!(keeps_the_request("which files talk about", "Files about glacier?"));
+        // A second hearing with a verb of its own is another hearing of the request, taken.
+        assert!(keeps_the_request("What's look on text?", "What's the context?"));
+        assert!(keeps_the_request("Vy map hash, the Wy map", "Apply the patch."));
+        // What broke without the check: "Search a timer for 10 minutes." heard again as "Santa
+        // timer for 10 minutes." was read as a read of minutes.docx, a call nobody asked for.
+        assert!(!keeps_the_request("Search a timer for 10 minutes.", "Santa timer for 10 minutes."));
     }
 }

@@ -59,7 +59,6 @@ pub const COMMAND_WORDS: &[&str] = &[
     "indexed",
     "reindex",
     "rebuild",
-    "redo",
     "accurate",
     "changed",
     // Editing text.
@@ -82,8 +81,6 @@ pub const COMMAND_WORDS: &[&str] = &[
     // Putting aside and destroying.
     "quarantine",
     "quarantined",
-    "quarantining",
-    "empty",
     "delete",
     "remove",
     "erase",
