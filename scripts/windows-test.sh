@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Windows, verified from Linux: cross-builds the core crates, the runtime, the CLI and the app
-# for x86_64-pc-windows-gnu (MinGW-w64) and runs their tests under Wine, so Windows path
-# handling, file sharing and renames are exercised by real Windows code paths, not assumed.
+# Windows, verified from Linux: cross-builds the core crates, the runtime, the CLI, the app and
+# the model worker for x86_64-pc-windows-gnu (MinGW-w64) and runs their tests under Wine, so
+# Windows path handling, file sharing, renames and the worker pipe are exercised by real Windows
+# code paths, not assumed.
 #
 #   bash scripts/windows-test.sh            # build and run the Windows tests
 #   bash scripts/windows-test.sh --no-run   # build only
@@ -9,6 +10,12 @@
 # The toolchain: rustup's Windows target, or Debian's rustc building the standard library
 # (scripts/cross-toolchain.sh). Builds go to their own target dir, swept of what a run did not
 # use like the Linux one.
+#
+# The model worker's llama.cpp is built by MinGW too: Debian 12's MinGW-w64 headers lack one
+# structure it uses, declared by scripts/windows/mingw_compat.h, forced into every C and C++ file
+# built for the target; ggml's archives get back the "lib" prefix its CMake drops on Windows
+# (scripts/windows/ggml_lib_prefix.cmake), so llama-cpp-sys-2 finds them; and
+# crates/proposer-worker/build.rs links the C++ runtime statically.
 #
 # Wine: Debian 12's Wine 8 lacks bcryptprimitives.dll, which every Rust program for Windows
 # imports; scripts/windows/bcryptprimitives.c is a stand-in for its one function, built into
@@ -22,14 +29,24 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
 TARGET=x86_64-pc-windows-gnu
 # The crates cross-built for Windows, with clippy -D warnings for that target, and their tests.
-CRATES=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-proposer smart-runtime smart-cli smart-app)
+CRATES=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-proposer smart-runtime smart-cli smart-app
+  smart-proposer-worker smart-stand-in-worker)
 # Those whose tests then all run under Wine, every one passing there.
-RUN=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-proposer)
-# smart-runtime and smart-cli: their unit tests and the integration tests that start no model
-# or voice worker (those are not cross-built yet: llama.cpp and whisper.cpp with MinGW);
+RUN=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-proposer smart-stand-in-worker)
+# The model worker: its pipe test, which starts the Windows build (nothing but Windows' own DLLs
+# beside it) and loads the real default model through llama.cpp. Its proposals with the model
+# (real_model.rs) go through the runtime's supervisor and run on Linux only (below: under Wine
+# one of its tests took two minutes and the suite did not end in fifteen).
+WORKER_TESTS=(--test pipe)
+# smart-runtime and smart-cli: their unit tests and the integration tests that start no worker
+# through the runtime's supervisor: under Wine 8 the supervisor's first request to a worker gets
+# no answer (supervisor.rs hangs past its deadlines, while the same stand-in answers the same
+# lines run by hand under Wine) — not yet diagnosed, so supervisor.rs and say_bad_input.rs run
+# on Linux only. The voice worker is not cross-built yet (whisper.cpp and libvosk for Windows).
 # crash_batches, root_swap and special_files are Unix-only by what they test (fork-style
 # crashes, renameat2, FIFOs and device files).
-RUNTIME_TESTS=(--lib --test forgery --test heard_topics --test library --test patch_words --test timeline)
+RUNTIME_TESTS=(--lib --test forgery --test heard_topics --test library --test patch_words --test timeline
+  --test rehearing --test run_script)
 CLI_TESTS=(--bins --test bad_input --test bounds --test concurrency --test crash --test e2e
   --test library --test sensitive_inside --test slow_loop --test tamper --test turn_id --test say)
 # smart-app: its IPC and capability tests (Tauri's mock runtime: no window, no WebView2).
@@ -42,15 +59,15 @@ APP_TESTS=(--lib)
 WINE_SKIPS=(--skip watch::tests::changes_in_a_folder_that_was_there_before_the_watch_mark_their_paths_dirty
   --skip a_symlink_out_of_the_root_is_refused
   --skip a_plan_whose_destination_became_a_symlink_out_of_the_root_is_refused)
-# Skipped until the workers are built for Windows: the tests that run the real model, and those
-# whose stand-in worker is a shell script (Windows cannot start one).
-NEEDS_WORKERS=(--skip a_model_proposal_over_a_real_folder_is_admitted_and_committed
+# Skipped under Wine, each run on Linux: the one test that needs the voice worker, and those
+# that start the model worker — the stand-in or the real one — through the supervisor (above).
+NEEDS_WORKERS=(--skip without_a_sound_card_the_app_reports_no_microphone_and_typing_still_works
   --skip a_cue_word_tilts_a_ranking_that_leans_elsewhere
+  --skip a_model_proposal_over_a_real_folder_is_admitted_and_committed
   --skip asking_the_model_to_delete_produces_a_pending_tier_3_call_never_an_execution
   --skip propose_only_shows_the_proposal_and_records_nothing
   --skip perception_reads_the_recent_turns_with_the_real_model_and_only_proposes
-  --skip the_assistant_says_what_it_knows_before_it_asks
-  --skip without_a_sound_card_the_app_reports_no_microphone_and_typing_still_works)
+  --skip the_assistant_says_what_it_knows_before_it_asks)
 
 export CARGO_TARGET_DIR="${SMART_WINDOWS_TARGET_DIR:-$HOME/.cache/smart/target-windows}"
 export WINEPREFIX="${SMART_WINEPREFIX:-$HOME/.cache/smart/wine}"
@@ -74,6 +91,9 @@ export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
 export CC_x86_64_pc_windows_gnu="$mingw"
 export CXX_x86_64_pc_windows_gnu=x86_64-w64-mingw32-g++-posix
 export AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-ar
+export CFLAGS_x86_64_pc_windows_gnu="-include $here/scripts/windows/mingw_compat.h"
+export CXXFLAGS_x86_64_pc_windows_gnu="-include $here/scripts/windows/mingw_compat.h"
+export CMAKE_PROJECT_INCLUDE="$here/scripts/windows/ggml_lib_prefix.cmake"
 
 . scripts/cross-toolchain.sh
 
@@ -122,6 +142,9 @@ step "rust under wine: ${RUN[*]}, smart-runtime ($TARGET)"
 cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" "${run[@]}" --no-fail-fast || failed=1
 cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-runtime "${RUNTIME_TESTS[@]}" \
   --no-fail-fast -- "${WINE_SKIPS[@]}" || failed=1
+step "rust under wine: the model worker built for Windows, on its pipe with the real model ($TARGET)"
+cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-proposer-worker "${WORKER_TESTS[@]}" \
+  --no-fail-fast || failed=1
 step "rust under wine: smart-app's IPC tests ($TARGET)"
 cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-app "${APP_TESTS[@]}" \
   --no-fail-fast -- "${WINE_SKIPS[@]}" "${NEEDS_WORKERS[@]}" || failed=1

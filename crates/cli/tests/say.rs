@@ -120,11 +120,7 @@ fn the_human_output_prints_each_step() {
 /// A model worker sure that the answer is a call, that leans a little to the first tool it is
 /// shown (0.19 of the calls) and finds the other nineteen alike (0.04 each), whatever is said.
 fn leaning_worker(s: &Smart) -> std::path::PathBuf {
-    let rank = r#"
-      n=$(printf '%s' "$line" | sed 's/.*"candidates":\[//' | grep -o 'name' | wc -l)
-      scores=$(i=0; while [ "$i" -lt "$n" ]; do if [ "$i" -gt 0 ]; then printf ',%s' '-1.5'; else printf '%s' '-0.01'; fi; i=$((i+1)); done)
-      printf '{"v":1,"id":%s,"ok":{"kind":"ranked","scores":[%s],"first":[%s],"tokens":[1],"timings":{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1,"generated_tokens":1,"generation_ms":1,"grammar_fallbacks":0}}}\n' "$id" "$scores" "$scores""#;
-    common::fake_worker(s, rank)
+    common::stand_in(s, serde_json::json!({"each": {"rank": [{"ranked_leaning": [-0.01, -1.5]}]}}))
 }
 
 #[test]

@@ -7,7 +7,8 @@
 
 mod common;
 
-use common::{Smart, choose_file, fake_worker, output};
+use common::{Smart, choose_file, output, stand_in};
+use serde_json::{Value, json};
 use std::path::Path;
 
 /// Runs `say --no-templates` and returns (exit code, stderr). Asserts nothing was proposed to
@@ -93,7 +94,7 @@ fn a_missing_model_file_is_a_clear_error() {
 #[test]
 fn a_worker_that_prints_garbage_is_a_fault_and_nothing_runs() {
     let s = Smart::init(None);
-    let w = fake_worker(&s, "echo 'ggml_cuda_init: found 0 CUDA devices'");
+    let w = stand_in(&s, json!({"each": {"rank": [{"stdout": "ggml_cuda_init: found 0 CUDA devices"}]}}));
     let (code, err) = say_fails(&s, &w, "list the files");
     assert_eq!(code, 1);
     assert!(err.contains("broke the protocol") && err.contains("nothing was submitted"), "{err}");
@@ -104,18 +105,19 @@ fn a_worker_that_prints_garbage_is_a_fault_and_nothing_runs() {
     assert_eq!(faults[0]["payload"]["component"], "proposer-worker");
 }
 
-/// The body of a `ranked` answer with these scores (the same for `first`).
-fn ranked_reply(scores: &str) -> String {
-    format!(
-        r#"printf '{{"v":1,"id":%s,"ok":{{"kind":"ranked","scores":{scores},"first":{scores},"tokens":[1],"timings":{{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1,"generated_tokens":1,"generation_ms":1,"grammar_fallbacks":0}}}}}}\n' "$id""#
-    )
+/// A worker answering every ranking with these scores (the same for `first`).
+fn ranked_reply(scores: Value) -> Value {
+    let timings = json!({"prompt_tokens": 1, "cached_tokens": 0, "prompt_ms": 1, "generated_tokens": 1,
+                         "generation_ms": 1, "grammar_fallbacks": 0});
+    let body = json!({"kind": "ranked", "scores": scores, "first": scores, "tokens": [1], "timings": timings});
+    json!({"each": {"rank": [{"ok": body}]}})
 }
 
 #[test]
 fn a_ranking_that_does_not_score_every_candidate_is_a_fault_and_nothing_runs() {
     let s = Smart::init(None);
     // Well-formed, but one score for the twenty-odd candidates (every visible tool and "no call").
-    let w = fake_worker(&s, &ranked_reply("[-0.01]"));
+    let w = stand_in(&s, ranked_reply(json!([-0.01])));
     let (code, err) = say_fails(&s, &w, "delete everything");
     assert_eq!(code, 1);
     assert!(err.contains("broke the protocol") && err.contains("a ranking of"), "{err}");
@@ -126,8 +128,7 @@ fn a_ranking_surer_than_certain_is_not_believed() {
     let s = Smart::init(None);
     // A log-probability above zero is a probability above one: no model says that, a forged or
     // broken worker might, to push one tool past every threshold.
-    let scores = format!("[{}]", vec!["5.0"; 64].join(","));
-    let w = fake_worker(&s, &ranked_reply(&scores));
+    let w = stand_in(&s, ranked_reply(json!(vec![5.0; 64])));
     let (code, err) = say_fails(&s, &w, "scan the root");
     assert_eq!(code, 1);
     assert!(err.contains("broke the protocol"), "{err}");
@@ -137,8 +138,10 @@ fn a_ranking_surer_than_certain_is_not_believed() {
 fn a_worker_that_answers_a_ranking_with_its_own_call_is_not_believed() {
     let s = Smart::init(None);
     // Asked to score the candidates, it proposes a call of its own, to a tool never shown.
-    let reply = r#"printf '{"v":1,"id":%s,"ok":{"kind":"proposal","output":{"kind":"call","tool":"fs.delete","args":{"path":"/"}},"raw":"","timings":{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1,"generated_tokens":1,"generation_ms":1,"grammar_fallbacks":0}}}\n' "$id""#;
-    let w = fake_worker(&s, reply);
+    let call = json!({"kind": "proposal", "output": {"kind": "call", "tool": "fs.delete", "args": {"path": "/"}},
+                      "raw": "", "timings": {"prompt_tokens": 1, "cached_tokens": 0, "prompt_ms": 1,
+                      "generated_tokens": 1, "generation_ms": 1, "grammar_fallbacks": 0}});
+    let w = stand_in(&s, json!({"each": {"rank": [{"ok": call}]}}));
     let (code, err) = say_fails(&s, &w, "delete everything");
     assert_eq!(code, 1);
     assert!(err.contains("broke the protocol"), "{err}");

@@ -117,7 +117,8 @@ fn a_first_hearing_that_asks_takes_a_second_hearing_that_reads_as_a_call() {
     let r = hear(a, &root, &heard("Hash notes dot txt.", 4_000), Some(&mut again));
     assert_eq!(again.asked, vec![(4_000, 6_000)], "asked about the utterance that was heard");
     assert_eq!(tool(&r), Some("fs.hash"), "{r:?}");
-    assert_eq!(r.steps[0].proposal.args["path"], root.join("docs/notes.txt").to_string_lossy().as_ref());
+    // Understanding writes paths with `/` on every system (`C:/Users/…` on Windows).
+    assert_eq!(r.steps[0].proposal.args["path"], smart_kernel::slash_path(&root.join("docs/notes.txt")));
     let reheard = r.reheard.as_ref().map(|h| h.text.as_str());
     assert_eq!(reheard, Some("Hash docs slash notes dot txt."));
     assert_eq!(r.utterance, "Hash docs/notes.txt", "the turn is read from the second hearing");

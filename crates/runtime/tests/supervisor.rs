@@ -1,58 +1,67 @@
 //! The fault boundary around the model worker, against stand-in workers that misbehave on
-//! purpose: a shell script speaking (or breaking) the line protocol. What is under test is the
-//! supervisor's side of the pipe — timeouts, restarts, backoff, garbage — so the worker is the
-//! one thing replaced; the real worker and model are exercised in the CLI's `say` tests.
+//! purpose: `crates/stand-in-worker`, a program that speaks (or breaks) the line protocol as a
+//! script tells it, so these run on Windows too. What is under test is the supervisor's side of
+//! the pipe — timeouts, restarts, backoff, garbage — so the worker is the one thing replaced;
+//! the real worker and model are exercised in the CLI's `say` tests.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use serde_json::{Value, json};
 use smart_proposer::protocol::{LoadRequest, ProposeRequest, Turn};
 use smart_proposer::{ModelOutput, ToolDecl};
 use smart_runtime::worker::{Backoff, Supervisor, Timeouts, WorkerError, WorkerSpec};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// A stand-in worker: answers `load` like the real one, then runs `on_propose` (a shell
-/// snippet; `answer` prints a well-formed proposal for the request id in `$id`).
-fn fake_worker(dir: &Path, on_propose: &str) -> PathBuf {
-    let script = format!(
-        r#"#!/bin/sh
-loaded='{{"v":1,"id":ID,"ok":{{"kind":"loaded","path":"m.gguf","architecture":"qwen2","name":"fake","format":"chat_ml","n_params":1,"n_ctx":4096,"threads":1,"load_ms":1}}}}'
-proposal='{{"v":1,"id":ID,"ok":{{"kind":"proposal","output":{{"kind":"call","tool":"fs.scan","args":{{"path":"/tmp"}}}},"raw":"<tool_call>\n{{\"name\": \"fs.scan\", \"arguments\": {{\"path\": \"/tmp\"}}}}\n</tool_call>","timings":{{"prompt_tokens":1,"cached_tokens":0,"prompt_ms":1.0,"generated_tokens":1,"generation_ms":1.0,"grammar_fallbacks":0}}}}}}'
-answer() {{ printf '%s\n' "$proposal" | sed "s/\"id\":ID/\"id\":$id/"; }}
-while IFS= read -r line; do
-  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
-  case "$line" in
-    *'"op":"load"'*) printf '%s\n' "$loaded" | sed "s/\"id\":ID/\"id\":$id/" ;;
-    *'"op":"propose"'*) {on_propose} ;;
-    *'"op":"shutdown"'*) exit 0 ;;
-  esac
-done
-"#
+/// A stand-in worker (`crates/stand-in-worker`, built beside this test's binary) and the script
+/// it follows, written into `dir`: it answers `load` like the real worker, then each request by
+/// the script's steps.
+struct StandIn {
+    program: PathBuf,
+    script: PathBuf,
+}
+
+fn stand_in(dir: &Path, script: Value) -> StandIn {
+    // target/<profile>/deps/supervisor-… → target/<profile>/
+    let exe = std::env::current_exe().unwrap();
+    let program = exe
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join(format!("smart-stand-in-worker{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        program.is_file(),
+        "{} is missing: build it with `cargo build -p smart-stand-in-worker`",
+        program.display()
     );
-    let path = dir.join(format!("worker-{}.sh", rand_suffix()));
-    std::fs::write(&path, script).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    path
+    let path = dir.join("stand-in.json");
+    std::fs::write(&path, script.to_string()).unwrap();
+    StandIn { program, script: path }
 }
 
-fn rand_suffix() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    N.fetch_add(1, Ordering::SeqCst)
+/// A well-formed proposal of `fs.scan`.
+fn proposal() -> Value {
+    json!({"ok": {"kind": "proposal", "output": {"kind": "call", "tool": "fs.scan", "args": {"path": "/tmp"}},
+                  "raw": "<tool_call>\n{\"name\": \"fs.scan\", \"arguments\": {\"path\": \"/tmp\"}}\n</tool_call>",
+                  "timings": {"prompt_tokens": 1, "cached_tokens": 0, "prompt_ms": 1.0, "generated_tokens": 1,
+                              "generation_ms": 1.0, "grammar_fallbacks": 0}}})
 }
 
-const PROPOSAL: &str = "answer";
+/// Steps for every `propose`.
+fn on_propose(steps: Value) -> Value {
+    json!({"each": {"propose": steps}})
+}
 
-fn supervisor(program: PathBuf) -> Supervisor {
+fn supervisor(worker: StandIn) -> Supervisor {
+    supervisor_of(worker.program, worker.script)
+}
+
+fn supervisor_of(program: PathBuf, model: PathBuf) -> Supervisor {
     let mut s = Supervisor::new(WorkerSpec {
         program,
         args: vec![],
         load: LoadRequest {
-            path: "m.gguf".into(),
+            path: model.display().to_string(),
             n_ctx: 4096,
             threads: Some(1),
             gpu_layers: 0,
@@ -86,7 +95,7 @@ fn rt() -> tokio::runtime::Runtime {
 #[test]
 fn a_well_behaved_worker_proposes() {
     let dir = tempfile::tempdir().unwrap();
-    let mut s = supervisor(fake_worker(dir.path(), PROPOSAL));
+    let mut s = supervisor(stand_in(dir.path(), on_propose(json!([proposal()]))));
     let p = rt().block_on(s.propose(&request())).unwrap();
     assert!(matches!(p.output, ModelOutput::Call { ref tool, .. } if tool == "fs.scan"));
     assert_eq!(s.starts(), 1);
@@ -96,10 +105,9 @@ fn a_well_behaved_worker_proposes() {
 #[test]
 fn a_hung_worker_is_killed_at_the_deadline_and_restarted_for_the_next_request() {
     let dir = tempfile::tempdir().unwrap();
-    // Hangs on the first proposal, answers afterwards (a marker file remembers the first).
-    let marker = dir.path().join("hung-once");
-    let behaviour = format!("if [ -e {m} ]; then {PROPOSAL}; else touch {m}; exec sleep 600; fi", m = marker.display());
-    let mut s = supervisor(fake_worker(dir.path(), &behaviour));
+    // Hangs on the first proposal, answers afterwards (the stand-in remembers the first).
+    let script = json!({"first": {"propose": [{"hang_s": 600}]}, "each": {"propose": [proposal()]}});
+    let mut s = supervisor(stand_in(dir.path(), script));
     let rt = rt();
     let t0 = Instant::now();
     let err = rt.block_on(s.propose(&request())).unwrap_err();
@@ -118,11 +126,14 @@ fn a_hung_worker_is_killed_at_the_deadline_and_restarted_for_the_next_request() 
 #[test]
 fn a_worker_killed_between_requests_is_restarted_and_the_request_still_answered() {
     let dir = tempfile::tempdir().unwrap();
-    let mut s = supervisor(fake_worker(dir.path(), PROPOSAL));
+    let mut s = supervisor(stand_in(dir.path(), on_propose(json!([proposal()]))));
     let rt = rt();
     rt.block_on(s.propose(&request())).unwrap();
     let pid = s.pid().unwrap();
+    #[cfg(unix)]
     let killed = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap();
+    #[cfg(windows)]
+    let killed = std::process::Command::new("taskkill").args(["/F", "/PID", &pid.to_string()]).status().unwrap();
     assert!(killed.success());
     std::thread::sleep(Duration::from_millis(100));
     rt.block_on(s.propose(&request())).unwrap();
@@ -136,7 +147,7 @@ fn a_worker_killed_between_requests_is_restarted_and_the_request_still_answered(
 #[test]
 fn a_worker_that_dies_mid_request_is_retried_once_then_reported() {
     let dir = tempfile::tempdir().unwrap();
-    let mut s = supervisor(fake_worker(dir.path(), "echo 'segfault in ggml' >&2; exit 139"));
+    let mut s = supervisor(stand_in(dir.path(), on_propose(json!([{"stderr": "segfault in ggml"}, {"exit": 139}]))));
     let rt = rt();
     let t0 = Instant::now();
     let err = rt.block_on(s.propose(&request())).unwrap_err();
@@ -152,8 +163,8 @@ fn a_worker_that_dies_mid_request_is_retried_once_then_reported() {
 #[test]
 fn garbage_on_stdout_is_a_fault_never_a_proposal() {
     let dir = tempfile::tempdir().unwrap();
-    let mut s =
-        supervisor(fake_worker(dir.path(), "echo 'llama_model_load: loaded meta data with 33 key-value pairs'"));
+    let script = on_propose(json!([{"stdout": "llama_model_load: loaded meta data with 33 key-value pairs"}]));
+    let mut s = supervisor(stand_in(dir.path(), script));
     let err = rt().block_on(s.propose(&request())).unwrap_err();
     assert!(matches!(err, WorkerError::Garbage(ref m) if m.contains("not a protocol line")), "{err}");
     assert_eq!(s.take_faults().len(), 1);
@@ -162,7 +173,7 @@ fn garbage_on_stdout_is_a_fault_never_a_proposal() {
 
 #[test]
 fn a_missing_worker_binary_is_a_clear_error() {
-    let mut s = supervisor(PathBuf::from("/nonexistent/smart-proposer-worker"));
+    let mut s = supervisor_of(PathBuf::from("/nonexistent/smart-proposer-worker"), PathBuf::from("m.gguf"));
     let err = rt().block_on(s.propose(&request())).unwrap_err();
     assert!(matches!(err, WorkerError::Spawn { .. }), "{err}");
     assert!(err.to_string().contains("/nonexistent/smart-proposer-worker"), "{err}");

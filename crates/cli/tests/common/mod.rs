@@ -222,29 +222,25 @@ pub fn choose_file(s: &Smart, file: &Path) {
     std::fs::write(s.data.join("models.toml"), format!("proposer_file = {:?}\n", file.display().to_string())).unwrap();
 }
 
-/// A stand-in worker: a proper `loaded` answer, then `reply` (a shell snippet) for `rank`, the
-/// one request understanding makes of a model.
-pub fn fake_worker(s: &Smart, reply: &str) -> PathBuf {
-    let script = format!(
-        r#"#!/bin/sh
-while IFS= read -r line; do
-  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
-  case "$line" in
-    *'"op":"load"'*) printf '{{"v":1,"id":%s,"ok":{{"kind":"loaded","path":"m","architecture":"qwen2","name":"fake","format":"chat_ml","n_params":1,"n_ctx":4096,"threads":1,"load_ms":1}}}}\n' "$id" ;;
-    *'"op":"rank"'*) {reply} ;;
-    *) exit 0 ;;
-  esac
-done
-"#
+/// The stand-in worker built beside `smart` (`crates/stand-in-worker`; the test command builds
+/// every binary first).
+pub fn stand_in_bin() -> PathBuf {
+    let w = Path::new(bin()).with_file_name(format!("smart-stand-in-worker{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        w.is_file(),
+        "{} is missing: build it with `cargo build -p smart-stand-in-worker` (scripts/test.sh does)",
+        w.display()
     );
-    let path = s.tmp.path().join("fake-worker.sh");
-    std::fs::write(&path, script).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    // A catalog-free choice, so no model file is needed.
+    w
+}
+
+/// A stand-in worker that does what `script` says (the steps `crates/stand-in-worker` reads:
+/// `{"each": {"rank": [{"ok": ...}]}}`): the program to give as `SMART_PROPOSER_WORKER`. The
+/// script is chosen as the data dir's model by path (no catalog entry, no model file), so the
+/// worker reads it from its `load` request.
+pub fn stand_in(s: &Smart, script: Value) -> PathBuf {
+    let path = s.tmp.path().join("stand-in.json");
+    std::fs::write(&path, script.to_string()).unwrap();
     choose_file(s, &path);
-    path
+    stand_in_bin()
 }
