@@ -103,6 +103,9 @@ set +e
 { cargo_recorded test --workspace --locked --no-fail-fast; } 2>&1 | tee -a "$log"
 status=${PIPESTATUS[0]}
 set -e
+# Each of the last steps' exit status, for the closing lines: a step can fail with no failing
+# test to count (a test binary that crashed or was killed prints no "test result" line).
+outcomes=("linux rust tests: exit $status")
 
 # The other systems' checks: each runs to its end and its failure fails the run.
 for check in "windows-test.sh|windows: the crates cross-built for Windows (clippy too), their tests under Wine" \
@@ -112,6 +115,7 @@ for check in "windows-test.sh|windows: the crates cross-built for Windows (clipp
   { bash "scripts/${check%%|*}"; } 2>&1 | tee -a "$log"
   check_status=${PIPESTATUS[0]}
   set -e
+  outcomes+=("${check%%|*}: exit $check_status")
   if [ "$status" -eq 0 ]; then status=$check_status; fi
 done
 
@@ -131,5 +135,13 @@ py_passed=$(grep -Eo '^Ran [0-9]+ tests?' "$log" | awk '{s += $2} END {print s +
 # The browser and window suites print "<suite>: N checks passed" and stop the run on a failure.
 checks=$(grep -Eo '^(browser|e2e): [0-9]+ checks passed' "$log" | awk '{s += $2} END {print s + 0}')
 echo
+if [ "$status" -ne 0 ]; then
+  # Said last, where a log cut to its tail still shows it: which step failed and, from cargo's
+  # own lines, which test binaries did not end well (crashed, killed, failed to build).
+  echo "the run failed:"
+  printf '  %s\n' "${outcomes[@]}"
+  grep -E "error: test failed, to rerun pass|process didn't exit successfully|^error: could not compile|^error: [0-9]+ targets? failed" "$log" \
+    | sort | uniq | head -n 40 | sed 's/^/  /'
+fi
 echo "$((passed + ui_passed + py_passed + checks)) passed, $((failed + ui_failed)) failed"
 exit "$status"

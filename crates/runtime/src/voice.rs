@@ -110,7 +110,7 @@ impl Voice {
 
     async fn read_line(&mut self) -> Result<EventLine, VoiceWorkerError> {
         loop {
-            let Ok(Some(text)) = self.proc.stdout.next_line().await else {
+            let Some(text) = self.proc.next_line().await else {
                 return Err(self.death().await);
             };
             if text.trim().is_empty() {

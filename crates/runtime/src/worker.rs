@@ -144,7 +144,7 @@ impl WorkerProcess {
                 return Err(self.death().await);
             }
             loop {
-                let Ok(Some(text)) = self.proc.stdout.next_line().await else {
+                let Some(text) = self.proc.next_line().await else {
                     return Err(self.death().await);
                 };
                 if text.trim().is_empty() {
@@ -250,7 +250,7 @@ impl Supervisor {
     /// Starts a worker and loads the model, unless one is running.
     pub async fn ensure_started(&mut self) -> Result<&ModelInfo, WorkerError> {
         if let Some(w) = &mut self.worker
-            && let Ok(Some(status)) = w.proc.child.try_wait()
+            && let Some(status) = w.proc.exit_status()
         {
             let w = self.worker.take();
             let err = WorkerError::Crashed { detail: format!(" between requests ({status})") };

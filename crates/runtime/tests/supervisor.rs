@@ -102,6 +102,24 @@ fn a_well_behaved_worker_proposes() {
     assert!(s.take_faults().is_empty());
 }
 
+/// Windows: tokio serves a child's pipes on its blocking pool, where a read waits for the child,
+/// and a runtime dropped while the worker lived waited for that read forever. The pipes are
+/// now read by threads of the worker's own; this drops the runtime first and must end.
+#[test]
+fn a_runtime_dropped_while_its_worker_lives_does_not_wait_for_the_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = supervisor(stand_in(dir.path(), on_propose(json!([proposal()]))));
+    let (done, ended) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = rt();
+        let proposed = rt.block_on(s.propose(&request())).is_ok();
+        drop(rt); // the worker is still running here
+        let _ = done.send((proposed, s.pid().is_some()));
+    });
+    let (proposed, alive) = ended.recv_timeout(Duration::from_secs(20)).expect("dropping the runtime hung");
+    assert!(proposed && alive, "proposed {proposed}, worker alive {alive}");
+}
+
 #[test]
 fn a_hung_worker_is_killed_at_the_deadline_and_restarted_for_the_next_request() {
     let dir = tempfile::tempdir().unwrap();

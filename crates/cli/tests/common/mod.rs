@@ -19,16 +19,17 @@ pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_smart")
 }
 
-/// The proposer worker built beside `smart` (`cargo build -p smart-proposer-worker`; the test
-/// command builds every binary first).
-pub fn worker_bin() -> PathBuf {
-    let w = Path::new(bin()).with_file_name(format!("smart-proposer-worker{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        w.is_file(),
-        "{} is missing: build it with `cargo build -p smart-proposer-worker` (scripts/test.sh does)",
-        w.display()
-    );
+/// A binary of this workspace built beside `smart` (`cargo build -p NAME`; the test command
+/// builds every binary first).
+pub fn beside_smart(name: &str) -> PathBuf {
+    let w = Path::new(bin()).with_file_name(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(w.is_file(), "{} is missing: build it with `cargo build -p {name}` (scripts/test.sh does)", w.display());
     w
+}
+
+/// The real proposer worker.
+pub fn worker_bin() -> PathBuf {
+    beside_smart("smart-proposer-worker")
 }
 
 impl Smart {
@@ -222,18 +223,6 @@ pub fn choose_file(s: &Smart, file: &Path) {
     std::fs::write(s.data.join("models.toml"), format!("proposer_file = {:?}\n", file.display().to_string())).unwrap();
 }
 
-/// The stand-in worker built beside `smart` (`crates/stand-in-worker`; the test command builds
-/// every binary first).
-pub fn stand_in_bin() -> PathBuf {
-    let w = Path::new(bin()).with_file_name(format!("smart-stand-in-worker{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        w.is_file(),
-        "{} is missing: build it with `cargo build -p smart-stand-in-worker` (scripts/test.sh does)",
-        w.display()
-    );
-    w
-}
-
 /// A stand-in worker that does what `script` says (the steps `crates/stand-in-worker` reads:
 /// `{"each": {"rank": [{"ok": ...}]}}`): the program to give as `SMART_PROPOSER_WORKER`. The
 /// script is chosen as the data dir's model by path (no catalog entry, no model file), so the
@@ -242,5 +231,5 @@ pub fn stand_in(s: &Smart, script: Value) -> PathBuf {
     let path = s.tmp.path().join("stand-in.json");
     std::fs::write(&path, script.to_string()).unwrap();
     choose_file(s, &path);
-    stand_in_bin()
+    beside_smart("smart-stand-in-worker")
 }
