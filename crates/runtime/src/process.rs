@@ -19,16 +19,21 @@ use tokio::sync::{mpsc as async_mpsc, oneshot};
 /// that read forever (found under Wine: a test that dropped its runtime before its supervisor
 /// never ended). Threads of our own end with the pipe and hold nothing up.
 pub(crate) struct ChildProcess {
-    /// `None` only once `kill` or `Drop` has taken it to reap it.
+    /// `None` only in `Drop`, which hands it to a thread that reaps it.
     child: Option<Child>,
     /// Lines to write, each answered with whether it was written.
     stdin: mpsc::Sender<(String, oneshot::Sender<bool>)>,
-    stdout: async_mpsc::UnboundedReceiver<String>,
+    stdout: async_mpsc::Receiver<String>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
 }
 
 /// How many of the worker's last stderr lines are kept to explain its death.
 const STDERR_TAIL: usize = 8;
+
+/// How many stdout lines wait to be read before the reader stops reading: a worker that floods
+/// its stdout is held back by its pipe, as it was when the runtime read the pipe itself, and
+/// does not fill memory.
+const STDOUT_WAITING: usize = 64;
 
 /// The worker binaries the runtime starts, each looked for beside the program that starts it:
 /// whatever builds the app or the CLI must build these too (`scripts/run.sh`; a test holds it
@@ -106,7 +111,7 @@ impl ChildProcess {
             return Err("its pipes could not be opened".into());
         };
         let (to_stdin, lines_in) = mpsc::channel::<(String, oneshot::Sender<bool>)>();
-        let (lines_out, from_stdout) = async_mpsc::unbounded_channel();
+        let (lines_out, from_stdout) = async_mpsc::channel(STDOUT_WAITING);
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let tail = stderr_tail.clone();
         let threads = [
@@ -120,7 +125,7 @@ impl ChildProcess {
             }),
             std::thread::Builder::new()
                 .name("worker-stdout".into())
-                .spawn(move || each_line(stdout, |line| lines_out.send(line).is_ok())),
+                .spawn(move || each_line(stdout, |line| lines_out.blocking_send(line).is_ok())),
             std::thread::Builder::new().name("worker-stderr".into()).spawn(move || {
                 each_line(stderr, |line| {
                     if let Ok(mut t) = tail.lock() {
