@@ -94,6 +94,42 @@ class Windows(unittest.TestCase):
         self.assertIn("SMART_WINDOWS_TIMESTAMP_URL", err)
 
 
+def vosk_config(env, present):
+    """scripts/windows_vosk.mjs's answer for `env` with only the files in `present` existing."""
+    script = (
+        "import { windowsVoskConfig } from './scripts/windows_vosk.mjs';"
+        "const [env, present] = JSON.parse(process.argv[1]);"
+        "console.log(JSON.stringify(windowsVoskConfig(env, (p) => present.includes(p.replaceAll('\\\\', '/')))));"
+    )
+    r = subprocess.run(
+        ["node", "--input-type=module", "-e", script, json.dumps([env, present])],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )
+    return json.loads(r.stdout)
+
+
+class WindowsWakeWord(unittest.TestCase):
+    def test_the_package_carries_libvosk_and_its_runtime_exactly_where_the_worker_links_it(self):
+        conf = vosk_config({"HOME": "/h"}, ["/h/.cache/smart/vosk/0.3.45/windows/libvosk.dll"])
+        self.assertEqual(
+            conf["bundle"]["resources"],
+            {f"target-bin/{d}": d for d in ("libvosk.dll", "libgcc_s_seh-1.dll", "libstdc++-6.dll", "libwinpthread-1.dll")},
+        )
+        # SMART_VOSK_DIR wins over HOME, as in crates/voice-worker/build.rs.
+        self.assertIsNotNone(vosk_config({"HOME": "/h", "SMART_VOSK_DIR": "/v"}, ["/v/windows/libvosk.dll"]))
+        self.assertIsNone(vosk_config({"HOME": "/h", "SMART_VOSK_DIR": "/v"}, ["/h/.cache/smart/vosk/0.3.45/windows/libvosk.dll"]))
+
+    def test_without_libvosk_the_package_adds_nothing(self):
+        self.assertIsNone(vosk_config({"HOME": "/h"}, []))
+        self.assertIsNone(vosk_config({}, ["/h/.cache/smart/vosk/0.3.45/windows/libvosk.dll"]))
+
+    def test_the_version_is_the_one_the_build_links(self):
+        with open(os.path.join(ROOT, "crates/voice-worker/build.rs"), encoding="utf-8") as f:
+            self.assertIn('const VOSK_VERSION: &str = "0.3.45";', f.read())
+        with open(os.path.join(ROOT, "scripts/windows_vosk.mjs"), encoding="utf-8") as f:
+            self.assertIn('VOSK_VERSION = "0.3.45"', f.read())
+
+
 def readme_block(fence):
     """The first ```fence block after the developers' heading of the README."""
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:

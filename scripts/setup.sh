@@ -126,6 +126,35 @@ install_libvosk() {
   log "libvosk: $VOSK_DIR/libvosk.so"
 }
 
+# libvosk for the Windows build (scripts/windows-test.sh, --cross): the `vosk` wheel for
+# win_amd64 holds libvosk.dll and the three MinGW runtime DLLs it needs beside it. MinGW's linker
+# links the DLL itself (crates/voice-worker/vosk_link.rs); a Windows worker finds the four beside
+# it (under Wine, on WINEPATH). The wheel is pinned by its sha256, which covers all four.
+VOSK_WIN_WHEEL_SHA256=6994ddc68556c7e5730c3b6f6bad13320e3519b13ce3ed2aa25a86724e7c10ac
+VOSK_WIN_DLLS=(libvosk.dll libgcc_s_seh-1.dll libstdc++-6.dll libwinpthread-1.dll)
+install_libvosk_windows() {
+  local have=1 dll
+  for dll in "${VOSK_WIN_DLLS[@]}"; do [ -f "$VOSK_DIR/windows/$dll" ] || have=0; done
+  if [ "$have" = 1 ]; then log "libvosk for Windows: present"; return; fi
+  log "libvosk for Windows: fetching vosk==$VOSK_VERSION (win_amd64) from PyPI"
+  local tmp; tmp=$(mktemp -d)
+  python3 -m pip download -q --no-deps --only-binary :all: --platform win_amd64 \
+    --python-version 3.11 -d "$tmp" "vosk==$VOSK_VERSION" >&2
+  local wheel; wheel=$(ls "$tmp"/vosk-*win_amd64.whl)
+  if ! echo "$VOSK_WIN_WHEEL_SHA256  $wheel" | sha256sum -c --status; then
+    rm -rf "$tmp"
+    log "libvosk for Windows: the downloaded wheel does not match the pinned sha256; refusing it"; return 1
+  fi
+  mkdir -p "$VOSK_DIR/windows.part"
+  python3 -c 'import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+for name in sys.argv[3:]:
+    open(sys.argv[2] + "/" + name, "wb").write(z.read("vosk/" + name))' "$wheel" "$VOSK_DIR/windows.part" "${VOSK_WIN_DLLS[@]}"
+  rm -rf "$tmp" "$VOSK_DIR/windows"
+  mv "$VOSK_DIR/windows.part" "$VOSK_DIR/windows"
+  log "libvosk for Windows: $VOSK_DIR/windows"
+}
+
 # A cross target's standard library (Windows for scripts/windows-test.sh, macOS for
 # scripts/macos-check.sh): from rustup where it can fetch it, else Debian's rustc-web and its
 # library source (those scripts then build the standard library from it).
@@ -153,3 +182,4 @@ if [ -n "$CROSS" ]; then install_cross_std x86_64-pc-windows-gnu; install_cross_
 install_node
 install_pip
 install_libvosk
+if [ -n "$CROSS" ]; then install_libvosk_windows; fi

@@ -28,20 +28,22 @@ GGML_NATIVE=OFF cargo build --release --locked -p smart-voice-worker
 cp "$CARGO_TARGET_DIR/release/smart-voice-worker$exe" "target-bin/smart-voice-worker-$triple$exe"
 
 # libvosk for the wake word: the library of this system, where the voice worker's build found it
-# (crates/voice-worker/vosk_link.rs). Only Linux has a pinned build that scripts/setup.sh
-# fetches, and the .deb carries it; elsewhere a worker built without it says the wake word is
-# unavailable (push-to-talk works), and so does this script.
+# (crates/voice-worker/vosk_link.rs). scripts/setup.sh fetches Linux's, and with --cross the
+# Windows DLLs (libvosk.dll and the three MinGW runtime DLLs it needs), which tauri.mjs then adds
+# to a Windows package beside the worker (scripts/windows_vosk.mjs); the .deb carries Linux's.
+# Elsewhere a worker built without it says the wake word is unavailable (push-to-talk works), and
+# so does this script.
 vosk_dir="${SMART_VOSK_DIR:-$HOME/.cache/smart/vosk/0.3.45}"
 case "$triple" in
-  *linux*) lib=libvosk.so ;;
-  *apple*) lib=libvosk.dylib ;;
-  *windows*) lib=libvosk.dll ;;
-  *) lib="" ;;
+  *linux*) libs=(libvosk.so) ;;
+  *apple*) libs=(libvosk.dylib) ;;
+  *windows*) vosk_dir="$vosk_dir/windows" libs=(libvosk.dll libgcc_s_seh-1.dll libstdc++-6.dll libwinpthread-1.dll) ;;
+  *) libs=() ;;
 esac
-if [ -n "$lib" ] && [ -f "$vosk_dir/$lib" ]; then
-  cp "$vosk_dir/$lib" "target-bin/$lib"
+if [ "${#libs[@]}" -gt 0 ] && [ -f "$vosk_dir/${libs[0]}" ]; then
+  for lib in "${libs[@]}"; do cp "$vosk_dir/$lib" "target-bin/$lib"; done
 elif [[ "$triple" == *linux* ]]; then
-  echo "stage-sidecars: $vosk_dir/$lib is missing (scripts/setup.sh fetches it)" >&2
+  echo "stage-sidecars: $vosk_dir/${libs[0]} is missing (scripts/setup.sh fetches it)" >&2
   exit 1
 else
   echo "stage-sidecars: no libvosk for $triple at $vosk_dir: this package has no wake word (push-to-talk only)" >&2

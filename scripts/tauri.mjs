@@ -4,11 +4,13 @@
 // tauri.conf.json would make every `cargo build` of the app require a pre-built worker. So the
 // sidecar and the step that builds it live in tauri.bundle.conf.json, which only packaging
 // reads: `npm run tauri build -- --bundles deb` gives a .deb whose app can load a model. A
-// Windows signing certificate named in the environment is added too (scripts/signing.mjs).
+// Windows signing certificate named in the environment is added too (scripts/signing.mjs), and
+// on Windows the wake word's DLLs where the voice worker links them (scripts/windows_vosk.mjs).
 
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { windowsSigningConfig } from "./signing.mjs";
+import { windowsVoskConfig } from "./windows_vosk.mjs";
 
 const args = process.argv.slice(2);
 if (args[0] === "build" && !args.includes("--config") && !args.includes("-c")) {
@@ -20,6 +22,8 @@ if (args[0] === "build" && !args.includes("--config") && !args.includes("-c")) {
     process.exit(1);
   }
   const extra = signing ? ["--config", JSON.stringify(signing)] : [];
+  const vosk = process.platform === "win32" ? windowsVoskConfig(process.env) : null;
+  if (vosk) extra.push("--config", JSON.stringify(vosk));
   if (process.platform === "win32" && !signing) {
     console.error("tauri build: no SMART_WINDOWS_CERTIFICATE_THUMBPRINT; the installer will be unsigned");
   }

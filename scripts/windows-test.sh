@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Windows, verified from Linux: cross-builds the core crates, the runtime, the CLI, the app and
-# the model worker for x86_64-pc-windows-gnu (MinGW-w64) and runs their tests under Wine, so
+# both workers for x86_64-pc-windows-gnu (MinGW-w64) and runs their tests under Wine, so
 # Windows path handling, file sharing, renames and the worker pipe are exercised by real Windows
 # code paths, not assumed.
 #
@@ -11,11 +11,11 @@
 # (scripts/cross-toolchain.sh). Builds go to their own target dir, swept of what a run did not
 # use like the Linux one.
 #
-# The model worker's llama.cpp is built by MinGW too: Debian 12's MinGW-w64 headers lack one
+# The workers' llama.cpp and whisper.cpp are built by MinGW too: Debian 12's MinGW-w64 headers lack one
 # structure it uses, declared by scripts/windows/mingw_compat.h, forced into every C and C++ file
 # built for the target; ggml's archives get back the "lib" prefix its CMake drops on Windows
-# (scripts/windows/ggml_lib_prefix.cmake), so llama-cpp-sys-2 finds them; and
-# crates/proposer-worker/build.rs links the C++ runtime statically.
+# (scripts/windows/ggml_lib_prefix.cmake), so llama-cpp-sys-2 finds them; and both workers'
+# build scripts link the C++ runtime statically (crates/mingw-link).
 #
 # Wine: Debian 12's Wine 8 lacks bcryptprimitives.dll, which every Rust program for Windows
 # imports; scripts/windows/bcryptprimitives.c is a stand-in for its one function, built into
@@ -30,19 +30,32 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 TARGET=x86_64-pc-windows-gnu
 # The crates cross-built for Windows, with clippy -D warnings for that target, and their tests.
 CRATES=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-proposer smart-runtime smart-cli smart-app
-  smart-proposer-worker smart-stand-in-worker)
+  smart-proposer-worker smart-voice-worker smart-stand-in-worker smart-mingw-link)
 # Those whose tests then all run under Wine, every one passing there.
-RUN=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-proposer smart-stand-in-worker)
+RUN=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-proposer smart-stand-in-worker smart-mingw-link)
 # The model worker: its pipe test, which starts the Windows build (nothing but Windows' own DLLs
 # beside it) and loads the real default model through llama.cpp. Its proposals with the model
 # (real_model.rs, and the CLI's tests that run the real model) run on Linux only, for CI's time:
 # real_model.rs alone takes 7.5 minutes there, and under Wine it was no faster (three of its
 # five tests still running after five minutes).
 WORKER_TESTS=(--test pipe)
+# The voice worker built for Windows: its unit tests, and the tests that drive the binary over
+# its pipe with real whisper tiny.en and Silero on speech files — transcripts and partials,
+# hearing again, weighing texts, expected phrases, and no sound card (Wine has none here). The
+# speech is made on Linux first (espeak-ng and sox are Linux programs a Windows test cannot
+# start): the Linux build of the same tests runs with SMART_TEST_SPEECH_DIR set and keeps every
+# WAV it says there. Its live-microphone and wake-word tests need PulseAudio and vosk: Linux only
+# (libvosk for Windows is not fetched; the worker reports the wake word's vosk engine as
+# unavailable and the English wake word goes through whisper).
+VOICE_TESTS=(--bins --test file_events --test no_sound_card --test weigh --test expect --test rehear)
+# And libvosk.dll (the wake word) in the Windows worker: loading the Korean model, and waking on
+# a file; wake_word.rs's other tests are on the live virtual microphone.
+WAKE_TESTS=(a_wake_phrase_vosk_cannot_take_is_refused_at_load_and_wake_capture_with_it
+  the_korean_wake_phrase_in_a_file_wakes_the_worker_and_only_the_command_after_it_is_transcribed)
 # smart-runtime and smart-cli: their unit tests and integration tests, the supervisor's and the
-# CLI's fault tests included (against the stand-in worker). The voice worker is not cross-built
-# yet (whisper.cpp and libvosk for Windows). crash_batches, root_swap and special_files are
-# Unix-only by what they test (fork-style crashes, renameat2, FIFOs and device files).
+# CLI's fault tests included (against the stand-in worker). crash_batches, root_swap and
+# special_files are Unix-only by what they test (fork-style crashes, renameat2, FIFOs and device
+# files).
 RUNTIME_TESTS=(--lib --test forgery --test heard_topics --test library --test patch_words --test timeline
   --test rehearing --test run_script --test supervisor)
 CLI_TESTS=(--bins --test bad_input --test bounds --test concurrency --test crash --test e2e
@@ -57,15 +70,16 @@ APP_TESTS=(--lib)
 WINE_SKIPS=(--skip watch::tests::changes_in_a_folder_that_was_there_before_the_watch_mark_their_paths_dirty
   --skip a_symlink_out_of_the_root_is_refused
   --skip a_plan_whose_destination_became_a_symlink_out_of_the_root_is_refused)
-# Skipped under Wine, each run on Linux: the one test that needs the voice worker, and those
-# that propose with the real model (above).
-NEEDS_WORKERS=(--skip without_a_sound_card_the_app_reports_no_microphone_and_typing_still_works
-  --skip a_model_proposal_over_a_real_folder_is_admitted_and_committed
+# Skipped under Wine, each run on Linux: those that propose with the real model (above).
+NEEDS_WORKERS=(--skip a_model_proposal_over_a_real_folder_is_admitted_and_committed
   --skip asking_the_model_to_delete_produces_a_pending_tier_3_call_never_an_execution
   --skip propose_only_shows_the_proposal_and_records_nothing
   --skip perception_reads_the_recent_turns_with_the_real_model_and_only_proposes
   --skip the_assistant_says_what_it_knows_before_it_asks)
 
+# The Linux build's target dir and models folder, for the step that makes the tests' speech.
+linux_target="${CARGO_TARGET_DIR:-$HOME/.cache/smart/target}"
+linux_models="${SMART_MODELS_DIR:-$HOME/.cache/smart/models}"
 export CARGO_TARGET_DIR="${SMART_WINDOWS_TARGET_DIR:-$HOME/.cache/smart/target-windows}"
 export WINEPREFIX="${SMART_WINEPREFIX:-$HOME/.cache/smart/wine}"
 export WINEDEBUG=-all
@@ -108,7 +122,10 @@ fi
 # maps it, and the folder where the build leaves the DLLs the app links (WebView2Loader.dll),
 # which Windows would find beside an installed app.
 export SMART_MODELS_DIR="$(WINEDEBUG=-all winepath -w "${SMART_MODELS_DIR:-$HOME/.cache/smart/models}" 2>/dev/null)"
-export WINEPATH="$(WINEDEBUG=-all winepath -w "$CARGO_TARGET_DIR/$TARGET/debug" 2>/dev/null)"
+# The same for libvosk.dll and the MinGW runtime DLLs it needs, which an installed app has
+# beside the voice worker (scripts/setup.sh --cross fetches them).
+vosk_windows="${SMART_VOSK_DIR:-$HOME/.cache/smart/vosk/0.3.45}/windows"
+export WINEPATH="$(WINEDEBUG=-all winepath -w "$CARGO_TARGET_DIR/$TARGET/debug" 2>/dev/null);$(WINEDEBUG=-all winepath -w "$vosk_windows" 2>/dev/null)"
 
 # Every cargo run's units are recorded and, after a full run, the units of this target dir the
 # run did not use are deleted (scripts/target_gc.py, as scripts/test.sh does for the Linux
@@ -132,7 +149,48 @@ cargo_win_recorded clippy --locked --target "$TARGET" "${build_std[@]}" "${packa
 
 step "build for $TARGET: ${CRATES[*]} and their tests"
 cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" "${packages[@]}" --no-run
-if [ "${1:-}" = "--no-run" ]; then exit 0; fi
+
+# The workers must start on a Windows machine that has nothing but Windows and what the installer
+# puts beside them. Under Wine the MinGW runtime DLLs are on WINEPATH (libvosk.dll needs them), so
+# a worker that needed them itself would still start here: their imports are read instead.
+step "the workers built for Windows import only Windows' own DLLs and libvosk.dll"
+for worker in smart-proposer-worker smart-voice-worker; do
+  exe="$CARGO_TARGET_DIR/$TARGET/debug/$worker.exe"
+  imports=$(x86_64-w64-mingw32-objdump -p "$exe" | sed -n 's/^\s*DLL Name: //p')
+  # MinGW's runtime DLLs are lib*.dll; Windows' own are not.
+  foreign=$(printf '%s\n' "$imports" | grep -iE '^lib' | grep -vix 'libvosk.dll' || true)
+  if [ -n "$foreign" ]; then
+    echo "windows-test: $worker.exe needs $(echo $foreign) beside it, which no Windows machine has" >&2
+    failed=1
+  else
+    echo "$worker.exe: $(echo $imports)" >&2
+  fi
+done
+if [ "${1:-}" = "--no-run" ]; then exit "${failed:-0}"; fi
+
+step "speech for the voice worker's tests, made on Linux (espeak-ng, sox) by the same tests"
+speech=$(mktemp -d)
+trap 'rm -rf "$used" "$stamp" "$speech"' EXIT
+linux_tests=()
+for t in "${VOICE_TESTS[@]}"; do [ "$t" = --bins ] || linux_tests+=("$t"); done
+# The Linux build of the whole workspace, as scripts/test.sh builds it (the same units, so
+# nothing is rebuilt after a test run), without the Windows build's CMake include. Its results
+# are not this script's (scripts/test.sh counts them in the Linux run): they are shown only if
+# it fails, renamed so they are not counted twice.
+speech_log="$speech.log"
+if (
+  unset CMAKE_PROJECT_INCLUDE
+  export CARGO_TARGET_DIR="$linux_target" SMART_MODELS_DIR="$linux_models" SMART_TEST_SPEECH_DIR="$speech"
+  # (errexit does not hold inside an if's condition: each step is chained.)
+  cargo test --workspace --locked "${linux_tests[@]}" &&
+    cargo test --workspace --locked --test wake_word -- "${WAKE_TESTS[@]}"
+) >"$speech_log" 2>&1; then
+  echo "speech: $(find "$speech" -name '*.wav' | wc -l) WAV files" >&2
+else
+  sed 's/test result:/linux result:/' "$speech_log" | tail -n 60 >&2
+  failed=1
+fi
+rm -f "$speech_log"
 
 step "rust under wine: ${RUN[*]}, smart-runtime ($TARGET)"
 # --no-fail-fast: one failing test binary must not hide the others' results from the count.
@@ -142,6 +200,13 @@ cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-r
 step "rust under wine: the model worker built for Windows, on its pipe with the real model ($TARGET)"
 cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-proposer-worker "${WORKER_TESTS[@]}" \
   --no-fail-fast || failed=1
+step "rust under wine: the voice worker built for Windows, on its pipe with real whisper ($TARGET)"
+SMART_TEST_SPEECH_DIR="$(WINEDEBUG=-all winepath -w "$speech" 2>/dev/null)" \
+  cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-voice-worker "${VOICE_TESTS[@]}" \
+  --no-fail-fast || failed=1
+SMART_TEST_SPEECH_DIR="$(WINEDEBUG=-all winepath -w "$speech" 2>/dev/null)" \
+  cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-voice-worker --test wake_word \
+  --no-fail-fast -- "${WAKE_TESTS[@]}" || failed=1
 step "rust under wine: smart-app's IPC tests ($TARGET)"
 cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-app "${APP_TESTS[@]}" \
   --no-fail-fast -- "${WINE_SKIPS[@]}" "${NEEDS_WORKERS[@]}" || failed=1

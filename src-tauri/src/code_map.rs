@@ -86,7 +86,9 @@ fn the_code_map_names_every_source_file() {
         };
         let mut found = vec![];
         files(dir, *keep, &mut found);
-        assert!(!found.is_empty(), "no sources found under {}", dir.display());
+        // A crate that is all root (a build-script library) has no module to name.
+        let root_only = ["lib.rs", "main.rs"].iter().any(|r| dir.join(r).is_file());
+        assert!(!found.is_empty() || root_only, "no sources found under {}", dir.display());
         missing.extend(found.iter().filter(|f| !named(r, f)).map(|f| f.display().to_string()));
     }
     assert!(missing.is_empty(), "ARCHITECTURE.md's code map does not name: {}", missing.join(", "));

@@ -82,22 +82,65 @@ pub fn run(cmd: &mut Command) {
 /// espeak-ng says `text` in `voice` at `wpm` words a minute; sox makes it 16 kHz mono 16-bit
 /// with `lead_s` of silence before and `tail_s` after.
 pub fn speak(dir: &Path, name: &str, text: &str, voice: &str, wpm: u32, lead_s: f32, tail_s: f32) -> PathBuf {
-    let raw = dir.join(format!("{name}.raw.wav"));
-    let out = dir.join(format!("{name}.wav"));
-    run(Command::new("espeak-ng").args(["-v", voice, "-s", &wpm.to_string(), "-w"]).arg(&raw).arg(text));
-    run(Command::new("sox").arg(&raw).args(["-r", "16000", "-c", "1", "-b", "16"]).arg(&out).args([
-        "pad",
-        &lead_s.to_string(),
-        &tail_s.to_string(),
-    ]));
-    out
+    let key = format!("speak\n{text}\n{voice}\n{wpm}\n{lead_s}\n{tail_s}");
+    rendered(dir, name, &key, |out| {
+        let raw = dir.join(format!("{name}.raw.wav"));
+        run(Command::new("espeak-ng").args(["-v", voice, "-s", &wpm.to_string(), "-w"]).arg(&raw).arg(text));
+        run(Command::new("sox").arg(&raw).args(["-r", "16000", "-c", "1", "-b", "16"]).arg(out).args([
+            "pad",
+            &lead_s.to_string(),
+            &tail_s.to_string(),
+        ]));
+    })
 }
 
 /// WAV files one after another.
 pub fn concat(dir: &Path, name: &str, parts: &[&Path]) -> PathBuf {
+    let mut key = String::from("concat");
+    for part in parts {
+        let bytes = std::fs::read(part).unwrap_or_else(|e| panic!("{}: {e}", part.display()));
+        key.push_str(&format!("\n{:016x}", fnv1a(&bytes)));
+    }
+    rendered(dir, name, &key, |out| run(Command::new("sox").args(parts).arg(out)))
+}
+
+/// Where the speech these tests say is kept for a system that cannot make it: a Windows test
+/// binary under Wine cannot start espeak-ng or sox (Linux programs), so `scripts/windows-test.sh`
+/// first runs the same tests on Linux with this folder set, where every WAV made is also kept
+/// under a name from what it says and how, and the Windows tests read them from it.
+const SPEECH_DIR: &str = "SMART_TEST_SPEECH_DIR";
+
+/// `dir/name.wav`, made by `render` — or, on Windows, copied from the speech folder, where the
+/// Linux run of the same test left it under a name from `key` (everything that decides its
+/// bytes). A missing file fails the test with what to run.
+fn rendered(dir: &Path, name: &str, key: &str, render: impl FnOnce(&Path)) -> PathBuf {
     let out = dir.join(format!("{name}.wav"));
-    run(Command::new("sox").args(parts).arg(&out));
+    let kept = format!("{name}-{:016x}.wav", fnv1a(key.as_bytes()));
+    let folder = std::env::var_os(SPEECH_DIR).map(PathBuf::from);
+    if cfg!(windows) {
+        let from = folder.map(|f| f.join(&kept)).filter(|p| p.is_file()).unwrap_or_else(|| {
+            panic!(
+                "{kept} is not in {SPEECH_DIR}: a Windows test cannot run espeak-ng and sox, so \
+                 scripts/windows-test.sh makes the speech on Linux first ({key:?})"
+            )
+        });
+        std::fs::copy(&from, &out).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+        return out;
+    }
+    render(&out);
+    if let Some(folder) = folder {
+        std::fs::create_dir_all(&folder).unwrap();
+        // Written beside and renamed, so a Windows run never reads half a file.
+        let part = folder.join(format!("{kept}.part"));
+        std::fs::copy(&out, &part).unwrap();
+        std::fs::rename(&part, folder.join(&kept)).unwrap();
+    }
     out
+}
+
+/// FNV-1a, 64 bits: a stable name for a WAV's recipe (not a defence against anything).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
 /// A private PulseAudio server with a null sink whose monitor is the default source. Killed
