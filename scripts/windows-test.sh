@@ -11,9 +11,9 @@
 # (scripts/cross-toolchain.sh). Builds go to their own target dir, swept of what a run did not
 # use like the Linux one.
 #
-# The workers' llama.cpp and whisper.cpp are built by MinGW too: Debian 12's MinGW-w64 headers lack one
-# structure it uses, declared by scripts/windows/mingw_compat.h, forced into every C and C++ file
-# built for the target; ggml's archives get back the "lib" prefix its CMake drops on Windows
+# The workers' llama.cpp and whisper.cpp are built by MinGW too: Debian 12's MinGW-w64 headers
+# lack one structure they use, declared by scripts/windows/mingw_compat.h, forced into every C
+# and C++ file built for the target; ggml's archives get back the "lib" prefix its CMake drops on Windows
 # (scripts/windows/ggml_lib_prefix.cmake), so llama-cpp-sys-2 finds them; and both workers'
 # build scripts link the C++ runtime statically (crates/mingw-link).
 #
@@ -44,9 +44,8 @@ WORKER_TESTS=(--test pipe)
 # hearing again, weighing texts, expected phrases, and no sound card (Wine has none here). The
 # speech is made on Linux first (espeak-ng and sox are Linux programs a Windows test cannot
 # start): the Linux build of the same tests runs with SMART_TEST_SPEECH_DIR set and keeps every
-# WAV it says there. Its live-microphone and wake-word tests need PulseAudio and vosk: Linux only
-# (libvosk for Windows is not fetched; the worker reports the wake word's vosk engine as
-# unavailable and the English wake word goes through whisper).
+# WAV it says there. Its tests on the live virtual microphone need PulseAudio, and the whisper
+# wake-word suite mixes its noise with sox as it goes: Linux only.
 VOICE_TESTS=(--bins --test file_events --test no_sound_card --test weigh --test expect --test rehear)
 # And libvosk.dll (the wake word) in the Windows worker: loading the Korean model, and waking on
 # a file; wake_word.rs's other tests are on the live virtual microphone.
@@ -179,7 +178,8 @@ for t in "${VOICE_TESTS[@]}"; do [ "$t" = --bins ] || linux_tests+=("$t"); done
 # it fails, renamed so they are not counted twice.
 speech_log="$speech.log"
 if (
-  unset CMAKE_PROJECT_INCLUDE
+  # (and with the toolchain scripts/test.sh uses, not the cross fallback's Debian rustc)
+  unset CMAKE_PROJECT_INCLUDE RUSTC RUSTDOC RUSTC_BOOTSTRAP
   export CARGO_TARGET_DIR="$linux_target" SMART_MODELS_DIR="$linux_models" SMART_TEST_SPEECH_DIR="$speech"
   # (errexit does not hold inside an if's condition: each step is chained.)
   cargo test --workspace --locked "${linux_tests[@]}" &&

@@ -95,6 +95,8 @@ fn the_korean_wake_phrase_wakes_the_worker_and_the_next_utterance_is_the_command
 /// so vosk's streaming path is exercised there and not only its loading.
 #[test]
 fn the_korean_wake_phrase_in_a_file_wakes_the_worker_and_only_the_command_after_it_is_transcribed() {
+    // Not beside the live tests: whisper and vosk at full speed would starve their real-time stream.
+    let _serial = common::serial();
     let dir = tempfile::tempdir().unwrap();
     let mut w = common::worker_without_sound(dir.path());
     wake_ready(&mut w, PHRASE);
