@@ -22,6 +22,7 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -130,8 +131,11 @@ fn rendered(dir: &Path, name: &str, key: &str, render: impl FnOnce(&Path)) -> Pa
     render(&out);
     if let Some(folder) = folder {
         std::fs::create_dir_all(&folder).unwrap();
-        // Written beside and renamed, so a Windows run never reads half a file.
-        let part = folder.join(format!("{kept}.part"));
+        // Written beside and renamed, so a Windows run never reads half a file; under a name of
+        // its own, as two tests may say the same thing at once.
+        static WRITES: AtomicU64 = AtomicU64::new(0);
+        let part =
+            folder.join(format!("{kept}.{}-{}.part", std::process::id(), WRITES.fetch_add(1, Ordering::Relaxed)));
         std::fs::copy(&out, &part).unwrap();
         std::fs::rename(&part, folder.join(&kept)).unwrap();
     }
