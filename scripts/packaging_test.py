@@ -4,12 +4,13 @@ A bundle built on a Mac or Windows machine cannot be run here, but what decides 
 is in files this repository holds: the macOS Info.plist (without a microphone usage description
 macOS denies the microphone to the app and to every worker it starts), the entitlements (the
 hardened runtime denies audio input without one), the WebView2 install mode (an installer that
-must download WebView2 fails offline), and signing settings, which must come from the
-environment, never from a committed file.
+must download WebView2 fails offline), and signing settings and the update feed, which must
+come from the environment, never from a committed file.
 
     python3 scripts/packaging_test.py
 """
 
+import base64
 import json
 import os
 import plistlib
@@ -30,18 +31,45 @@ def plist(rel):
         return plistlib.load(f)
 
 
-def signing(env):
-    """scripts/signing.mjs's answer for `env`: (exit code, JSON or error text)."""
-    script = (
-        "import { windowsSigningConfig } from './scripts/signing.mjs';"
-        "try { console.log(JSON.stringify(windowsSigningConfig(JSON.parse(process.argv[1])))); }"
-        "catch (e) { console.error(e.message); process.exit(2); }"
-    )
-    r = subprocess.run(
-        ["node", "--input-type=module", "-e", script, json.dumps(env)],
+def strings(value):
+    """Every string in a JSON value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from strings(v)
+
+
+def node(script, payload):
+    """Runs the ES module `script` with `payload` as JSON in process.argv[1], from the repo root."""
+    return subprocess.run(
+        ["node", "--input-type=module", "-e", script, json.dumps(payload)],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )
+
+
+def config_from(module, function, env):
+    """A scripts/ module's --config answer for `env`: (exit code, JSON or error text)."""
+    script = (
+        f"import {{ {function} }} from './scripts/{module}';"
+        f"try {{ console.log(JSON.stringify({function}(JSON.parse(process.argv[1])))); }}"
+        "catch (e) { console.error(e.message); process.exit(2); }"
+    )
+    r = node(script, env)
     return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else r.stderr)
+
+
+def signing(env):
+    """scripts/signing.mjs's answer for `env`."""
+    return config_from("signing.mjs", "windowsSigningConfig", env)
+
+
+def updates(env):
+    """scripts/updates.mjs's answer for `env`."""
+    return config_from("updates.mjs", "updaterConfig", env)
 
 
 class MacOS(unittest.TestCase):
@@ -99,21 +127,24 @@ def vosk_config(env, present):
     script = (
         "import { windowsVoskConfig } from './scripts/windows_vosk.mjs';"
         "const [env, present] = JSON.parse(process.argv[1]);"
-        "console.log(JSON.stringify(windowsVoskConfig(env, (p) => present.includes(p.replaceAll('\\\\', '/')))));"
+        "const list = (folder) => present.filter((p) => p.slice(0, p.lastIndexOf('/')) === folder.replaceAll('\\\\', '/'))"
+        "  .map((p) => p.slice(p.lastIndexOf('/') + 1));"
+        "console.log(JSON.stringify(windowsVoskConfig(env, list)));"
     )
-    r = subprocess.run(
-        ["node", "--input-type=module", "-e", script, json.dumps([env, present])],
-        cwd=ROOT, capture_output=True, text=True, check=True,
-    )
+    r = node(script, [env, present])
+    if r.returncode != 0:
+        raise AssertionError(r.stderr)
     return json.loads(r.stdout)
 
 
 class WindowsWakeWord(unittest.TestCase):
     def test_the_package_carries_libvosk_and_its_runtime_exactly_where_the_worker_links_it(self):
-        conf = vosk_config({"HOME": "/h"}, ["/h/.cache/smart/vosk/0.3.45/windows/libvosk.dll"])
+        folder = "/h/.cache/smart/vosk/0.3.45/windows/"
+        dlls = ("libvosk.dll", "libgcc_s_seh-1.dll", "libstdc++-6.dll", "libwinpthread-1.dll")
+        conf = vosk_config({"HOME": "/h"}, [folder + d for d in dlls] + [folder + "README.txt"])
         self.assertEqual(
             conf["bundle"]["resources"],
-            {f"target-bin/{d}": d for d in ("libvosk.dll", "libgcc_s_seh-1.dll", "libstdc++-6.dll", "libwinpthread-1.dll")},
+            {f"target-bin/{d}": d for d in dlls},
         )
         # SMART_VOSK_DIR wins over HOME, as in crates/voice-worker/build.rs.
         self.assertIsNotNone(vosk_config({"HOME": "/h", "SMART_VOSK_DIR": "/v"}, ["/v/windows/libvosk.dll"]))
@@ -122,12 +153,92 @@ class WindowsWakeWord(unittest.TestCase):
     def test_without_libvosk_the_package_adds_nothing(self):
         self.assertIsNone(vosk_config({"HOME": "/h"}, []))
         self.assertIsNone(vosk_config({}, ["/h/.cache/smart/vosk/0.3.45/windows/libvosk.dll"]))
+        # Its runtime DLLs without libvosk.dll are no wake word.
+        self.assertIsNone(vosk_config({"HOME": "/h"}, ["/h/.cache/smart/vosk/0.3.45/windows/libstdc++-6.dll"]))
 
     def test_the_version_is_the_one_the_build_links(self):
         with open(os.path.join(ROOT, "crates/voice-worker/build.rs"), encoding="utf-8") as f:
             self.assertIn('const VOSK_VERSION: &str = "0.3.45";', f.read())
         with open(os.path.join(ROOT, "scripts/windows_vosk.mjs"), encoding="utf-8") as f:
             self.assertIn('VOSK_VERSION = "0.3.45"', f.read())
+
+
+class Updates(unittest.TestCase):
+    def test_the_committed_config_names_no_feed_and_a_release_key(self):
+        with open(os.path.join(ROOT, "tauri.conf.json"), encoding="utf-8") as f:
+            updater = json.load(f)["plugins"]["updater"]
+        self.assertEqual(updater["endpoints"], [], "a build from the repo must not check a feed")
+        self.assertTrue(updater["requireSignedVersion"])
+        self.assertTrue(updater["pubkey"])
+        # A Tauri private key is stored as base64 of a minisign "secret key" file: read every
+        # string of the configs as such.
+        for conf in ("tauri.conf.json", "tauri.bundle.conf.json"):
+            with open(os.path.join(ROOT, conf), encoding="utf-8") as f:
+                for value in strings(json.load(f)):
+                    try:
+                        text = base64.b64decode(value, validate=True).decode("utf-8", "replace")
+                    except ValueError:
+                        text = value
+                    self.assertNotIn("secret key", text.lower(), f"{conf} holds a private key")
+
+    def test_a_release_feed_from_the_environment_makes_signed_update_packages(self):
+        env = {"SMART_UPDATE_FEED": "https://releases.example.org/smart/latest.json", "TAURI_SIGNING_PRIVATE_KEY": "k"}
+        self.assertEqual(
+            updates(env),
+            (0, {"plugins": {"updater": {"endpoints": [env["SMART_UPDATE_FEED"]]}}, "bundle": {"createUpdaterArtifacts": True}}),
+        )
+
+    def test_without_a_feed_nothing_is_added(self):
+        self.assertEqual(updates({}), (0, None))
+        self.assertEqual(updates({"SMART_UPDATE_FEED": " ", "TAURI_SIGNING_PRIVATE_KEY": "k"}), (0, None))
+
+    def test_a_feed_that_is_not_https_or_has_no_signing_key_is_refused_by_name(self):
+        for env, says in (
+            ({"SMART_UPDATE_FEED": "http://releases.example.org/latest.json", "TAURI_SIGNING_PRIVATE_KEY": "k"}, "https"),
+            ({"SMART_UPDATE_FEED": "releases/latest.json", "TAURI_SIGNING_PRIVATE_KEY": "k"}, "not a URL"),
+            ({"SMART_UPDATE_FEED": "https://releases.example.org/latest.json"}, "TAURI_SIGNING_PRIVATE_KEY"),
+        ):
+            code, err = updates(env)
+            self.assertEqual(code, 2, env)
+            self.assertIn(says, err)
+
+
+def release_signatures(signatures, pubkey):
+    """scripts/updates.mjs's check of a build's `.sig` files against `pubkey`: (exit code, error text)."""
+    script = (
+        "import { checkReleaseSignatures } from './scripts/updates.mjs';"
+        "const [sigs, pubkey] = JSON.parse(process.argv[1]);"
+        "try { checkReleaseSignatures(sigs, pubkey); } catch (e) { console.error(e.message); process.exit(2); }"
+    )
+    r = node(script, [signatures, pubkey])
+    return r.returncode, r.stderr
+
+
+class ReleaseSignatures(unittest.TestCase):
+    """A release whose packages the app would refuse is stopped at the build."""
+
+    def fixture(self, name):
+        with open(os.path.join(ROOT, "src-tauri", "fixtures", "updates", name), encoding="utf-8") as f:
+            return f.read()
+
+    def test_packages_signed_by_the_trusted_key_pass(self):
+        sig = {"name": "smart-0.2.0-package.txt.sig", "text": self.fixture("smart-0.2.0-package.txt.sig")}
+        self.assertEqual(release_signatures([sig], self.fixture("release-key.pub")), (0, ""))
+
+    def test_packages_signed_by_another_key_are_named(self):
+        with open(os.path.join(ROOT, "tauri.conf.json"), encoding="utf-8") as f:
+            committed = json.load(f)["plugins"]["updater"]["pubkey"]
+        sig = {"name": "smart-0.2.0-package.txt.sig", "text": self.fixture("smart-0.2.0-package.txt.sig")}
+        code, err = release_signatures([sig], committed)
+        self.assertEqual(code, 2)
+        self.assertIn("smart-0.2.0-package.txt.sig", err)
+        self.assertIn("1C92E9205BB60269", err, "the trusted key's ID")
+
+    def test_a_build_that_signed_nothing_or_a_garbled_signature_fails(self):
+        self.assertEqual(release_signatures([], self.fixture("release-key.pub"))[0], 2)
+        code, err = release_signatures([{"name": "x.sig", "text": "bm90IGEgc2lnbmF0dXJl"}], self.fixture("release-key.pub"))
+        self.assertEqual(code, 2)
+        self.assertIn("not a minisign", err)
 
 
 def readme_block(fence):

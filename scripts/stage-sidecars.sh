@@ -37,7 +37,11 @@ vosk_dir="${SMART_VOSK_DIR:-$HOME/.cache/smart/vosk/0.3.45}"
 case "$triple" in
   *linux*) libs=(libvosk.so) ;;
   *apple*) libs=(libvosk.dylib) ;;
-  *windows*) vosk_dir="$vosk_dir/windows" libs=(libvosk.dll libgcc_s_seh-1.dll libstdc++-6.dll libwinpthread-1.dll) ;;
+  # libvosk.dll first, then the runtime DLLs setup.sh put beside it.
+  *windows*) vosk_dir="$vosk_dir/windows" libs=(libvosk.dll)
+    for dll in "$vosk_dir"/*.dll; do
+      if [ -f "$dll" ] && [ "${dll##*/}" != libvosk.dll ]; then libs+=("${dll##*/}"); fi
+    done ;;
   *) libs=() ;;
 esac
 if [ "${#libs[@]}" -gt 0 ] && [ -f "$vosk_dir/${libs[0]}" ]; then

@@ -7,12 +7,13 @@
 // then `windows/`), so the package carries the DLLs exactly then, by the same rule: a worker
 // that linked it and a package without it would not start; a package with it and a worker
 // without it would only be larger. scripts/stage-sidecars.sh copies them into target-bin/.
+// Which DLLs they are is said once, where scripts/setup.sh takes them out of the wheel into that
+// folder; here and in stage-sidecars.sh they are the folder's DLLs.
 
-import { existsSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
 export const VOSK_VERSION = "0.3.45";
-export const VOSK_WINDOWS_DLLS = ["libvosk.dll", "libgcc_s_seh-1.dll", "libstdc++-6.dll", "libwinpthread-1.dll"];
 
 /// Where the voice worker's build looks for the Windows libvosk, from `env`; null without one.
 export function voskWindowsFolder(env) {
@@ -20,11 +21,21 @@ export function voskWindowsFolder(env) {
   return base ? join(base, "windows") : null;
 }
 
+/// The names in `folder`; none where it cannot be read.
+function namesIn(folder) {
+  try {
+    return readdirSync(folder);
+  } catch {
+    return [];
+  }
+}
+
 /// The `--config` that adds the DLLs to the package as resources beside the app and its
-/// workers, or null where the worker is built without libvosk.
-export function windowsVoskConfig(env, exists = existsSync) {
+/// workers, or null where the worker is built without libvosk. `list` gives a folder's names.
+export function windowsVoskConfig(env, list = namesIn) {
   const folder = voskWindowsFolder(env);
-  if (!folder || !exists(join(folder, "libvosk.dll"))) return null;
-  const resources = Object.fromEntries(VOSK_WINDOWS_DLLS.map((dll) => [`target-bin/${dll}`, dll]));
+  const dlls = (folder ? list(folder) : []).filter((name) => name.endsWith(".dll"));
+  if (!dlls.includes("libvosk.dll")) return null;
+  const resources = Object.fromEntries([...dlls].sort().map((dll) => [`target-bin/${dll}`, dll]));
   return { bundle: { resources } };
 }

@@ -33,6 +33,8 @@ const COMMANDS: &[&str] = &[
     "bootstrap_check_in",
     "propose_gate",
     "perceive",
+    "check_for_update",
+    "install_update",
 ];
 
 fn main() {

@@ -15,6 +15,7 @@ use crate::reports::{Outcome, SayResult, StepView};
 use crate::settings::{OverlayPlace, Settings};
 use crate::slow_loop::{BootstrapResult, PerceiveResult, ProposeResult, SlowLoopView};
 use crate::timeline::{ActivityBar, EventDetail, TimelineFilter, TimelinePage, TimelineRow, VerifyBadge, VerifyScope};
+use crate::updates::{UpdateCheck, UpdateProgress};
 use crate::voice::VoiceStatus;
 use ts_rs::{Config, TS};
 
@@ -58,6 +59,8 @@ fn generate() -> String {
         Settings::decl(&cfg),
         OverlayPlace::decl(&cfg),
         VoiceStatus::decl(&cfg),
+        UpdateCheck::decl(&cfg),
+        UpdateProgress::decl(&cfg),
         BootstrapResult::decl(&cfg),
         ProposeResult::decl(&cfg),
         PerceiveResult::decl(&cfg),

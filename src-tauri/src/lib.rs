@@ -20,6 +20,7 @@ mod shell;
 mod slow_loop;
 mod status;
 mod timeline;
+mod updates;
 mod voice;
 mod watchdog;
 
@@ -113,6 +114,10 @@ fn setup<R: tauri::Runtime>(
         .manage(shell::DesktopState::default())
         .manage(voice::VoiceHost::default())
         .manage(overlay::Overlay::default())
+        .manage(updates::UpdateHost::default())
+        // Off until the configuration names a release feed (`updates.rs`); the configuration
+        // must carry `plugins.updater.pubkey`, or the app does not start.
+        .plugin(tauri_plugin_updater::Builder::new().build())
         .setup(move |app| {
             // Forward the runtime's bus to the web view. A lagging receiver loses old messages,
             // never the interaction (see smart_runtime::bus).
@@ -163,6 +168,8 @@ fn setup<R: tauri::Runtime>(
             slow_loop::bootstrap_check_in,
             slow_loop::propose_gate,
             slow_loop::perceive,
+            updates::check_for_update,
+            updates::install_update,
         ])
 }
 

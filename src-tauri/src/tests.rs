@@ -37,9 +37,24 @@ fn invoke(webview: &tauri::WebviewWindow<MockRuntime>, cmd: &str, args: Value) -
     }
 }
 
+/// The plugins' section of the committed `tauri.conf.json` (the updater's public key and feed),
+/// which the app's plugins read at start.
+pub(crate) fn committed_plugins() -> serde_json::Map<String, Value> {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tauri.conf.json")).unwrap();
+    let conf: Value = serde_json::from_str(&text).unwrap();
+    conf["plugins"].as_object().unwrap().clone()
+}
+
+/// Tauri's display-less context with the committed plugin settings.
+pub(crate) fn context() -> tauri::Context<MockRuntime> {
+    let mut ctx = mock_context(noop_assets());
+    ctx.config_mut().plugins.0.extend(committed_plugins());
+    ctx
+}
+
 /// A mock app without the app's ACL (every command allowed), with a "main" window.
 fn app(data_dir: Result<PathBuf, String>) -> (tauri::App<MockRuntime>, tauri::WebviewWindow<MockRuntime>) {
-    let app = setup(mock_builder(), data_dir, |_| ()).build(mock_context(noop_assets())).unwrap();
+    let app = setup(mock_builder(), data_dir, |_| ()).build(context()).unwrap();
     let webview = tauri::WebviewWindowBuilder::new(&app, "main", tauri::WebviewUrl::default()).build().unwrap();
     (app, webview)
 }
@@ -276,6 +291,8 @@ fn only_the_hud_window_may_decide_stop_or_undo() {
         ("bootstrap_answer", json!({"text": "fine"})),
         ("bootstrap_consent", json!({"consent": "listen_only"})),
         ("bootstrap_skip", json!({})),
+        ("check_for_update", json!({})),
+        ("install_update", json!({"version": "0.2.0", "progress": "__CHANNEL__:1"})),
     ] {
         let e = err_text(invoke(&other, cmd, args.clone()));
         assert!(e.contains("not allowed"), "{cmd} from another window: {e}");
@@ -285,6 +302,17 @@ fn only_the_hud_window_may_decide_stop_or_undo() {
         }
     }
     assert_eq!(invoke(&main, "get_status", json!({})).unwrap()["stance"], "sensemaking", "the HUD's stop went through");
+    // The updater plugin's own commands are granted to no window: updates go through
+    // `updates.rs`, which installs only what the person was shown.
+    for cmd in [
+        "plugin:updater|check",
+        "plugin:updater|download",
+        "plugin:updater|install",
+        "plugin:updater|download_and_install",
+    ] {
+        let e = err_text(invoke(&main, cmd, json!({})));
+        assert!(e.contains("not allowed"), "{cmd} from the HUD: {e}");
+    }
 }
 
 /// The overlay (`overlay.rs`) reads like any window and may bring up the HUD, nothing more.
@@ -307,6 +335,8 @@ fn the_overlay_may_bring_up_the_hud_but_decide_nothing() {
         ("undo", json!({"seq": 1})),
         ("say", json!({"text": "scan docs"})),
         ("push_to_talk", json!({"down": true})),
+        ("check_for_update", json!({})),
+        ("install_update", json!({"version": "0.2.0", "progress": "__CHANNEL__:1"})),
         (
             "set_settings",
             json!({"settings": {"hotkey": "Alt+F9", "wake_word": false, "wake_phrase": "hey smart", "voice_output": false}}),

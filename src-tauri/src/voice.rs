@@ -125,12 +125,17 @@ impl VoiceHost {
         tauri::async_runtime::spawn(async move { pump(app, rx, status).await });
     }
 
-    /// Stops the voice task (its worker shuts down when it sees the channel close) and starts a
-    /// new one with the current settings.
-    pub fn restart<R: Runtime>(&self, app: &AppHandle<R>) {
+    /// Stops the voice task: its worker shuts down when it sees the channel close.
+    pub fn stop(&self) {
         if let Ok(mut commands) = self.commands.lock() {
             *commands = None;
         }
+    }
+
+    /// Stops the voice task (its worker shuts down when it sees the channel close) and starts a
+    /// new one with the current settings.
+    pub fn restart<R: Runtime>(&self, app: &AppHandle<R>) {
+        self.stop();
         if let Ok(mut started) = self.started.lock() {
             *started = None;
         }

@@ -407,6 +407,13 @@ try {
     if (!speaks) await click("[data-testid=voice-output]");
     await click("[data-testid=settings] button[type=submit]");
     await waitFor("the settings saved", async () => (await text("[data-testid=settings]")).includes("Saved"));
+
+    step("updates: a build from the repo names no release feed and says so");
+    await click("[data-testid=check-update]");
+    await waitFor("the update check's answer", async () =>
+      (await text("[data-testid=updates]")).includes("names no release feed, so it never checks for updates"),
+    );
+    expect(!(await exists("[data-testid=install-update]")), "nothing to install without a feed");
     await click("nav .tab:nth-child(1)");
     // Saving restarts the voice worker with the new settings.
     await waitFor("voice listening again", async () => (await text("[data-testid=voice-status]")).includes("hold the hotkey"), 90_000);

@@ -18,6 +18,8 @@ import type {
   SetupState,
   TimelineFilter,
   TimelinePage,
+  UpdateCheck,
+  UpdateProgress,
   VerifyBadge,
   VoiceStatus,
 } from "./bindings";
@@ -60,6 +62,13 @@ export const api = {
   proposeGate: (gate: string, severity: string, reason: string) =>
     invoke<ProposeResult>("propose_gate", { gate, severity, reason }),
   perceive: () => invoke<PerceiveResult>("perceive"),
+  checkForUpdate: () => invoke<UpdateCheck>("check_for_update"),
+  /** Installs `version`, which the last check found; SMART restarts when it is done. */
+  installUpdate: (version: string, onProgress: (p: UpdateProgress) => void) => {
+    const progress = new Channel<UpdateProgress>();
+    progress.onmessage = onProgress;
+    return invoke<void>("install_update", { version, progress });
+  },
   /** The overlay's one action: bring up the HUD (where the confirmation dialog is). */
   showMain: () => invoke<void>("show_main"),
 };

@@ -257,6 +257,10 @@ detail: string, whisper: string | null,
  */
 mode: string | null, wake: string, microphone: string, };
 
+export type UpdateCheck = { "state": "off", current: string, } | { "state": "up_to_date", current: string, } | { "state": "available", current: string, version: string, notes: string | null, date: string | null, };
+
+export type UpdateProgress = { done: number, total: number | null, };
+
 export type BootstrapResult = { 
 /**
  * The kernel's word on the step (`refused` with the reason when the machine does not take it).
