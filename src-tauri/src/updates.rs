@@ -203,11 +203,10 @@ pub async fn download<R: Runtime>(
     version: &str,
     mut progress: impl FnMut(UpdateProgress),
 ) -> Result<(Update, Vec<u8>), UpdateError> {
-    let mut update = app.state::<UpdateHost>().found().ok_or(UpdateError::NothingChecked)?;
+    let update = app.state::<UpdateHost>().found().ok_or(UpdateError::NothingChecked)?;
     if update.version != version {
         return Err(UpdateError::NotTheOneShown { found: update.version, asked: version.to_string() });
     }
-    update.timeout = None;
     let mut done = 0u64;
     let bytes = update
         .download(
@@ -258,15 +257,23 @@ async fn install<R: Runtime>(
     let whole = bytes.len() as u64;
     let _ = progress.send(UpdateProgress { done: whole, total: Some(whole) });
     // The workers run from files the installer replaces (on Windows it cannot while they run):
-    // stop them first; they start again by themselves if the install fails.
+    // stop them first — voice before the session, which voice could open again. This is best
+    // effort: a command may still open the session while the installer starts.
+    let voice = app.state::<crate::voice::VoiceHost>();
+    voice.stop();
     app.state::<crate::session::Session>().close().await;
-    app.state::<crate::voice::VoiceHost>().stop();
     // `install` verifies the bytes again: what is installed is exactly what was checked. It
     // waits for the system's installer, which may ask for a password, so not on the runtime.
-    tauri::async_runtime::spawn_blocking(move || update.install(bytes))
+    let installed = tauri::async_runtime::spawn_blocking(move || update.install(bytes))
         .await
-        .map_err(|e| UpdateError::Install(e.to_string()))?
-        .map_err(|e| UpdateError::from_plugin(e, Step::Install))
+        .map_err(|e| UpdateError::Install(e.to_string()))
+        .and_then(|r| r.map_err(|e| UpdateError::from_plugin(e, Step::Install)));
+    if installed.is_err() {
+        // The person may have refused the password: SMART goes on as it was. The session opens
+        // again at the next command; voice is started here.
+        voice.restart(app);
+    }
+    installed
 }
 
 #[cfg(test)]
