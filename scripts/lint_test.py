@@ -55,6 +55,32 @@ class LintWhileBuilding(unittest.TestCase):
         self.assertTrue(os.access(wrapper, os.X_OK), wrapper)
         self.assertEqual(args.split("__CLIPPY_HACKERY__")[:2], ["-D", "warnings"])
 
+    def test_a_build_under_the_wrapper_fails_on_a_clippy_lint(self) -> None:
+        # The real thing, on a crate of its own: if clippy-driver stopped reading CLIPPY_ARGS, or
+        # stopped linting as a wrapper, this build would pass and the run would lint nothing.
+        env = dict(os.environ)
+        env.pop("RUSTC", None)
+        env.pop("RUSTC_WORKSPACE_WRAPPER", None)
+        env["PATH"] = f"{Path.home() / '.cargo' / 'bin'}:{env.get('PATH', '')}"
+        with tempfile.TemporaryDirectory() as tmp:
+            crate = Path(tmp) / "linted"
+            (crate / "src").mkdir(parents=True)
+            (crate / "Cargo.toml").write_text(
+                '[package]\nname = "linted"\nversion = "0.1.0"\nedition = "2021"\n\n[workspace]\n'
+            )
+            (crate / "src" / "main.rs").write_text(
+                "fn main() {\n    let v = [1u8];\n    if v.len() == 0 {\n        println!(\"empty\");\n    }\n}\n"
+            )
+            env["CARGO_TARGET_DIR"] = str(Path(tmp) / "target")
+            build = f'set -e; . "{SCRIPT}"; cd "{crate}"; cargo build --quiet'
+            done = subprocess.run(["bash", "-c", build], capture_output=True, text=True, env=env, check=False)
+            self.assertNotEqual(done.returncode, 0, "a lint did not fail the build")
+            self.assertIn("len_zero", done.stderr)
+            plain = subprocess.run(
+                ["bash", "-c", f'cd "{crate}"; cargo build --quiet'], capture_output=True, text=True, env=env, check=False
+            )
+            self.assertEqual(plain.returncode, 0, plain.stderr)
+
     def test_a_rustc_without_its_clippy_driver_stops_the_script(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             rustc = Path(tmp) / "rustc"
