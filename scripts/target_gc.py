@@ -41,7 +41,7 @@ def record(used_path: str, artifacts_path: str | None = None) -> int:
     """Notes the hashes in cargo's messages; every other line goes through unchanged.
 
     With ARTIFACTS, each "compiler-artifact" message is also kept there as the JSON line cargo
-    wrote: what scripts/test_binaries.py runs and scripts/build_reuse.py compares.
+    wrote: the test binaries scripts/test_binaries.py runs.
     """
     out = sys.stdout
     artifacts = open(artifacts_path, "a", encoding="utf-8") if artifacts_path else None
