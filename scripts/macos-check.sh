@@ -18,7 +18,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+. scripts/step.sh
 
 TARGET=aarch64-apple-darwin
 CRATES=(smart-kernel smart-signals smart-proposer smart-advisors)

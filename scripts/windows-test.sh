@@ -25,7 +25,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+. scripts/step.sh
 
 TARGET=x86_64-pc-windows-gnu
 # The crates cross-built for Windows, linted for that target as they build (clippy -D warnings,
@@ -47,7 +47,8 @@ WORKER_TESTS=(smart-proposer-worker:test:pipe)
 # hearing again, weighing texts, expected phrases, and no sound card (Wine has none here). The
 # speech is made on Linux first (espeak-ng and sox are Linux programs a Windows test cannot
 # start): the Linux build of the same tests runs with SMART_TEST_SPEECH_DIR set and keeps every
-# WAV it says there. Its tests on the live virtual microphone need PulseAudio, and the whisper
+# WAV it says there — scripts/test.sh's run of every test, which passes the folder on, or when
+# this script runs alone, its own run of these. Its tests on the live virtual microphone need PulseAudio, and the whisper
 # wake-word suite mixes its noise with sox as it goes: Linux only.
 VOICE_TEST_FILES=(file_events no_sound_card weigh expect rehear)
 VOICE_TESTS=(smart-voice-worker:bins)
@@ -179,30 +180,36 @@ done
 if [ "${1:-}" = "--no-run" ]; then exit "${failed:-0}"; fi
 
 step "speech for the voice worker's tests, made on Linux (espeak-ng, sox) by the same tests"
-speech=$(mktemp -d)
-trap 'rm -rf "$used" "$stamp" "$artifacts" "$speech"' EXIT
-linux_tests=()
-for t in "${VOICE_TEST_FILES[@]}"; do linux_tests+=(--test "$t"); done
-# The Linux build of the whole workspace, as scripts/test.sh builds it (the same units, so
-# nothing is rebuilt after a test run), without the Windows build's CMake include. Its results
-# are not this script's (scripts/test.sh counts them in the Linux run): they are shown only if
-# it fails, renamed so they are not counted twice.
-speech_log="$speech.log"
-if (
-  # (and with the toolchain scripts/test.sh uses, not the cross fallback's Debian rustc)
-  unset CMAKE_PROJECT_INCLUDE RUSTC RUSTDOC RUSTC_BOOTSTRAP
-  lint_while_building
-  export CARGO_TARGET_DIR="$linux_target" SMART_MODELS_DIR="$linux_models" SMART_TEST_SPEECH_DIR="$speech"
-  # (errexit does not hold inside an if's condition: each step is chained.)
-  cargo test --workspace --locked "${linux_tests[@]}" &&
-    cargo test --workspace --locked --test wake_word -- "${WAKE_TESTS[@]}"
-) >"$speech_log" 2>&1; then
-  echo "speech: $(find "$speech" -name '*.wav' | wc -l) WAV files" >&2
+if [ -n "${SMART_TEST_SPEECH_DIR:-}" ]; then
+  # scripts/test.sh ran every Linux test with this set just before: the speech is there already.
+  speech=$SMART_TEST_SPEECH_DIR
+  echo "speech: $(find "$speech" -name '*.wav' | wc -l) WAV files, kept by the Linux test run" >&2
 else
-  sed 's/test result:/linux result:/' "$speech_log" | tail -n 60 >&2
-  failed=1
+  speech=$(mktemp -d)
+  trap 'rm -rf "$used" "$stamp" "$artifacts" "$speech"' EXIT
+  linux_tests=()
+  for t in "${VOICE_TEST_FILES[@]}"; do linux_tests+=(--test "$t"); done
+  # The Linux build of the whole workspace, as scripts/test.sh builds it (the same units, so
+  # nothing is rebuilt after a test run), without the Windows build's CMake include. Its results
+  # are not this script's (scripts/test.sh counts them in the Linux run): they are shown only if
+  # it fails, renamed so they are not counted twice.
+  speech_log="$speech.log"
+  if (
+    # (and with the toolchain scripts/test.sh uses, not the cross fallback's Debian rustc)
+    unset CMAKE_PROJECT_INCLUDE RUSTC RUSTDOC RUSTC_BOOTSTRAP
+    lint_while_building
+    export CARGO_TARGET_DIR="$linux_target" SMART_MODELS_DIR="$linux_models" SMART_TEST_SPEECH_DIR="$speech"
+    # (errexit does not hold inside an if's condition: each step is chained.)
+    cargo test --workspace --locked "${linux_tests[@]}" &&
+      cargo test --workspace --locked --test wake_word -- "${WAKE_TESTS[@]}"
+  ) >"$speech_log" 2>&1; then
+    echo "speech: $(find "$speech" -name '*.wav' | wc -l) WAV files" >&2
+  else
+    sed 's/test result:/linux result:/' "$speech_log" | tail -n 60 >&2
+    failed=1
+  fi
+  rm -f "$speech_log"
 fi
-rm -f "$speech_log"
 
 step "rust under wine: ${RUN[*]}, smart-runtime ($TARGET)"
 # Every slice runs each of its binaries to the end: one failing must not hide the others' results.

@@ -472,7 +472,11 @@ async fn replayed_pass(
     Ok((expected, answers))
 }
 
-fn assistant_for(engine: Engine, model_path: &Path) -> Result<Assistant> {
+/// An assistant over `engine` proposing with the model at `model_path`. Its evaluated prompt
+/// prefix is kept where the app and `smart say` keep theirs (`prefix_cache`): the static prompt is
+/// the same for every tree and run, so only the first run since it changed pays the half-minute
+/// of evaluating it, and the cases' latencies are those of a warm assistant either way.
+fn assistant_for(engine: Engine, model_path: &Path, prefix_cache: &Path) -> Result<Assistant> {
     let program = locate_worker()?;
     let load = LoadRequest {
         path: model_path.to_string_lossy().into_owned(),
@@ -480,7 +484,7 @@ fn assistant_for(engine: Engine, model_path: &Path) -> Result<Assistant> {
         threads: None,
         gpu_layers: 0,
         format: None,
-        cache_dir: None,
+        cache_dir: Some(prefix_cache.to_string_lossy().into_owned()),
     };
     let spec = WorkerSpec { program, args: vec![], load };
     Ok(Assistant::new(engine, Bus::default(), Box::new(move || Ok(spec.clone()))))
@@ -573,16 +577,17 @@ fn run_tree(
             continue;
         }
         let path = models.verified_path(m)?;
-        let mut a = assistant_for(engine, &path)?;
+        let mut a = assistant_for(engine, &path, &models.prefix_cache_dir())?;
         a.set_understanding(opts.understand);
         let loaded = rt.block_on(a.warm_up()).map_err(|e| anyhow!("{name}: {e}"))?;
         // The static prompt is evaluated before the first case, as the app does at start: the
         // latencies are those of a warm assistant.
         let prepared = rt.block_on(a.prepare()).map_err(|e| anyhow!("{name}: preparing: {e}"))?;
         eprintln!(
-            "{name} ({loaded}): prompt prefix of {} tokens ready in {:.0} ms; {} cases…",
+            "{name} ({loaded}): prompt prefix of {} tokens ready in {:.0} ms{}; {} cases…",
             prepared.prompt_tokens,
             prepared.prompt_ms,
+            if prepared.prefix_from_disk > 0 { " (from the disk cache)" } else { "" },
             run.cases.len()
         );
         if want_model {

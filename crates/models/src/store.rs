@@ -87,6 +87,14 @@ impl Models {
         &self.dir
     }
 
+    /// Where proposer workers keep evaluated prompt prefixes (the worker names each file by the
+    /// model and the prefix's digest, so one folder serves every model and tool set). Beside the
+    /// models because it is derived from them: the app, `smart say`, the eval and the bench share
+    /// it, and a prefix one of them evaluated is loaded by the others.
+    pub fn prefix_cache_dir(&self) -> PathBuf {
+        self.dir.join("prefix-cache")
+    }
+
     pub fn catalog(&self) -> &Catalog {
         &self.catalog
     }

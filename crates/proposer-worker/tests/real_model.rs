@@ -53,6 +53,15 @@ fn spec(format: Option<PromptFormat>) -> WorkerSpec {
     }
 }
 
+/// `spec` with the prefix cache the app, `smart say`, the eval and the bench share (in the models
+/// folder): for tests about something other than the cache, whose static prompt then costs half a
+/// minute only in the first run after it changed. Tests about the cache keep one of their own.
+fn shared_cache_spec(format: Option<PromptFormat>) -> WorkerSpec {
+    let mut s = spec(format);
+    s.load.cache_dir = Some(Models::open_default().unwrap().prefix_cache_dir().to_string_lossy().into_owned());
+    s
+}
+
 fn setup() -> (tempfile::TempDir, PathBuf, Engine) {
     let tmp = tempfile::Builder::new().prefix("smart-worker-test-").tempdir().unwrap();
     let root = tmp.path().join("home");
@@ -75,7 +84,7 @@ fn a_killed_worker_is_restarted_and_the_next_utterance_works() {
     let (_tmp, root, engine) = setup();
     let bus = Bus::default();
     let mut rx = bus.subscribe();
-    let s = spec(None);
+    let s = shared_cache_spec(None);
     let mut a = Assistant::new(engine, bus, Box::new(move || Ok(s.clone())));
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
@@ -126,7 +135,7 @@ fn every_prompt_format_ranks_to_a_schema_valid_call_or_a_reply_through_llama_cpp
     // visible tool or words.
     for format in [PromptFormat::FunctionGemma, PromptFormat::ChatMl, PromptFormat::Completion] {
         let (_tmp, root, engine) = setup();
-        let mut s = spec(Some(format));
+        let mut s = shared_cache_spec(Some(format));
         // FunctionGemma's control tokens are one token each in its own vocabulary; spelt out in
         // another model's, its prompt outgrows the usual context.
         s.load.n_ctx = 8192;
@@ -249,7 +258,8 @@ fn close(a: &[f32], b: &[f32]) -> bool {
 fn a_ranking_scores_every_candidate_and_leaves_the_cached_prompt_as_it_was() {
     let _one = one_at_a_time();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let mut sup = Supervisor::new(spec(None));
+    // Its prompt possibly from the disk cache; `fresh` below evaluates it.
+    let mut sup = Supervisor::new(shared_cache_spec(None));
     let req = rank_request("are there duplicate files in the Quokka folder");
     rt.block_on(async {
         let first = sup.rank(&req).await.unwrap();

@@ -92,7 +92,7 @@ pub fn proposer_spec(data_dir: PathBuf) -> SpecFn {
                 gpu_layers: 0,
                 format: None,
                 // Evaluated prompt prefixes survive between runs (`smart say`, the app).
-                cache_dir: Some(models.dir().join("prefix-cache").to_string_lossy().into_owned()),
+                cache_dir: Some(models.prefix_cache_dir().to_string_lossy().into_owned()),
             },
         })
     })
