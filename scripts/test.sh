@@ -112,7 +112,7 @@ step "rust: every crate"
 # The voice worker's tests keep the speech they make (espeak-ng, sox) here, where its Windows
 # build's tests under Wine read it (scripts/windows-test.sh): made once, not by a second Linux run.
 speech=$(mktemp -d)
-trap 'rm -rf "$log" "$used" "$stamp" "$speech"' EXIT
+trap 'rm -rf "$log" "$used" "$stamp" "$bins_built" "$tests_built" "$speech"' EXIT
 set +e
 # --no-fail-fast: one failing test binary must not hide the others' results from the count.
 { SMART_TEST_SPEECH_DIR="$speech" artifacts_to="$tests_built" cargo_recorded test --workspace --locked --no-fail-fast; } 2>&1 | tee -a "$log"

@@ -48,8 +48,8 @@ WORKER_TESTS=(smart-proposer-worker:test:pipe)
 # speech is made on Linux first (espeak-ng and sox are Linux programs a Windows test cannot
 # start): the Linux build of the same tests runs with SMART_TEST_SPEECH_DIR set and keeps every
 # WAV it says there — scripts/test.sh's run of every test, which passes the folder on, or when
-# this script runs alone, its own run of these. Its tests on the live virtual microphone need PulseAudio, and the whisper
-# wake-word suite mixes its noise with sox as it goes: Linux only.
+# this script runs alone, its own run of these. Its tests on the live virtual microphone need
+# PulseAudio, and the whisper wake-word suite mixes its noise with sox as it goes: Linux only.
 VOICE_TEST_FILES=(file_events no_sound_card weigh expect rehear)
 VOICE_TESTS=(smart-voice-worker:bins)
 for t in "${VOICE_TEST_FILES[@]}"; do VOICE_TESTS+=("smart-voice-worker:test:$t"); done
