@@ -81,13 +81,15 @@ pub fn run(cmd: &mut Command) {
 }
 
 /// espeak-ng says `text` in `voice` at `wpm` words a minute; sox makes it 16 kHz mono 16-bit
-/// with `lead_s` of silence before and `tail_s` after.
+/// with `lead_s` of silence before and `tail_s` after. sox runs repeatable (`-R`): its dither is
+/// otherwise random, and two tests making the same recipe at once kept different bytes under one
+/// name — the Windows run, reading the kept parts, then looked for a concatenation nobody made.
 pub fn speak(dir: &Path, name: &str, text: &str, voice: &str, wpm: u32, lead_s: f32, tail_s: f32) -> PathBuf {
     let key = format!("speak\n{text}\n{voice}\n{wpm}\n{lead_s}\n{tail_s}");
     rendered(dir, name, &key, |out| {
         let raw = dir.join(format!("{name}.raw.wav"));
         run(Command::new("espeak-ng").args(["-v", voice, "-s", &wpm.to_string(), "-w"]).arg(&raw).arg(text));
-        run(Command::new("sox").arg(&raw).args(["-r", "16000", "-c", "1", "-b", "16"]).arg(out).args([
+        run(Command::new("sox").arg("-R").arg(&raw).args(["-r", "16000", "-c", "1", "-b", "16"]).arg(out).args([
             "pad",
             &lead_s.to_string(),
             &tail_s.to_string(),
@@ -102,7 +104,7 @@ pub fn concat(dir: &Path, name: &str, parts: &[&Path]) -> PathBuf {
         let bytes = std::fs::read(part).unwrap_or_else(|e| panic!("{}: {e}", part.display()));
         key.push_str(&format!("\n{:016x}", fnv1a(&bytes)));
     }
-    rendered(dir, name, &key, |out| run(Command::new("sox").args(parts).arg(out)))
+    rendered(dir, name, &key, |out| run(Command::new("sox").arg("-R").args(parts).arg(out)))
 }
 
 /// Where the speech these tests say is kept for a system that cannot make it: a Windows test
