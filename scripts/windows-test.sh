@@ -123,6 +123,14 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
   wineboot --init >/dev/null 2>&1 || true
   wineserver --wait || true
 fi
+# One wineserver for the whole run. The one Wine starts on demand exits the moment its last
+# program does, and a test binary started in that moment loses it ("wine client error:0: recvmsg:
+# Connection reset by peer", exit status 1 before any test ran: twice in two runs on a fresh
+# prefix). A server left by an earlier run of this script is replaced; this run's is stopped at
+# its end.
+wineserver -k 2>/dev/null || true
+wineserver -w 2>/dev/null || true
+wineserver -p
 shim="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
 if [ ! -f "$shim" ] || [ scripts/windows/bcryptprimitives.c -nt "$shim" ]; then
   "$mingw" -O2 -shared -o "$shim" scripts/windows/bcryptprimitives.c -ladvapi32
@@ -144,7 +152,7 @@ used=$(mktemp)
 stamp=$(mktemp)
 # What the build made (cargo's artifact messages): the test binaries the slices below run.
 artifacts=$(mktemp)
-trap 'rm -f "$used" "$stamp" "$artifacts"' EXIT
+trap 'wineserver -k 2>/dev/null; rm -f "$used" "$stamp" "$artifacts"' EXIT
 
 packages=()
 for c in "${CRATES[@]}"; do packages+=(-p "$c"); done
@@ -186,7 +194,7 @@ if [ -n "${SMART_TEST_SPEECH_DIR:-}" ]; then
   echo "speech: $(find "$speech" -name '*.wav' | wc -l) WAV files, kept by the Linux test run" >&2
 else
   speech=$(mktemp -d)
-  trap 'rm -rf "$used" "$stamp" "$artifacts" "$speech"' EXIT
+  trap 'wineserver -k 2>/dev/null; rm -rf "$used" "$stamp" "$artifacts" "$speech"' EXIT
   linux_tests=()
   for t in "${VOICE_TEST_FILES[@]}"; do linux_tests+=(--test "$t"); done
   # The Linux build of the whole workspace, as scripts/test.sh builds it (the same units, so
