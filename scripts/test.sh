@@ -43,7 +43,10 @@ stamp=$(mktemp) # made now: incremental caches older than this were not touched 
 # scripts/built_twice.py.
 bins_built=$(mktemp)
 tests_built=$(mktemp)
-trap 'rm -f "$log" "$used" "$stamp" "$bins_built" "$tests_built"' EXIT
+# The voice worker's tests keep the speech they make (espeak-ng, sox) here, where its Windows
+# build's tests under Wine read it (scripts/windows-test.sh): made once, not by a second Linux run.
+speech=$(mktemp -d)
+trap 'rm -rf "$log" "$used" "$stamp" "$bins_built" "$tests_built" "$speech"' EXIT
 
 # A full disk shows up as some unrelated test failing to write a file; say it plainly first.
 mkdir -p "$CARGO_TARGET_DIR"
@@ -109,10 +112,6 @@ step "app: the real window under Xvfb over WebDriver (screenshots in \$CARGO_TAR
 bash scripts/e2e.sh 2>&1 | tee -a "$log"
 
 step "rust: every crate"
-# The voice worker's tests keep the speech they make (espeak-ng, sox) here, where its Windows
-# build's tests under Wine read it (scripts/windows-test.sh): made once, not by a second Linux run.
-speech=$(mktemp -d)
-trap 'rm -rf "$log" "$used" "$stamp" "$bins_built" "$tests_built" "$speech"' EXIT
 set +e
 # --no-fail-fast: one failing test binary must not hide the others' results from the count.
 { SMART_TEST_SPEECH_DIR="$speech" artifacts_to="$tests_built" cargo_recorded test --workspace --locked --no-fail-fast; } 2>&1 | tee -a "$log"

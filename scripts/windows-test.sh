@@ -130,6 +130,14 @@ fi
 # its end.
 wineserver -k 2>/dev/null || true
 wineserver -w 2>/dev/null || true
+# What this run leaves behind, removed however it ends: its wineserver, its temporary files (made
+# below), and the speech folder when it made its own.
+own_speech=
+cleanup() {
+  wineserver -k 2>/dev/null
+  rm -rf "${used:-}" "${stamp:-}" "${artifacts:-}" ${own_speech:+"$own_speech"}
+}
+trap cleanup EXIT
 wineserver -p
 shim="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
 if [ ! -f "$shim" ] || [ scripts/windows/bcryptprimitives.c -nt "$shim" ]; then
@@ -152,7 +160,6 @@ used=$(mktemp)
 stamp=$(mktemp)
 # What the build made (cargo's artifact messages): the test binaries the slices below run.
 artifacts=$(mktemp)
-trap 'wineserver -k 2>/dev/null; rm -f "$used" "$stamp" "$artifacts"' EXIT
 
 packages=()
 for c in "${CRATES[@]}"; do packages+=(-p "$c"); done
@@ -194,7 +201,7 @@ if [ -n "${SMART_TEST_SPEECH_DIR:-}" ]; then
   echo "speech: $(find "$speech" -name '*.wav' | wc -l) WAV files, kept by the Linux test run" >&2
 else
   speech=$(mktemp -d)
-  trap 'wineserver -k 2>/dev/null; rm -rf "$used" "$stamp" "$artifacts" "$speech"' EXIT
+  own_speech=$speech
   linux_tests=()
   for t in "${VOICE_TEST_FILES[@]}"; do linux_tests+=(--test "$t"); done
   # The Linux build of the whole workspace, as scripts/test.sh builds it (the same units, so
