@@ -79,11 +79,12 @@ if [ -f package.json ]; then
   node tests/browser/hud.browser.mjs 2>&1 | tee -a "$log"
 fi
 
-step "scripts: the target dir sweeper (it deletes builds, so it is tested before it runs), the Windows test runner, the lint wrapper, the built-twice check"
+step "scripts: the target dir sweeper (it deletes builds, so it is tested before it runs), the Windows test runner, the lint wrapper, the built-twice check, the CMake include"
 python3 scripts/target_gc_test.py 2>&1 | tee -a "$log"
 python3 scripts/test_binaries_test.py 2>&1 | tee -a "$log"
 python3 scripts/lint_test.py 2>&1 | tee -a "$log"
 python3 scripts/built_twice_test.py 2>&1 | tee -a "$log"
+python3 scripts/cmake_include_test.py 2>&1 | tee -a "$log"
 
 step "packaging: what the macOS and Windows bundles need (Info.plist, entitlements, WebView2, signing from the environment)"
 python3 scripts/packaging_test.py 2>&1 | tee -a "$log"

@@ -13,9 +13,10 @@
 #
 # The workers' llama.cpp and whisper.cpp are built by MinGW too: Debian 12's MinGW-w64 headers
 # lack one structure they use, declared by scripts/windows/mingw_compat.h, forced into every C
-# and C++ file built for the target; ggml's archives get back the "lib" prefix its CMake drops on Windows
-# (scripts/windows/ggml_lib_prefix.cmake), so llama-cpp-sys-2 finds them; and both workers'
-# build scripts link the C++ runtime statically (crates/mingw-link).
+# and C++ file built for the target; ggml's archives get back the "lib" prefix its CMake drops on
+# Windows (scripts/cmake/ggml_lib_prefix.cmake, which .cargo/config.toml hands every CMake build),
+# so llama-cpp-sys-2 finds them; and both workers' build scripts link the C++ runtime statically
+# (crates/mingw-link).
 #
 # Wine: Debian 12's Wine 8 lacks bcryptprimitives.dll, which every Rust program for Windows
 # imports; scripts/windows/bcryptprimitives.c is a stand-in for its one function, built into
@@ -113,7 +114,6 @@ export CXX_x86_64_pc_windows_gnu=x86_64-w64-mingw32-g++-posix
 export AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-ar
 export CFLAGS_x86_64_pc_windows_gnu="-include $here/scripts/windows/mingw_compat.h"
 export CXXFLAGS_x86_64_pc_windows_gnu="-include $here/scripts/windows/mingw_compat.h"
-export CMAKE_PROJECT_INCLUDE="$here/scripts/windows/ggml_lib_prefix.cmake"
 
 . scripts/cross-toolchain.sh
 . scripts/lint-while-building.sh
@@ -205,13 +205,13 @@ else
   linux_tests=()
   for t in "${VOICE_TEST_FILES[@]}"; do linux_tests+=(--test "$t"); done
   # The Linux build of the whole workspace, as scripts/test.sh builds it (the same units, so
-  # nothing is rebuilt after a test run), without the Windows build's CMake include. Its results
-  # are not this script's (scripts/test.sh counts them in the Linux run): they are shown only if
-  # it fails, renamed so they are not counted twice.
+  # nothing is rebuilt after a test run). Its results are not this script's (scripts/test.sh
+  # counts them in the Linux run): they are shown only if it fails, renamed so they are not
+  # counted twice.
   speech_log="$speech.log"
   if (
     # (and with the toolchain scripts/test.sh uses, not the cross fallback's Debian rustc)
-    unset CMAKE_PROJECT_INCLUDE RUSTC RUSTDOC RUSTC_BOOTSTRAP
+    unset RUSTC RUSTDOC RUSTC_BOOTSTRAP
     lint_while_building
     export CARGO_TARGET_DIR="$linux_target" SMART_MODELS_DIR="$linux_models" SMART_TEST_SPEECH_DIR="$speech"
     # (errexit does not hold inside an if's condition: each step is chained.)

@@ -11,7 +11,7 @@
 //! when the build itself runs on Windows.
 //!
 //! (ggml's archives lose their `lib` prefix on Windows and the crates then link none of them;
-//! `scripts/windows/ggml_lib_prefix.cmake` gives the prefix back in ggml's own build.)
+//! `scripts/cmake/ggml_lib_prefix.cmake` gives the prefix back in ggml's own build.)
 //!
 //! Every other target is left alone. The worker's tests under Wine are what checks this: a
 //! worker that needs `libstdc++-6.dll` does not start there.

@@ -1,6 +1,5 @@
 # Gives ggml's static archives back their "lib" prefix when llama.cpp or whisper.cpp is built
-# for Windows with MinGW (scripts/windows-test.sh hands this file to their CMake as
-# CMAKE_PROJECT_INCLUDE, which llama-cpp-sys-2 and whisper-rs-sys pass through).
+# for Windows with MinGW (scripts/cmake/project_include.cmake includes it; see there).
 #
 # ggml's CMakeLists drops the prefix on every Windows build, so MinGW writes `ggml.a`,
 # `ggml-base.a`, `ggml-cpu.a`. Both Rust crates then ask for the archives the Unix way:
