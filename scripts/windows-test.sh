@@ -131,10 +131,11 @@ fi
 wineserver -k 2>/dev/null || true
 wineserver -w 2>/dev/null || true
 # What this run leaves behind, removed however it ends: its wineserver, its temporary files (made
-# below), and the speech folder when it made its own.
+# below), and the speech folder when it made its own. (errexit holds in the handler too: a
+# wineserver already gone must not stop the removal, nor turn the run's exit status into 1.)
 own_speech=
 cleanup() {
-  wineserver -k 2>/dev/null
+  wineserver -k 2>/dev/null || true
   rm -rf "${used:-}" "${stamp:-}" "${artifacts:-}" ${own_speech:+"$own_speech"}
 }
 trap cleanup EXIT
