@@ -149,12 +149,17 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
 
     let static_label =
         if cold.prefix_from_disk > 0 { "static prompt, from the disk cache" } else { "static prompt, cold" };
-    println!(
-        "{static_label}: {} tokens in {} = {:.0} tok/s",
-        cold.prompt_tokens,
-        ms(cold.prompt_ms),
-        f64::from(cold.prompt_tokens) * 1000.0 / cold.prompt_ms.max(0.001)
-    );
+    if cold.prefix_from_disk > 0 {
+        // Restored, not evaluated: a rate in tokens per second would be the disk's, not the model's.
+        println!("{static_label}: {} tokens restored in {}", cold.prompt_tokens, ms(cold.prompt_ms));
+    } else {
+        println!(
+            "{static_label}: {} tokens in {} = {:.0} tok/s",
+            cold.prompt_tokens,
+            ms(cold.prompt_ms),
+            f64::from(cold.prompt_tokens) * 1000.0 / cold.prompt_ms.max(0.001)
+        );
+    }
     println!(
         "per utterance (p50): {:.0} new prompt tokens, {} to restore the cached prompt and build the batch; {:.0} candidate tokens, {} for the one batch that scores them with the prompt",
         rest_tokens.p(0.5),

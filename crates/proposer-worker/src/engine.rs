@@ -11,6 +11,7 @@
 //! there afterwards, without a save, restore or re-evaluation.
 
 use crate::Channel;
+use crate::prefix_cache;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::{LlamaContextParams, LlamaPoolingType};
 use llama_cpp_2::llama_backend::LlamaBackend;
@@ -342,7 +343,7 @@ impl Session<'_> {
             && pos < prefix.len()
             && prefix.len() == tokens.len()
         {
-            save_prefix_state(&self.ctx, path, prefix);
+            prefix_cache::save(&self.ctx, path, prefix);
         }
         Ok(())
     }
@@ -367,7 +368,7 @@ impl Session<'_> {
             self.ctx.clear_kv_cache();
             self.cached.clear();
             keep = 0;
-            match load_prefix_state(&mut self.ctx, path, prefix) {
+            match prefix_cache::load(&mut self.ctx, path, prefix) {
                 Ok(()) => {
                     self.cached = prefix.to_vec();
                     keep = prefix.len().min(tokens.len().saturating_sub(1));
@@ -393,7 +394,7 @@ impl Session<'_> {
             self.evaluate(&tokens[..prefix.len()], pos, false)?;
             pos = prefix.len();
             if let Some(path) = &disk {
-                save_prefix_state(&self.ctx, path, prefix);
+                prefix_cache::save(&self.ctx, path, prefix);
             }
         }
         Ok((pos, disk))
@@ -872,80 +873,6 @@ impl Trie {
 
     fn path(&self, k: usize) -> &[usize] {
         self.paths.get(k).map_or(&[], Vec::as_slice)
-    }
-}
-
-/// The name a saved prefix state is kept under: its cache key and the blake3 of its bytes, so a
-/// file that was cut short or written by two processes at once is never mistaken for a good one.
-fn state_file_name(key_path: &std::path::Path, digest: &str) -> std::path::PathBuf {
-    let stem = key_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    key_path.with_file_name(format!("{stem}-{digest}.state"))
-}
-
-fn digest_of(path: &std::path::Path) -> std::io::Result<String> {
-    let mut h = blake3::Hasher::new();
-    std::io::copy(&mut std::fs::File::open(path)?, &mut h)?;
-    Ok(h.finalize().to_hex()[..16].to_string())
-}
-
-/// Loads the saved state of `prefix` for `key_path` (see [`state_file_name`]). Every file for
-/// the key whose bytes do not match the digest in its name is deleted; the first good one is
-/// loaded and must hold exactly `prefix`.
-fn load_prefix_state(
-    ctx: &mut LlamaContext<'_>,
-    key_path: &std::path::Path,
-    prefix: &[LlamaToken],
-) -> Result<(), String> {
-    let dir = key_path.parent().ok_or("no cache dir")?;
-    let stem = key_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut candidates: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| e.to_string())?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name().is_some_and(|n| {
-                let n = n.to_string_lossy();
-                n.starts_with(&format!("{stem}-")) && n.ends_with(".state")
-            })
-        })
-        .collect();
-    candidates.sort();
-    for p in candidates {
-        let named =
-            p.file_stem().and_then(|s| s.to_string_lossy().rsplit('-').next().map(str::to_string)).unwrap_or_default();
-        if digest_of(&p).ok().as_deref() != Some(named.as_str()) {
-            let _ = std::fs::remove_file(&p);
-            continue;
-        }
-        match ctx.state_load_file(&p, prefix.len() + 1) {
-            Ok(saved) if saved == prefix => return Ok(()),
-            _ => {
-                ctx.clear_kv_cache();
-                let _ = std::fs::remove_file(&p);
-            }
-        }
-    }
-    Err("no saved state for this prefix".into())
-}
-
-/// Saves the context's state (which must hold exactly `prefix`) for `key_path`: written under
-/// a name no other process uses, then renamed to one that carries its digest.
-fn save_prefix_state(ctx: &LlamaContext<'_>, key_path: &std::path::Path, prefix: &[LlamaToken]) {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let tmp = key_path.with_extension(format!("{}.{nanos}.tmp", std::process::id()));
-    if ctx.state_save_file(&tmp, prefix).is_err() {
-        let _ = std::fs::remove_file(&tmp);
-        return;
-    }
-    match digest_of(&tmp) {
-        Ok(d) => {
-            if std::fs::rename(&tmp, state_file_name(key_path, &d)).is_err() {
-                let _ = std::fs::remove_file(&tmp);
-            }
-        }
-        Err(_) => {
-            let _ = std::fs::remove_file(&tmp);
-        }
     }
 }
 

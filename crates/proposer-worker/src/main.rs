@@ -22,6 +22,7 @@
 //! `SMART_WORKER_LOG=1`, and then goes to stderr.
 
 mod engine;
+mod prefix_cache;
 
 use smart_proposer::protocol::{
     PROTOCOL_VERSION, RequestLine, ResponseBody, ResponseLine, WorkerError, WorkerErrorCode,

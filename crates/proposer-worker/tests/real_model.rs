@@ -296,6 +296,59 @@ fn a_ranking_scores_every_candidate_and_leaves_the_cached_prompt_as_it_was() {
     rt.block_on(fresh.shutdown());
 }
 
+/// What it guards against: every prefix ever evaluated stayed in the shared cache folder (one
+/// state of tens of megabytes per set of visible tools, per model file, per context size), so
+/// the folder only grew. Saving a state now sweeps the folder down to the 16 most recently used
+/// and removes temporary files a dead worker left.
+#[test]
+fn saving_a_prefix_sweeps_the_cache_folder_down_to_the_most_recently_used() {
+    let _one = one_at_a_time();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let now = std::time::SystemTime::now();
+    let aged = |name: &str, hours: u64| {
+        let p = cache.path().join(name);
+        std::fs::write(&p, b"an older state").unwrap();
+        let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+        f.set_modified(now - std::time::Duration::from_secs(hours * 3600)).unwrap();
+    };
+    // Twenty states of other prefixes, last used 1 to 20 hours ago, and a dead worker's temp file.
+    for h in 1..=20u64 {
+        aged(&format!("prefix-{h:016x}-{h:016x}.state"), h);
+    }
+    aged("prefix-00000000000000aa.999.1.tmp", 5);
+    aged("unrelated.txt", 100);
+    let req = rank_request("hash the file quokka.txt");
+    rt.block_on(async {
+        let mut s = Supervisor::new(cached_spec(cache.path()));
+        s.prepare(&smart_proposer::protocol::PrepareRequest { prefix: req.prefix.clone() }).await.unwrap();
+        s.shutdown().await;
+    });
+    let mut names: Vec<String> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let old: Vec<u64> = names
+        .iter()
+        .filter_map(|n| n.strip_prefix("prefix-")?.split('-').next().and_then(|h| u64::from_str_radix(h, 16).ok()))
+        .filter(|h| *h <= 20)
+        .collect();
+    // The new state and the 15 used most recently (1..=15 hours ago) stay; the temp file goes.
+    assert_eq!(old, (1..=15).collect::<Vec<u64>>(), "{names:?}");
+    assert_eq!(names.iter().filter(|n| n.ends_with(".state")).count(), 16, "{names:?}");
+    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
+    assert!(names.contains(&"unrelated.txt".to_string()), "{names:?}");
+    // The state just saved is whole and loads.
+    let from_disk = rt.block_on(async {
+        let mut s = Supervisor::new(cached_spec(cache.path()));
+        let r = s.rank(&req).await.unwrap();
+        s.shutdown().await;
+        r
+    });
+    assert!(from_disk.timings.prefix_from_disk > 0, "{:?}", from_disk.timings);
+}
+
 /// What broke: two processes saved the same prefix cache file through one temporary name, and a
 /// file written by both at once could be loaded as a prompt's cache — answers changed with the
 /// load on the machine. A saved prefix now carries its digest in its name and is checked before
