@@ -109,3 +109,146 @@ fn replay_from(ledger: &Ledger, start: KernelState) -> Result<(KernelState, Repl
     };
     Ok((state, report))
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+    use crate::record::NewEvent;
+    use smart_kernel::{GateAct, Hash, KernelEvent, Policy, RefusalCode};
+
+    struct Key;
+    impl HeadSigner for Key {
+        fn sign_hex(&self, _: &[u8]) -> String {
+            "00".repeat(64)
+        }
+        fn seal_hex(&self, hash: &Hash) -> String {
+            hash.to_hex()
+        }
+    }
+
+    const EVENTS: u64 = 2_000;
+
+    /// A ledger of a genesis and gate refusals with the state hashes the kernel gives them, its
+    /// rows open to SQL edits; and the state after the last event.
+    fn build(dir: &std::path::Path) -> (Ledger, KernelState) {
+        let genesis = KernelEvent::Genesis {
+            device_key: "00".repeat(32),
+            policy: Policy::default(),
+            policy_hash: Policy::default().hash().unwrap(),
+            registry_hash: Hash::ZERO,
+            hash_scheme: smart_kernel::state_hash::CURRENT,
+        };
+        let refused =
+            KernelEvent::GateRefused { act: GateAct::Framing, code: RefusalCode::GateForbidden, reason: "test".into() };
+        let mut ledger = Ledger::create(&dir.join("l.db")).unwrap();
+        let mut state = KernelState::default();
+        let mut rows = vec![];
+        for seq in 1..=EVENTS {
+            let event = if seq == 1 { &genesis } else { &refused };
+            let before = state.hash().unwrap();
+            state.apply_mut(event, Millis(seq)).unwrap();
+            rows.push((event, before, state.hash().unwrap(), seq));
+        }
+        for (i, chunk) in rows.chunks(500).enumerate() {
+            let batch: Vec<NewEvent<'_>> = chunk
+                .iter()
+                .map(|(event, before, after, at)| NewEvent {
+                    corr: "c",
+                    event,
+                    at: Millis(*at),
+                    wall_ms: *at,
+                    state_before: *before,
+                    state_after: *after,
+                })
+                .collect();
+            ledger.append(i as u64 * 500, &batch, &Key).unwrap();
+        }
+        ledger
+            .connection()
+            .execute_batch("DROP TRIGGER events_append_only_update; DROP TRIGGER events_append_only_delete;")
+            .unwrap();
+        (ledger, state)
+    }
+
+    /// The replayed state's sequence and the report.
+    fn replayed(ledger: &Ledger) -> Result<(u64, ReplayReport), String> {
+        replay(ledger).map(|(state, report)| (state.seq, report)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_whole_ledger_replays_to_the_kernels_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ledger, state) = build(dir.path());
+        let (seq, report) = replayed(&ledger).unwrap();
+        assert!(report.ok, "{report:?}");
+        assert_eq!((seq, report.events), (EVENTS, EVENTS));
+        assert_eq!(report.state_hash, Some(state.hash().unwrap().to_hex()));
+    }
+
+    #[test]
+    fn replay_names_the_first_divergence_and_stops_the_state_there() {
+        let zeros = Hash::ZERO.to_hex();
+        // (the edits, the first divergent sequence, words of its reason, the state's sequence)
+        let cases: Vec<(Vec<String>, u64, &str, u64)> = vec![
+            (vec![format!("UPDATE events SET state_after = '{zeros}' WHERE seq = 2")], 2, "after this event", 2),
+            (vec![format!("UPDATE events SET state_after = '{zeros}' WHERE seq = 1999")], 1999, "after", 1999),
+            (vec![format!("UPDATE events SET state_before = '{zeros}' WHERE seq = 700")], 700, "before", 699),
+            (vec!["UPDATE events SET payload = '{' WHERE seq = 300".into()], 300, "not a kernel event", 299),
+            // Two divergences: the earlier one.
+            (
+                vec![
+                    format!("UPDATE events SET state_after = '{zeros}' WHERE seq = 1500"),
+                    format!("UPDATE events SET state_after = '{zeros}' WHERE seq = 40"),
+                ],
+                40,
+                "after",
+                40,
+            ),
+            // A divergence, then a row SQLite cannot hand back (a time stored as text): the
+            // divergence is the answer, the read stops there.
+            (
+                vec![
+                    format!("UPDATE events SET state_after = '{zeros}' WHERE seq = 5"),
+                    "UPDATE events SET at_ms = 'x' WHERE seq = 9".into(),
+                ],
+                5,
+                "after",
+                5,
+            ),
+            (
+                vec![
+                    format!("UPDATE events SET state_after = '{zeros}' WHERE seq = 5"),
+                    "UPDATE events SET at_ms = 'x' WHERE seq = 1900".into(),
+                ],
+                5,
+                "after",
+                5,
+            ),
+        ];
+        for (edits, at, says, state_seq) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            let (ledger, _) = build(dir.path());
+            for edit in &edits {
+                ledger.connection().execute_batch(edit).unwrap();
+            }
+            let (seq, report) = replayed(&ledger).unwrap();
+            assert!(!report.ok, "{edits:?}: {report:?}");
+            assert_eq!(report.first_divergent_seq, Some(at), "{edits:?}: {report:?}");
+            assert!(report.reason.as_deref().unwrap_or("").contains(says), "{edits:?}: {report:?}");
+            assert_eq!(seq, state_seq, "{edits:?}: the state is replayed up to the divergence");
+            assert_eq!(report.state_hash, None);
+        }
+    }
+
+    /// A row that cannot be read before any divergence is an error, not a report.
+    #[test]
+    fn a_row_that_cannot_be_read_before_any_divergence_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ledger, _) = build(dir.path());
+        ledger.connection().execute_batch("UPDATE events SET at_ms = 'x' WHERE seq = 1000").unwrap();
+        let err = replayed(&ledger).unwrap_err();
+        assert!(err.contains("at_ms") || err.contains("Invalid column type"), "{err}");
+    }
+}
