@@ -23,6 +23,8 @@ pub mod verified;
 pub mod verify;
 
 mod migrations;
+#[cfg(test)]
+mod test_support;
 
 pub use anchor::Anchor;
 pub use inspect::{EventCheck, inspect};

@@ -116,7 +116,7 @@ mod tests {
 
     use super::*;
     use crate::record::NewEvent;
-    use smart_kernel::{GateAct, Hash, KernelEvent, Policy, RefusalCode};
+    use smart_kernel::Hash;
 
     struct Key;
     impl HeadSigner for Key {
@@ -133,15 +133,7 @@ mod tests {
     /// A ledger of a genesis and gate refusals with the state hashes the kernel gives them, its
     /// rows open to SQL edits; and the state after the last event.
     fn build(dir: &std::path::Path) -> (Ledger, KernelState) {
-        let genesis = KernelEvent::Genesis {
-            device_key: "00".repeat(32),
-            policy: Policy::default(),
-            policy_hash: Policy::default().hash().unwrap(),
-            registry_hash: Hash::ZERO,
-            hash_scheme: smart_kernel::state_hash::CURRENT,
-        };
-        let refused =
-            KernelEvent::GateRefused { act: GateAct::Framing, code: RefusalCode::GateForbidden, reason: "test".into() };
+        let (genesis, refused) = (crate::test_support::genesis("00".repeat(32)), crate::test_support::refusal());
         let mut ledger = Ledger::create(&dir.join("l.db")).unwrap();
         let mut state = KernelState::default();
         let mut rows = vec![];
@@ -165,10 +157,7 @@ mod tests {
                 .collect();
             ledger.append(i as u64 * 500, &batch, &Key).unwrap();
         }
-        ledger
-            .connection()
-            .execute_batch("DROP TRIGGER events_append_only_update; DROP TRIGGER events_append_only_delete;")
-            .unwrap();
+        crate::test_support::open_to_edits(&ledger);
         (ledger, state)
     }
 

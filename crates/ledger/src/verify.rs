@@ -497,7 +497,7 @@ mod tests {
     use super::*;
     use crate::record::NewEvent;
     use ed25519_dalek::{Signer, SigningKey};
-    use smart_kernel::{GateAct, Millis, Policy, RefusalCode};
+    use smart_kernel::Millis;
 
     struct Key(SigningKey);
     impl HeadSigner for Key {
@@ -525,15 +525,7 @@ mod tests {
     fn build(dir: &std::path::Path, b: Build) -> (Ledger, Key, String) {
         let key = Key(SigningKey::from_bytes(&[9u8; 32]));
         let public = hex::encode(key.0.verifying_key().to_bytes());
-        let genesis = KernelEvent::Genesis {
-            device_key: public.clone(),
-            policy: Policy::default(),
-            policy_hash: Policy::default().hash().unwrap(),
-            registry_hash: Hash::ZERO,
-            hash_scheme: smart_kernel::state_hash::CURRENT,
-        };
-        let refused =
-            KernelEvent::GateRefused { act: GateAct::Framing, code: RefusalCode::GateForbidden, reason: "test".into() };
+        let (genesis, refused) = (crate::test_support::genesis(public.clone()), crate::test_support::refusal());
         let mut ledger = Ledger::create(&dir.join("l.db")).unwrap();
         let events: Vec<(u64, &KernelEvent)> = (1..=EVENTS)
             .map(|seq| {
@@ -555,10 +547,7 @@ mod tests {
                 .collect();
             ledger.append(i as u64 * 700, &batch, &key).unwrap();
         }
-        ledger
-            .connection()
-            .execute_batch("DROP TRIGGER events_append_only_update; DROP TRIGGER events_append_only_delete;")
-            .unwrap();
+        crate::test_support::open_to_edits(&ledger);
         (ledger, key, public)
     }
 
