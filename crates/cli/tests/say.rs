@@ -163,3 +163,35 @@ fn a_cue_word_tilts_a_ranking_that_leans_elsewhere() {
         assert_ne!(v["proposal"]["tool"], "fs.quarantine", "{text}: {v}");
     }
 }
+
+#[test]
+fn a_request_taken_back_in_the_same_breath_proposes_nothing() {
+    // What broke: "move … into … no wait, forget it" matched the move template, and "quarantine
+    // … actually no, cancel, don't do anything" was ranked a quarantine (an L4 act) by the model.
+    // Neither needs a model now: no worker is there, and nothing may be proposed or recorded.
+    let s = Smart::init(None);
+    s.write("inbox/a.txt", "a");
+    s.write("archive/keep.txt", "k");
+    let before = s.events();
+    for text in [
+        "move inbox/a.txt into archive... no wait, forget it, I leave it where it is",
+        "please quarantine inbox/a.txt... actually no, cancel, don't do anything",
+    ] {
+        let out = output(s.cmd().env("SMART_PROPOSER_WORKER", "/nonexistent/worker").args(["--json", "say", text]));
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}); stderr {}", String::from_utf8_lossy(&out.stderr)));
+        assert_eq!(out.status.code(), Some(0), "{text}: {v}");
+        assert!(v["proposal"].is_null(), "{text}: {v}");
+        assert!(v.to_string().contains("won't do anything"), "{text}: {v}");
+    }
+    assert!(s.root.join("inbox/a.txt").exists());
+    // Taking back is not a request: the ledger may hold the turns, never a proposed call.
+    let (_, all) = s.json(&["ledger", "show"]);
+    let proposed = all["events"].as_array().cloned().unwrap_or_default();
+    assert!(proposed.iter().all(|e| !e.to_string().contains("inbox/a.txt")), "{} events before, now {all}", before);
+    // A new request after the taking back is a request: it goes on to the model.
+    require_model(&s);
+    let (code, v) = say(&s, &["--propose-only", "never mind the move, scan inbox"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["proposal"]["tool"], "fs.scan", "{v}");
+}

@@ -903,6 +903,12 @@ impl Assistant {
             return Ok(Answer::NoCall);
         }
         let ctx = understanding::context(&self.engine, base, understanding::WalkLimits::default())?;
+        let mentions = understand::mentions::find(&reading, &ctx.vocab);
+        let is_name = |said: &str| !ctx.vocab.lookup(said).is_empty();
+        // Before the templates: "move guest_list.pdf into Taxes… no wait, forget it" matches one.
+        if understand::retracted::taken_back(&reading, &mentions, &is_name) {
+            return Ok(Answer::Say(understand::retracted::REPLY.into()));
+        }
         let visible: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
         if !opts.no_templates {
             let phrase = PhraseContext {
@@ -920,14 +926,12 @@ impl Assistant {
                 None => {}
             }
         }
-        let mentions = understand::mentions::find(&reading, &ctx.vocab);
         let decls = understanding::rank_tools(tools);
         let style = self.understand_opts.style;
         let (sup, info) = self.started_model(corr).await?;
         let shown = understand::mentions::canonical(&reading, &mentions, &ctx.vocab);
         let (model_ranking, timings) = understanding::rank(sup, info.format, &decls, &shown, style).await?;
         let thresholds = &self.understand_opts.thresholds;
-        let is_name = |said: &str| !ctx.vocab.lookup(said).is_empty();
         let mut cued = understand::cues::cued(&reading, &mentions, &is_name);
         let fill = |tool: &str| understand::fill(tool, &reading, &mentions, &ctx);
         let unserved = understand::beyond::asked_for(&reading, &mentions, &is_name);

@@ -499,6 +499,18 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         _ => lower.len(),
     };
     let start = lower[..end].iter().rposition(|w| TOPIC_MARKERS.contains(&w.as_str())).map_or(0, |i| i + 1);
+    // "maximum 5", "give me twenty results": how many, not what about.
+    let limit = result_limit(&lower);
+    let end = match limit {
+        Some((_, at)) if at >= start && at < end => {
+            let mut e = at;
+            while e > start && LIMIT_LEAD_INS.contains(&lower[e - 1].as_str()) {
+                e -= 1;
+            }
+            e
+        }
+        _ => end,
+    };
     let mut topic: Vec<&str> = r.words[start..end].iter().map(String::as_str).collect();
     if start == 0 {
         // With no word like "about" or "for", only a sentence that opens with a search ("look
@@ -528,12 +540,73 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         return Filled::Missing(Missing::Words("what to search for"));
     }
     let mut args = json!({ "query": query });
+    if let Some((n, _)) = limit {
+        args["limit"] = json!(n);
+    }
+    // A kind said before the topic ("only markdown notes about …", "look for code about …").
+    if let Some(kind) = lower[..start].iter().enumerate().find_map(|(i, w)| {
+        let covered = mentions.iter().any(|m| m.start <= i && i < m.end);
+        let kind = match w.as_str() {
+            "markdown" => Some("markdown"),
+            "code" | "source" => Some("code"),
+            "binary" => Some("binary"),
+            "text" if lower.get(i + 1).is_some_and(|n| matches!(n.as_str(), "files" | "file" | "documents")) => {
+                Some("text")
+            }
+            _ => None,
+        };
+        kind.filter(|_| !covered)
+    }) {
+        args["kind"] = json!(kind);
+    }
     if let Some(m) = place
         && let Some(i) = m.sure()
     {
         args["path_prefix"] = json!(abs(ctx, i));
     }
     Filled::Args(args)
+}
+
+/// Words that say how many results come before the number ("maximum 5", "at most ten").
+const LIMIT_WORDS: &[&str] = &["maximum", "max", "limit", "top", "most", "first"];
+
+/// Words that say how many results come after the number ("twenty results").
+const RESULT_WORDS: &[&str] = &["results", "result", "hits", "matches", "documents", "docs"];
+
+/// Words that lead into a limit and are not the topic ("give me twenty results", "only 5").
+const LIMIT_LEAD_INS: &[&str] =
+    &["give", "me", "show", "and", "only", "just", "with", "at", "up", "to", "return", "but"];
+
+/// How many results a search asks for, and where that is said: a number after a word like
+/// "maximum" (at most 50, the tool's own bound) or before a word like "results" (50 or fewer:
+/// a year is not a count).
+fn result_limit(lower: &[String]) -> Option<(u64, usize)> {
+    let number_word =
+        |w: &str| number_before(std::slice::from_ref(&w.to_string())).is_some() || w.parse::<u64>().is_ok();
+    let value = |words: &[String]| -> Option<u64> {
+        match words {
+            [one] if one.parse::<u64>().is_ok() => one.parse().ok(),
+            _ => number_before(words),
+        }
+    };
+    let after = lower.iter().enumerate().find_map(|(i, w)| {
+        if !LIMIT_WORDS.contains(&w.as_str()) {
+            return None;
+        }
+        let run = lower[i + 1..].iter().take_while(|x| number_word(x) && x.as_str() != "a").count();
+        (run > 0).then(|| value(&lower[i + 1..i + 1 + run]).map(|n| (n, i))).flatten()
+    });
+    let before = || {
+        lower.iter().enumerate().skip(1).find_map(|(j, w)| {
+            if !RESULT_WORDS.contains(&w.as_str()) {
+                return None;
+            }
+            let run = lower[..j].iter().rev().take_while(|x| number_word(x) && x.as_str() != "a").count();
+            // Not a year: "find 2020 documents about taxes" asks for no 2020 results.
+            (run > 0).then(|| value(&lower[j - run..j]).filter(|n| *n <= 50).map(|n| (n, j - run))).flatten()
+        })
+    };
+    after.or_else(before).filter(|(n, _)| *n >= 1).map(|(n, at)| (n.min(50), at))
 }
 
 /// "replace A with B", "change A to B", "A should be B", … → (A, B).
@@ -606,10 +679,12 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
         }
     }
     // "A should be B", "it says A but it should say B", "A becomes B".
-    for (mid, skip_after) in [("should", 2usize), ("becomes", 1)] {
+    // "A must become B" as "A should be B".
+    for (mid, skip_after) in [("should", 2usize), ("must", 2), ("becomes", 1)] {
+        let modal = matches!(mid, "should" | "must");
         if let Some(m) = at(mid) {
             // "should really say", "should actually be": the adverb is not the new text.
-            let skip_after = if mid == "should"
+            let skip_after = if modal
                 && lower.get(m + 1).is_some_and(|w| matches!(w.as_str(), "really" | "actually" | "instead" | "just"))
             {
                 skip_after + 1
@@ -617,10 +692,9 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
                 skip_after
             };
             // "there's a cobalt that should say orange": the words before "that".
-            let (m_at, relative) =
-                if mid == "should" && m >= 2 && lower[m - 1] == "that" { (m - 1, true) } else { (m, false) };
+            let (m_at, relative) = if modal && m >= 2 && lower[m - 1] == "that" { (m - 1, true) } else { (m, false) };
             // "… but it should say", "… where it should say": the joint is not the old text.
-            let a_end = if mid == "should"
+            let a_end = if modal
                 && m >= 2
                 && lower[m - 1] == "it"
                 && matches!(lower[m - 2].as_str(), "but" | "where" | "when" | "and" | "though" | "yet")
@@ -731,7 +805,61 @@ const NOTE_MARKERS: &[&[&str]] = &[
     &["save"],
 ];
 
+/// Words after "key" or "value" that are not the key or the value itself ("the key to the
+/// shed is under the mat" names no key).
+const NOT_A_KEY: &[&str] =
+    &["to", "is", "for", "of", "in", "on", "that", "the", "a", "an", "and", "was", "are", "with", "as", "from"];
+
+/// A record whose parts the person named: "in the collection clients under the key acme: pays
+/// always late", "save a note with key nimbus9: client prefers British spelling", "make a record
+/// in deadlines with the key pancake7, the value is: deliver on Friday". Only with a key said;
+/// the collection is `notes` unless one is named ("collection X", "the X collection", "a record
+/// in X"), and the value is what follows "value", else what follows the key.
+fn named_record(r: &Reading) -> Option<Value> {
+    let lower = r.lower();
+    let word_after = |i: usize| lower.get(i + 1).filter(|w| !NOT_A_KEY.contains(&w.as_str()));
+    let k = (0..lower.len()).find(|&i| lower[i] == "key" && word_after(i).is_some())?;
+    let key = r.words[k + 1].clone();
+    let is_collection = |w: &str| {
+        w.len() <= 32
+            && w.starts_with(|c: char| c.is_ascii_lowercase())
+            && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            && !NOT_A_KEY.contains(&w)
+    };
+    let collection = (0..lower.len())
+        .find_map(|i| {
+            let named = match lower[i].as_str() {
+                "collection" => word_after(i).or_else(|| i.checked_sub(1).map(|b| &lower[b])),
+                "record" | "note" | "entry" if lower.get(i + 1).is_some_and(|w| w == "in") => {
+                    lower.get(i + 2).filter(|w| w.as_str() != "the").or_else(|| lower.get(i + 3))
+                }
+                _ => None,
+            };
+            named.filter(|w| is_collection(w) && w.as_str() != "collection")
+        })
+        .map_or_else(|| "notes".to_string(), String::clone);
+    let value_from = match (k + 2..lower.len()).find(|&i| lower[i] == "value") {
+        Some(v) => v + 1,
+        None => (0..k).find(|&i| lower[i] == "value").map_or(k + 2, |v| v + 1),
+    };
+    let mut value: Vec<&str> = r.words.get(value_from..).unwrap_or_default().iter().map(String::as_str).collect();
+    while value.first().is_some_and(|w| matches!(w.to_lowercase().as_str(), "is" | "as" | "that" | "to" | "be" | "of"))
+    {
+        value.remove(0);
+    }
+    // A value said before the key ("store the value surcharge under the key x") ends there.
+    if value_from <= k {
+        value.truncate(k.saturating_sub(value_from + 2));
+    }
+    let value = value.join(" ");
+    (!value.is_empty() && !key.is_empty())
+        .then(|| json!({ "collection": collection, "key": key.chars().take(200).collect::<String>(), "value": value }))
+}
+
 fn record(r: &Reading) -> Filled {
+    if let Some(args) = named_record(r) {
+        return Filled::Args(args);
+    }
     let lower = r.lower();
     // What to remember follows the word that asks for it ("remember that …"), or comes before
     // it ("my locker is 12, remember that"). Without such a word nothing asked to be kept.
@@ -1084,6 +1212,51 @@ mod tests {
     }
 
     #[test]
+    fn a_record_whose_collection_and_key_are_named_keeps_them() {
+        // What broke (a tenth author's sentences): the collection was always notes, the key made
+        // of the first words ("in_collection_clients"), or no record at all.
+        for (said, collection, key, value) in [
+            (
+                "remember in the collection clients under the key acme: pays always late",
+                "clients",
+                "acme",
+                "pays always late",
+            ),
+            (
+                "save a note with key nimbus9: client prefers British spelling",
+                "notes",
+                "nimbus9",
+                "client prefers British spelling",
+            ),
+            (
+                "In the collection glossary, key Zuschlag, please store the value surcharge.",
+                "glossary",
+                "Zuschlag",
+                "surcharge",
+            ),
+            (
+                "Please make a record in deadlines with the key pancake7, the value is: deliver on Friday before noon",
+                "deadlines",
+                "pancake7",
+                "deliver on Friday before noon",
+            ),
+            ("store the value blue under the key colour in the settings collection", "settings", "colour", "blue"),
+        ] {
+            assert_eq!(
+                args("db.upsert", said),
+                json!({"collection": collection, "key": key, "value": value}),
+                "{said}"
+            );
+        }
+        // "the key to …" names no key: the note reads as before.
+        assert_eq!(args("db.upsert", "remember that the key to the shed is under the mat")["collection"], "notes");
+        assert_eq!(
+            args("db.upsert", "remember that the key to the shed is under the mat")["value"],
+            "the key to the shed is under the mat"
+        );
+    }
+
+    #[test]
     fn every_name_said_counts() {
         // What broke: a name that exists nowhere was dropped from a list of the ones that do.
         assert_eq!(
@@ -1194,6 +1367,22 @@ mod tests {
             json!({"query": "sourdough", "path_prefix": "/r/Recipes"})
         );
         assert!(matches!(f("rag.search", "what does budget.xlsx say"), Filled::Missing(Missing::Words(_))));
+        // What broke (a tenth author's sentences): how many and what kind became the topic.
+        assert_eq!(
+            args("rag.search", "find me only markdown notes which are talking of lighthouse, maximum 5"),
+            json!({"query": "lighthouse", "limit": 5, "kind": "markdown"})
+        );
+        assert_eq!(
+            args("rag.search", "look for code about harpsichord, give me twenty results"),
+            json!({"query": "harpsichord", "limit": 20, "kind": "code"})
+        );
+        assert_eq!(
+            args("rag.search", "search for the top 3 documents about tides"),
+            json!({"query": "tides", "limit": 3})
+        );
+        assert_eq!(args("rag.search", "search for top secret plans"), json!({"query": "top secret plans"}));
+        assert_eq!(args("rag.search", "find documents about code review"), json!({"query": "code review"}));
+        assert_eq!(args("rag.search", "find 2020 documents about taxes"), json!({"query": "taxes"}));
         // From a place that still exists is a move, not a redirect.
         assert!(matches!(f("propose.redirects", "redirect budget.xlsx to Recipes"), Filled::Missing(_)));
         assert_eq!(
@@ -1221,6 +1410,11 @@ mod tests {
             args("propose.patch", "prepare a patch for shopping_list.md that changes purple to nineteen"),
             json!({"path": "/r/shopping_list.md", "find": "purple", "replace": "nineteen"})
         );
+        // What broke (a tenth author's sentences): "must become" was no edit, so applying the
+        // patch prepared before stood in. (The find is fitted to the file's text afterwards.)
+        let must = args("propose.patch", "make a patch for shopping_list.md: seventeen must become orange");
+        assert_eq!(must["replace"], "orange");
+        assert!(must["find"].as_str().is_some_and(|f| f.ends_with("seventeen")), "{must}");
         // What broke: "the change you drafted for summary.txt … write it into the file" read
         // "change … into" as the edit, and a new patch was drafted instead of the old applied.
         assert_eq!(

@@ -15,6 +15,13 @@
 //! ("remember that the plumber's email is …" is a note; "search for the email from the bank"
 //! a search), and so is a tool the person cued by its own words ("what's the status of my
 //! calendar folder").
+//!
+//! Except when the words are an act, a verb with its object ([`UNSERVED_ACTS`]): "send an email
+//! to my client with agenda.zip attached" proposed reading agenda.zip, "remind me at five
+//! o'clock to call the agency" the status report. Sending, setting an alarm, being reminded,
+//! translating have no other sense here, so whatever the sentence names, such an act is
+//! answered with the reply — unless the person cued the tool ("remember that I have to send an
+//! email to the bank" is a note).
 
 use super::args::{Filled, Recipe, recipe};
 use super::cues::Said;
@@ -34,8 +41,6 @@ pub const UNSERVED: &[(&str, &str)] = &[
     ("alarms", "alarms"),
     ("timer", "timers"),
     ("reminder", "reminders"),
-    // "remind me which folders I've given you" is a question; "remind me to" is a reminder.
-    ("remind me to", "reminders"),
     ("text message", "messages"),
     ("send a text", "messages"),
     ("send a message", "messages"),
@@ -50,23 +55,65 @@ pub const UNSERVED: &[(&str, &str)] = &[
     ("joke", "jokes"),
 ];
 
-/// What the reading asks for that no tool serves, if anything: the first [`UNSERVED`] word
-/// outside the mentions that is not the name of something that exists (`is_name`) and not said
-/// as what not to do.
-pub fn asked_for(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> Option<&'static str> {
-    let said = Said::new(reading, mentions, is_name);
-    UNSERVED.iter().find(|(word, _)| said.has(word)).map(|(_, what)| *what)
+/// Acts no tool does, said as a verb with its object: answered with the reply whatever else the
+/// sentence names. "remind me" is one unless a question follows it ([`QUESTION_WORDS`]).
+pub const UNSERVED_ACTS: &[(&str, &str)] = &[
+    ("send an email", "email"),
+    ("send an e-mail", "email"),
+    ("send a mail", "email"),
+    ("send a text", "messages"),
+    ("send a message", "messages"),
+    ("set an alarm", "alarms"),
+    ("set a timer", "timers"),
+    ("set a reminder", "reminders"),
+    ("remind me", "reminders"),
+    ("translate", "translations"),
+];
+
+/// Words after "remind me" that make it a question: "remind me which folders I've given you".
+const QUESTION_WORDS: &[&str] =
+    &["which", "what", "what's", "whats", "where", "how", "who", "whether", "if", "why", "of"];
+
+/// Something the sentence asks for that no tool serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unserved {
+    /// How the reply names it ("alarms", "email").
+    pub what: &'static str,
+    /// Said as an act ([`UNSERVED_ACTS`]): no tool answers it, whatever the sentence names.
+    pub act: bool,
 }
 
-/// The plain reply instead of a call to `tool`, when that tool takes nothing from the sentence
-/// (it has no arguments, applies what an earlier turn prepared, or would act on the working
-/// folder only because nothing was named: `fill`), was not cued, and the sentence asks for
-/// something no tool serves.
-pub fn overrule(tool: &str, cued: &[&str], asked: Option<&str>, fill: &dyn Fn(&str) -> Filled) -> Option<Understood> {
-    let what = asked?;
+/// What the reading asks for that no tool serves, if anything: the first [`UNSERVED_ACTS`]
+/// act, else the first [`UNSERVED`] word, outside the mentions, not the name of something that
+/// exists (`is_name`) and not said as what not to do.
+pub fn asked_for(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> Option<Unserved> {
+    let said = Said::new(reading, mentions, is_name);
+    let lower = reading.lower();
+    let a_question_follows = |phrase: &str| {
+        phrase == "remind me"
+            && lower.windows(3).any(|w| w[0] == "remind" && w[1] == "me" && QUESTION_WORDS.contains(&w[2].as_str()))
+    };
+    UNSERVED_ACTS
+        .iter()
+        .find(|(phrase, _)| said.has(phrase) && !a_question_follows(phrase))
+        .map(|(_, what)| Unserved { what, act: true })
+        .or_else(|| UNSERVED.iter().find(|(word, _)| said.has(word)).map(|(_, what)| Unserved { what, act: false }))
+}
+
+/// The plain reply instead of a call to `tool`, when the sentence asks for something no tool
+/// serves, `tool` was not cued, and either it was asked as an act or `tool` takes nothing from
+/// the sentence (it has no arguments, applies what an earlier turn prepared, or would act on
+/// the working folder only because nothing was named: `fill`).
+pub fn overrule(
+    tool: &str,
+    cued: &[&str],
+    asked: Option<Unserved>,
+    fill: &dyn Fn(&str) -> Filled,
+) -> Option<Understood> {
+    let Unserved { what, act } = asked?;
     let takes_nothing =
         recipe(tool) == Some(Recipe::Nothing) || matches!(fill(tool), Filled::Implied(_) | Filled::Defaulted(_));
-    (takes_nothing && !cued.contains(&tool)).then(|| Understood::Say {
+    ((act || takes_nothing) && !cued.contains(&tool)).then(|| Understood::Say {
         reply: format!(
             "I can't help with {what}: I work with the files in your allowed folders — finding, reading, tidying and changing them."
         ),
@@ -91,7 +138,11 @@ mod tests {
     }
 
     fn asked(s: &str) -> Option<&'static str> {
-        asked_for(&read(s), &[], &no_names)
+        asked_for(&read(s), &[], &no_names).map(|u| u.what)
+    }
+
+    fn word(what: &'static str) -> Option<Unserved> {
+        Some(Unserved { what, act: false })
     }
 
     #[test]
@@ -107,6 +158,25 @@ mod tests {
         assert_eq!(asked("um send a text to my sister saying I will be late"), Some("messages"));
         // A folder called News is a name, not a request for the news.
         assert_eq!(asked_for(&read("what's in news"), &[], &|w: &str| w == "news"), None);
+        // What broke: "remind me to" only; the time came between.
+        assert_eq!(asked("remind me at five o'clock to call the agency"), Some("reminders"));
+        assert_eq!(asked("remind me what's in Taxes"), None);
+        assert_eq!(
+            asked_for(&read("send an email to my client with agenda.zip attached"), &[], &no_names).map(|u| u.act),
+            Some(true)
+        );
+        assert_eq!(asked_for(&read("search for the email from the bank"), &[], &no_names).map(|u| u.act), Some(false));
+    }
+
+    #[test]
+    fn an_act_no_tool_does_is_a_reply_whatever_the_sentence_names() {
+        let act = Some(Unserved { what: "email", act: true });
+        // What broke: "send an email to my client with agenda.zip attached" → fs.read agenda.zip.
+        assert!(matches!(overrule("fs.read", &[], act, &fill), Some(Understood::Say { .. })));
+        // The same word, not an act: the search stands.
+        assert_eq!(overrule("rag.search", &[], word("email"), &fill), None);
+        // A tool the person cued: "remember that I have to send an email to the bank".
+        assert_eq!(overrule("db.upsert", &["db.upsert"], act, &fill), None);
     }
 
     #[test]
@@ -114,17 +184,17 @@ mod tests {
         // What broke: "set an alarm for 7am" → orbit.get_context 0.99 with a call at 0.44.
         let status = "orbit.get_context";
         assert!(matches!(
-            overrule(status, &[], Some("alarms"), &fill),
+            overrule(status, &[], word("alarms"), &fill),
             Some(Understood::Say { reply }) if reply.contains("alarms")
         ));
         // No such word: the status report stands ("which folders are you allowed to touch").
         assert_eq!(overrule(status, &[], None, &fill), None);
         // The person asked for the status by its own word.
-        assert_eq!(overrule(status, &["orbit.get_context"], Some("a calendar"), &fill), None);
+        assert_eq!(overrule(status, &["orbit.get_context"], word("a calendar"), &fill), None);
         // A tool that takes something from the sentence is left to the rest of understanding.
-        assert_eq!(overrule("rag.search", &[], Some("email"), &fill), None);
-        assert!(overrule("rebuild.index", &[], Some("the news"), &fill).is_some());
+        assert_eq!(overrule("rag.search", &[], word("email"), &fill), None);
+        assert!(overrule("rebuild.index", &[], word("the news"), &fill).is_some());
         // What broke: "translate hello into spanish" → stale documents in the working folder.
-        assert!(overrule("infer.superseded_docs", &[], Some("translations"), &fill).is_some());
+        assert!(overrule("infer.superseded_docs", &[], word("translations"), &fill).is_some());
     }
 }

@@ -113,7 +113,23 @@ pub const CUES: &[(&str, &[&str])] = &[
     ),
     ("propose.patch", &["replace", "typo"]),
     // Not "move": "carry out the move plan" applies a plan, it does not make one.
-    ("propose.move", &["rename", "relocate", "belongs in", "belong in"]),
+    // "make the plan" is a plan to draft; "carry out the plan" applies one.
+    (
+        "propose.move",
+        &[
+            "rename",
+            "relocate",
+            "belongs in",
+            "belong in",
+            "go into",
+            "goes into",
+            "make a plan",
+            "make the plan",
+            "draft a plan",
+            "plan the moving",
+            "plan moving",
+        ],
+    ),
     ("propose.redirects", &["redirect", "redirects", "now lives", "forwarding", "used to be at", "old-to-new"]),
     // "quarantine" lifts the act, not the list: the model leans to drafting a list however the
     // quarantine is asked for ("get packing list.pdf out of the way, put it in quarantine"
@@ -168,21 +184,54 @@ pub const CUES: &[(&str, &[&str])] = &[
 /// purge, whose work cannot be undone, is not what "throw away the index and regenerate the
 /// whole thing" asks for (ranked 0.96), nor "bin changelog.pdf for now". Broader than its cue
 /// ("purge"): these words permit the tool, they do not lift it.
-pub const OWN_WORDS_ONLY: &[(&str, &[&str])] = &[(
-    "quarantine.purge",
-    &[
-        "purge*",
-        "permanently",
-        "for good",
-        "forever",
-        "irreversibl*",
-        "no undo",
-        "empty the",
-        "empty out",
-        "empty quarantine",
-        "wipe*",
-    ],
-)];
+///
+/// The quarantine list too: the model drafts a list however a quarantine is asked for ("Please
+/// take floor plan.csv out of the way, put it in the quarantine" ranked the list 0.53 before
+/// cues, the act far behind), while people who want a list to look at say so — a list, a
+/// review, a draft, a proposal, something marked or written up, not yet, first.
+pub const OWN_WORDS_ONLY: &[(&str, &[&str])] = &[
+    (
+        "quarantine.purge",
+        &[
+            "purge*",
+            "permanently",
+            "for good",
+            "forever",
+            "for ever",
+            "irreversibl*",
+            "no undo",
+            "empty the",
+            "empty out",
+            "empty quarantine",
+            "wipe*",
+        ],
+    ),
+    (
+        "propose.quarantine",
+        &[
+            "list*",
+            "review*",
+            "draft*",
+            "prepar*",
+            "propos*",
+            "suggest*",
+            "plan",
+            "plans",
+            "candidate*",
+            "mark*",
+            "write up",
+            "write down",
+            "look it over",
+            "look over",
+            "look them over",
+            "yet",
+            "first",
+            "before",
+            "sizes",
+            "hashes",
+        ],
+    ),
+];
 
 /// The [`OWN_WORDS_ONLY`] tools whose words the reading does not hold (outside names and
 /// negations, as cues are found).
@@ -456,8 +505,9 @@ mod tests {
     fn the_purge_is_left_out_unless_its_own_words_are_said() {
         let unsaid_in = |s: &str| unsaid(&read(s), &[], &no_names);
         // What broke: "throw away the index and regenerate the whole thing" purged a batch.
-        assert_eq!(unsaid_in("okay so throw away the index and regenerate the whole thing"), vec!["quarantine.purge"]);
-        assert_eq!(unsaid_in("bin changelog.pdf for now, I can restore it later"), vec!["quarantine.purge"]);
+        let purge_unsaid = |s: &str| unsaid_in(s).contains(&"quarantine.purge");
+        assert!(purge_unsaid("okay so throw away the index and regenerate the whole thing"));
+        assert!(purge_unsaid("bin changelog.pdf for now, I can restore it later"));
         for said in [
             "purge the last batch",
             "delete the quarantined files forever",
@@ -467,15 +517,28 @@ mod tests {
             "empty, quarantine.",
             "clear out the quarantine for good",
         ] {
-            assert!(unsaid_in(said).is_empty(), "{said}");
+            assert!(!purge_unsaid(said), "{said}");
         }
-        assert_eq!(unsaid_in("don't purge anything"), vec!["quarantine.purge"]);
+        assert!(purge_unsaid("don't purge anything"));
         let r = ranking(&[("quarantine.purge", 0.96), ("rebuild.index", 0.02), ("fs.quarantine", 0.02)]);
         let w = without(&r, &["quarantine.purge"]);
         assert_eq!(probs(&w), vec![("fs.quarantine".to_string(), 0.5), ("rebuild.index".to_string(), 0.5)]);
         assert_eq!(probs(&without(&r, &["apply.move"])), probs(&r));
         // "delete the empty folders" is no permission; nor is a batch's name alone.
-        assert_eq!(unsaid_in("delete the empty folders"), vec!["quarantine.purge"]);
+        assert!(purge_unsaid("delete the empty folders"));
+        // What broke (a tenth author's sentences): a quarantine asked for as an act drafted a list.
+        let list_unsaid = |s: &str| unsaid_in(s).contains(&"propose.quarantine");
+        assert!(list_unsaid("Please take floor plan.csv out of the way, put it in the quarantine."));
+        assert!(list_unsaid("quarantine notes.txt"));
+        for said in [
+            "draft a quarantine list with a.txt and b.txt",
+            "I want to put x.png away, but first show me what it would take",
+            "mark notes.txt for quarantine",
+            "propose quarantining notes.txt",
+            "write up Scans as something to quarantine so I can look it over",
+        ] {
+            assert!(!list_unsaid(said), "{said}");
+        }
         // The purge alone, left out: nothing is left to call.
         let only = ranking(&[("quarantine.purge", 1.0)]);
         assert!(without(&only, &["quarantine.purge"]).tools.is_empty());
@@ -490,6 +553,11 @@ mod tests {
         assert_eq!(cued_in("What encoding is notes.txt in?"), vec!["fs.read"]);
         assert_eq!(cued_in("Do I have anything written up on telescopes?"), vec!["rag.search"]);
         assert_eq!(cued_in("budget.xlsx belongs in Taxes, sort that out"), vec!["propose.move"]);
+        // What broke (a tenth author's sentences): ranked a bundle of the two files 0.81.
+        assert_eq!(
+            cued_in("I want that agenda.zip and guest_list.pdf both go into vacation photos, make the plan"),
+            vec!["propose.move"]
+        );
         assert!(cued_in("record that Scans/old.pdf moved to todo.xlsx").is_empty());
         assert_eq!(cued_in("links to it are broken now, set up the forwarding"), vec!["propose.redirects"]);
         assert_eq!(cued_in("set aside the old drafts folder"), vec!["fs.quarantine"]);

@@ -239,8 +239,10 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
         return Understood::Call { tool: twin.to_string(), args };
     }
     // Nothing named, and the sentence points at the quarantine list already drafted ("carry
-    // out the quarantine list you drafted earlier" ranked drafting one 0.98): that list.
-    if missing
+    // out the quarantine list you drafted earlier" ranked drafting one 0.98): that list. So
+    // too when the best is drafting a list of what "them" points back at ("The list is fine.
+    // Move them to the quarantine now.").
+    if (missing || recipe(best) == Some(Recipe::Paths))
         && !named
         && let Some(call) = first_ranked(
             ranking,
@@ -542,6 +544,22 @@ mod tests {
         assert_eq!(
             decide(&r, &fills, false, "/r", &t),
             Understood::Call { tool: "fs.quarantine".into(), args: json!({"proposal": "f2ec"}) }
+        );
+        // What broke: "The list is fine. Move them to the quarantine now." drafted a new list of
+        // what "them" points back at.
+        let them = |tool: &str| match tool {
+            "propose.quarantine" => Filled::Args(json!({"paths": ["/r/a.pdf", "/r/b.docx"]})),
+            other => fills(other),
+        };
+        let r = ranking(1.0, &[("propose.quarantine", 0.39), ("fs.quarantine", 0.32), ("propose.move", 0.24)]);
+        assert_eq!(
+            decide(&r, &them, false, "/r", &t),
+            Understood::Call { tool: "fs.quarantine".into(), args: json!({"proposal": "f2ec"}) }
+        );
+        // A list of names said is a new list.
+        assert_eq!(
+            decide(&r, &them, true, "/r", &t),
+            Understood::Call { tool: "propose.quarantine".into(), args: json!({"paths": ["/r/a.pdf", "/r/b.docx"]}) }
         );
     }
 

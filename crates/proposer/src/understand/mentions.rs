@@ -167,6 +167,9 @@ const FILE_NOUNS: &[&str] = &["file", "files", "document", "doc"];
 
 /// Words that point back at what the last call named.
 const BACK: &[&[&str]] = &[
+    &["this", "same", "file"],
+    &["that", "same", "file"],
+    &["the", "same", "file"],
     &["that", "file"],
     &["this", "file"],
     &["that", "folder"],
@@ -330,13 +333,21 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
     }
     mentions.sort_by_key(|m| m.start);
     for m in &mut mentions {
-        m.preposition = (m.start > 0)
-            .then(|| lower[m.start - 1].as_str())
-            .map(|p| {
-                // "into the Recipes folder": the article sits between.
-                if matches!(p, "the" | "my" | "a" | "our") && m.start > 1 { lower[m.start - 2].as_str() } else { p }
+        // "into the Recipes folder": the article sits between; "in the folder Taxes": the
+        // article and the word for what it is.
+        let between = |w: &str| matches!(w, "the" | "my" | "a" | "our") || DIR_NOUNS.contains(&w);
+        let mut p = m.start;
+        while p > 0 && m.start - p < 2 && between(lower[p - 1].as_str()) {
+            p -= 1;
+        }
+        m.preposition = (p > 0)
+            .then_some(p)
+            .filter(|&q| PREPOSITIONS.contains(&lower[q - 1].as_str()))
+            .or_else(|| (m.start > 0 && PREPOSITIONS.contains(&lower[m.start - 1].as_str())).then_some(m.start))
+            .map(|q| {
+                // "inside of taxes" is inside it.
+                if lower[q - 1] == "of" && q > 1 && lower[q - 2] == "inside" { "inside" } else { lower[q - 1].as_str() }
             })
-            .filter(|p| PREPOSITIONS.contains(p))
             .map(str::to_string);
         let after = lower.get(m.end).map(String::as_str);
         let before = (m.start > 0).then(|| lower[m.start - 1].as_str());
@@ -539,6 +550,8 @@ mod tests {
         // The verb is not the folder "Scans".
         assert_eq!(said("scan taxes slash 2021"), ["Taxes/2021"]);
         assert_eq!(said("hash that file"), ["back"]);
+        // What broke (a tenth author's sentences): "the fingerprint of this same file" asked which.
+        assert_eq!(said("compute the fingerprint of this same file"), ["back"]);
         // What broke: "I edited that file by hand a minute ago" was about minutes.xlsx.
         assert_eq!(said("I changed that file a budget ago"), ["back"]);
         assert_eq!(said("hash the shopping list"), ["shopping_list.md"]);
@@ -591,6 +604,12 @@ mod tests {
         let m = find(&read("move budget into the Recipes folder"), &v);
         assert_eq!(m[1].preposition.as_deref(), Some("into"));
         assert_eq!(m[1].wants, Some(EntryKind::Dir));
+        // What broke (a tenth author's sentences): "in the folder taxes" asked where it should go.
+        let put = find(&read("put budget.xlsx in the folder Recipes"), &v);
+        assert_eq!(put[1].preposition.as_deref(), Some("in"));
+        assert_eq!(put[1].wants, Some(EntryKind::Dir));
+        let inside = find(&read("anything inside of taxes about orchid"), &v);
+        assert_eq!(inside[0].preposition.as_deref(), Some("inside"));
         // "budget" is budget.xlsx or Recipes/budget.md: a stem either way, so not sure.
         assert_eq!(m[0].sure(), None);
         assert_eq!(said("hash budget.xlsx"), ["budget.xlsx"]);

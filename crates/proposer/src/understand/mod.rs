@@ -15,7 +15,8 @@
 //!    patch's words to find are then fitted to the file's own text ([`patch_words`]).
 //! 5. [`decide`] — a call when the reading is clear, a question when it reads two ways or
 //!    something is missing, a plain reply when nothing was prepared to apply; [`beyond`] a
-//!    plain reply when the sentence asks for something no tool does (mail, alarms, music).
+//!    plain reply when the sentence asks for something no tool does (mail, alarms, music),
+//!    and [`retracted`] one when the person took the request back ("… no wait, forget it").
 //!
 //! Everything here is pure — the model's scores come in as numbers — so every rule is tested
 //! without a model, and the runtime only gathers the facts (the folder tree, the ledger's
@@ -29,6 +30,7 @@ pub mod mentions;
 pub mod patch_words;
 pub mod rank;
 pub mod reading;
+pub mod retracted;
 pub mod vocab;
 
 pub use args::{Context, Filled, Missing, fill};

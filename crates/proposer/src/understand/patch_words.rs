@@ -15,8 +15,34 @@
 
 /// Words after which the rest of a replacement is the request again, not the new text.
 const REQUEST_TAIL: &[&str] = &[
-    "please", "thanks", "thank", "make", "draft", "don't", "dont", "just", "but", "instead", "okay", "ok", "without",
-    "can", "could", "would", "so", "that's", "thats", "which", "because", "since",
+    "please",
+    "thanks",
+    "thank",
+    "make",
+    "draft",
+    "don't",
+    "dont",
+    "just",
+    "but",
+    "instead",
+    "okay",
+    "ok",
+    "without",
+    "can",
+    "could",
+    "would",
+    "so",
+    "that's",
+    "thats",
+    "which",
+    "because",
+    "since",
+    "prepare",
+    "preparing",
+    "only",
+    "do",
+    "let",
+    "let's",
 ];
 
 /// Where `needle` occurs in `hay` ignoring ASCII case, at word boundaries: the byte range in
@@ -125,6 +151,10 @@ mod tests {
         // "cedar draft the fix".
         assert_eq!(before_request("cedar draft the fix"), "cedar");
         assert_eq!(before_request("please"), "please");
+        // What broke (a tenth author's sentences): "… to nineteen in pictures/birthday.md. Only
+        // prepare it, don't apply." replaced with "nineteen Only prepare it".
+        assert_eq!(before_request("nineteen Only prepare it"), "nineteen");
+        assert_eq!(before_request("linen Please prepare the correction for me"), "linen");
     }
 
     #[test]
