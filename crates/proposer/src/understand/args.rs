@@ -842,14 +842,19 @@ fn named_record(r: &Reading) -> Option<Value> {
         Some(v) => v + 1,
         None => (0..k).find(|&i| lower[i] == "value").map_or(k + 2, |v| v + 1),
     };
-    let mut value: Vec<&str> = r.words.get(value_from..).unwrap_or_default().iter().map(String::as_str).collect();
+    // A value said before the key ("store the value surcharge under the key x") ends there, and
+    // so do the words that lead to the key ("under the", "with").
+    let value_end = if value_from <= k { k } else { lower.len() };
+    let mut value: Vec<&str> =
+        r.words.get(value_from..value_end).unwrap_or_default().iter().map(String::as_str).collect();
     while value.first().is_some_and(|w| matches!(w.to_lowercase().as_str(), "is" | "as" | "that" | "to" | "be" | "of"))
     {
         value.remove(0);
     }
-    // A value said before the key ("store the value surcharge under the key x") ends there.
-    if value_from <= k {
-        value.truncate(k.saturating_sub(value_from + 2));
+    if value_end == k {
+        while value.last().is_some_and(|w| matches!(w.to_lowercase().as_str(), "under" | "the" | "with" | "a" | "at")) {
+            value.pop();
+        }
     }
     let value = value.join(" ");
     (!value.is_empty() && !key.is_empty())
@@ -1241,6 +1246,7 @@ mod tests {
                 "deliver on Friday before noon",
             ),
             ("store the value blue under the key colour in the settings collection", "settings", "colour", "blue"),
+            ("keep the value is dark blue with key colour", "notes", "colour", "dark blue"),
         ] {
             assert_eq!(
                 args("db.upsert", said),
