@@ -42,8 +42,6 @@ pub const UNSERVED: &[(&str, &str)] = &[
     ("timer", "timers"),
     ("reminder", "reminders"),
     ("text message", "messages"),
-    ("send a text", "messages"),
-    ("send a message", "messages"),
     ("weather", "the weather"),
     ("forecast", "the weather"),
     ("music", "music"),
