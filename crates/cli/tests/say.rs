@@ -152,8 +152,8 @@ fn a_cue_word_tilts_a_ranking_that_leans_elsewhere() {
     let v = propose("delete inbox/a.txt");
     assert_eq!(v["proposal"]["tool"], "fs.quarantine", "{v}");
     // Said as what not to do, the word is no cue: the model's own lean stands. (The ranking
-    // shown still differs from the model's by one tool: the purge, which these sentences do
-    // not ask for in its own words, is left out.)
+    // shown still differs from the model's: the purge and the quarantine list, which these
+    // sentences do not ask for in their own words, are left out.)
     for text in ["don't delete inbox/a.txt", "do not ever delete inbox/a.txt"] {
         let v = propose(text);
         assert_eq!(v["ranking"]["best"][0][0], leaning, "{text}: {v}");

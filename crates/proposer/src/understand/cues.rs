@@ -234,10 +234,16 @@ pub const OWN_WORDS_ONLY: &[(&str, &[&str])] = &[
 ];
 
 /// The [`OWN_WORDS_ONLY`] tools whose words the reading does not hold (outside names and
-/// negations, as cues are found).
+/// negations, as cues are found) and that the reading does not cue: an act said as not to be
+/// done yet cues the list ("quarantine notes.txt but don't actually move it").
 pub fn unsaid(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> Vec<&'static str> {
     let said = Said::new(reading, mentions, is_name);
-    OWN_WORDS_ONLY.iter().filter(|(_, phrases)| !phrases.iter().any(|p| said.has(p))).map(|(tool, _)| *tool).collect()
+    let lifted = cued(reading, mentions, is_name);
+    OWN_WORDS_ONLY
+        .iter()
+        .filter(|(tool, phrases)| !lifted.contains(tool) && !phrases.iter().any(|p| said.has(p)))
+        .map(|(tool, _)| *tool)
+        .collect()
 }
 
 /// `ranking` without `tools`, normalised again; unchanged when none of them is ranked, and
@@ -253,8 +259,8 @@ pub fn without(ranking: &Ranking, tools: &[&str]) -> Ranking {
 }
 
 /// A reading's words as cue phrases are looked for in them: plain, with the words that name
-/// files or folders (a mention's) set apart. One for the cues, the purge's own words and the
-/// words for what no tool does.
+/// files or folders (a mention's) set apart. One for the cues, the own words of the purge and
+/// the quarantine list, and the words for what no tool does.
 pub(super) struct Said<'a> {
     raw: &'a [String],
     words: Vec<String>,
@@ -536,6 +542,8 @@ mod tests {
         let list_unsaid = |s: &str| unsaid_in(s).contains(&"propose.quarantine");
         assert!(list_unsaid("Please take floor plan.csv out of the way, put it in the quarantine."));
         assert!(list_unsaid("quarantine notes.txt"));
+        // The act said as not to be done yet cues the list, and a cued tool is never left out.
+        assert!(!list_unsaid("quarantine notes.txt but don't actually move it"));
         for said in [
             "draft a quarantine list with a.txt and b.txt",
             "I want to put x.png away, but first show me what it would take",
