@@ -947,7 +947,7 @@ impl Assistant {
         }
         // A tool only the person's own words ask for is left out when they were not said (a
         // batch's name alone is not them: "restore batch 0123…" is no purge).
-        let unsaid = understand::cues::unsaid(&reading, &mentions, &is_name);
+        let unsaid = understand::cues::unsaid(&reading, &mentions, &is_name, &cued);
         let ranking = understand::cues::weigh(&model_ranking, &cued, thresholds.cue_boost);
         let ranking = understand::cues::without(&ranking, &unsaid);
         report.model = Some(info.name);

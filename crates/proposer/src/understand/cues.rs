@@ -234,14 +234,19 @@ pub const OWN_WORDS_ONLY: &[(&str, &[&str])] = &[
 ];
 
 /// The [`OWN_WORDS_ONLY`] tools whose words the reading does not hold (outside names and
-/// negations, as cues are found) and that the reading does not cue: an act said as not to be
-/// done yet cues the list ("quarantine notes.txt but don't actually move it").
-pub fn unsaid(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> Vec<&'static str> {
+/// negations, as cues are found) and that are not among the tools it cues ([`cued`], which the
+/// caller has already found): an act said as not to be done yet cues the list ("quarantine
+/// notes.txt but don't actually move it").
+pub fn unsaid(
+    reading: &Reading,
+    mentions: &[Mention],
+    is_name: &dyn Fn(&str) -> bool,
+    cued: &[&str],
+) -> Vec<&'static str> {
     let said = Said::new(reading, mentions, is_name);
-    let lifted = cued(reading, mentions, is_name);
     OWN_WORDS_ONLY
         .iter()
-        .filter(|(tool, phrases)| !lifted.contains(tool) && !phrases.iter().any(|p| said.has(p)))
+        .filter(|(tool, phrases)| !cued.contains(tool) && !phrases.iter().any(|p| said.has(p)))
         .map(|(tool, _)| *tool)
         .collect()
 }
@@ -288,7 +293,7 @@ impl<'a> Said<'a> {
 }
 
 /// A word as cues compare it: lower case, without the punctuation around it.
-fn plain(word: &str) -> String {
+pub(super) fn plain(word: &str) -> String {
     word.replace('’', "'").trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-').to_lowercase()
 }
 
@@ -311,7 +316,7 @@ const NEGATION_REACH: usize = 3;
 
 /// Whether the word at `at` is said as what not to do: a negation within
 /// [`NEGATION_REACH`] words before it, in the same clause (no comma or full stop between).
-fn negated(raw: &[String], words: &[String], at: usize) -> bool {
+pub(super) fn negated(raw: &[String], words: &[String], at: usize) -> bool {
     for back in 1..=NEGATION_REACH.min(at) {
         let i = at - back;
         if CLAUSE_ENDS.contains(&words[i].as_str()) || raw[i].ends_with([',', '.', ';', ':', '!', '?']) {
@@ -515,7 +520,7 @@ mod tests {
 
     #[test]
     fn the_purge_is_left_out_unless_its_own_words_are_said() {
-        let unsaid_in = |s: &str| unsaid(&read(s), &[], &no_names);
+        let unsaid_in = |s: &str| unsaid(&read(s), &[], &no_names, &cued(&read(s), &[], &no_names));
         // What broke: "throw away the index and regenerate the whole thing" purged a batch.
         let purge_unsaid = |s: &str| unsaid_in(s).contains(&"quarantine.purge");
         assert!(purge_unsaid("okay so throw away the index and regenerate the whole thing"));

@@ -343,7 +343,6 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
         m.preposition = (p > 0)
             .then_some(p)
             .filter(|&q| PREPOSITIONS.contains(&lower[q - 1].as_str()))
-            .or_else(|| (m.start > 0 && PREPOSITIONS.contains(&lower[m.start - 1].as_str())).then_some(m.start))
             .map(|q| {
                 // "inside of taxes" is inside it.
                 if lower[q - 1] == "of" && q > 1 && lower[q - 2] == "inside" { "inside" } else { lower[q - 1].as_str() }

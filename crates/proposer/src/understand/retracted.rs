@@ -14,7 +14,7 @@
 //! correction of a name ("move it to Taxes, no wait, to Receipts") is left to the rest of
 //! understanding. A phrase said inside a name (a file called `never mind.txt`) is a name.
 
-use super::cues::cued;
+use super::cues::{cued, negated, plain};
 use super::mentions::{Mention, MentionKind};
 use super::reading::{Reading, read};
 
@@ -53,11 +53,7 @@ pub const REPLY: &str = "Okay, I won't do anything.";
 /// (or "cancel" as the last word), and after the last one no mention and no cue of any tool
 /// (`is_name` as for cues: a word that names something that exists is no cue).
 pub fn taken_back(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> bool {
-    let lower: Vec<String> = reading
-        .lower()
-        .iter()
-        .map(|w| w.replace('’', "'").trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_string())
-        .collect();
+    let lower: Vec<String> = reading.words.iter().map(|w| plain(w)).collect();
     // "it" in "forget it" and "I leave it where it is" points back; only a name asks again.
     let named: Vec<&Mention> = mentions.iter().filter(|m| m.kind != MentionKind::Back).collect();
     let covered = |i: usize| named.iter().any(|m| m.start <= i && i < m.end);
@@ -67,10 +63,9 @@ pub fn taken_back(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str
         (end <= lower.len() && parts.iter().enumerate().all(|(k, p)| lower[start + k] == *p && !covered(start + k)))
             .then_some(end)
     };
-    // "don't forget it" keeps the request.
-    let negated = |i: usize| i > 0 && matches!(lower[i - 1].as_str(), "don't" | "dont" | "not" | "never");
+    // "don't forget it" keeps the request: negated as a cue is.
     let last_end = (0..lower.len())
-        .filter(|&i| !negated(i))
+        .filter(|&i| !negated(&reading.words, &lower, i))
         .filter_map(|i| {
             TAKE_BACKS
                 .iter()
@@ -123,6 +118,7 @@ mod tests {
         // "… the project codename is Marigold, don't forget it" was taken back.
         assert!(!back("keep a record for me, the project codename is Marigold, don't forget it"));
         assert!(!back("remember that the gate code is 1990 and do not forget that"));
+        assert!(!back("the gate code is 1990, don't ever forget it"));
     }
 
     #[test]
