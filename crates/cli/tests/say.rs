@@ -142,7 +142,8 @@ fn a_cue_word_tilts_a_ranking_that_leans_elsewhere() {
             .unwrap_or_else(|e| panic!("not JSON ({e}); stderr {}", String::from_utf8_lossy(&out.stderr)));
         v
     };
-    let leaning = propose("the gate code is 4471")["ranking"]["best"][0][0].clone();
+    // (Not "the gate code is 4471": a sentence that only tells reaches no model.)
+    let leaning = propose("gate code 4471")["ranking"]["best"][0][0].clone();
     assert!(leaning.is_string() && leaning != "db.upsert" && leaning != "fs.quarantine", "{leaning}");
     let v = propose("remember that the gate code is 4471");
     assert_eq!(v["proposal"]["tool"], "db.upsert", "{v}");
@@ -162,6 +163,28 @@ fn a_cue_word_tilts_a_ranking_that_leans_elsewhere() {
         assert!(best.iter().all(|t| t[0] != "quarantine.purge"), "{text}: {v}");
         assert_ne!(v["proposal"]["tool"], "fs.quarantine", "{text}: {v}");
     }
+}
+
+#[test]
+fn a_sentence_that_tells_instead_of_asks_proposes_nothing() {
+    // What broke: the model read each as a command, at a call near 1.0 — applying the last
+    // patch, a status report. A statement needs no model: no worker is there, nothing proposed.
+    let s = Smart::init(None);
+    s.write("inbox/a.txt", "a");
+    for text in ["my jeans need a patch on the knee", "we have to move house next month and I'm already dreading it"] {
+        let out = output(s.cmd().env("SMART_PROPOSER_WORKER", "/nonexistent/worker").args(["--json", "say", text]));
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}); stderr {}", String::from_utf8_lossy(&out.stderr)));
+        assert_eq!(out.status.code(), Some(0), "{text}: {v}");
+        assert!(v["proposal"].is_null(), "{text}: {v}");
+    }
+    // Asked, the same words reach the model (no worker: an error, not a silent nothing).
+    let out = output(s.cmd().env("SMART_PROPOSER_WORKER", "/nonexistent/worker").args([
+        "--json",
+        "say",
+        "can you move house",
+    ]));
+    assert_ne!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
 #[test]

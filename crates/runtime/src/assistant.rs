@@ -909,6 +909,11 @@ impl Assistant {
         if understand::retracted::taken_back(&reading, &mentions, &is_name) {
             return Ok(Answer::Say(understand::retracted::REPLY.into()));
         }
+        let mut cued = understand::cues::cued(&reading, &mentions, &is_name);
+        // "my jeans need a patch on the knee" tells; the model would apply the last patch.
+        if understand::statement::tells(text, &mentions, &cued) {
+            return Ok(Answer::NoCall);
+        }
         let visible: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
         if !opts.no_templates {
             let phrase = PhraseContext {
@@ -932,7 +937,6 @@ impl Assistant {
         let shown = understand::mentions::canonical(&reading, &mentions, &ctx.vocab);
         let (model_ranking, timings) = understanding::rank(sup, info.format, &decls, &shown, style).await?;
         let thresholds = &self.understand_opts.thresholds;
-        let mut cued = understand::cues::cued(&reading, &mentions, &is_name);
         let fill = |tool: &str| understand::fill(tool, &reading, &mentions, &ctx);
         let unserved = understand::beyond::asked_for(&reading, &mentions, &is_name);
         // A topic is evidence for a search, unless the sentence asks for what no tool does ("set

@@ -90,6 +90,13 @@ const FUNCTION_WORDS: &[&str] = &[
     "now",
 ];
 
+/// Words after which a name is not said, so a run after one is a name only when it sounds
+/// exactly like it: an article ("replaced by a later version" is not the folder Letters — a
+/// person says "the Letters folder" or "Letters", never "a Letters"), and a subject, which a
+/// verb follows ("could you write up a patch" is not the file roadmap.pdf).
+const BEFORE_NO_NAME: &[&str] =
+    &["a", "an", "i", "you", "we", "they", "he", "she", "i'll", "you'll", "we'll", "i'd", "you'd"];
+
 impl Lexicon {
     /// The lexicon of `names` (file and folder names, not paths); the first [`MAX_NAMES`] count.
     pub fn of_names<S: AsRef<str>>(names: &[S]) -> Lexicon {
@@ -149,10 +156,12 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
             // that sounds exactly like the run ("in voices" is Invoices; "in Photos" is not
             // "Invoices"; "up to date" is English, not `edited` — what broke: "is warranty.txt
             // still up to date in the index" named a folder).
-            let exact_only = run.iter().any(|w| FUNCTION_WORDS.contains(&bare(w).as_str()));
-            if exact_only && run.len() < 2 {
+            let holds_function_word = run.iter().any(|w| FUNCTION_WORDS.contains(&bare(w).as_str()));
+            if holds_function_word && run.len() < 2 {
                 continue;
             }
+            let exact_only = holds_function_word
+                || start.checked_sub(1).is_some_and(|b| BEFORE_NO_NAME.contains(&bare(words[b]).as_str()));
             if run.len() == 1 && is_command_word(&first) {
                 continue;
             }
@@ -287,6 +296,23 @@ mod tests {
         ] {
             assert_eq!(correct(heard, &l), heard, "{heard}");
         }
+    }
+
+    #[test]
+    fn a_word_where_no_name_is_said_stays_as_heard() {
+        // What broke: "a later version" named the folder Letters, and "write up" after "you"
+        // the file roadmap.pdf.
+        let l = lex(&["Letters", "roadmap.pdf", "Lectures"]);
+        for heard in
+            ["which were replaced by a later version", "could you write up a patch for it", "so you write up the list"]
+        {
+            assert_eq!(correct(heard, &l), heard, "{heard}");
+        }
+        // A name said exactly is a name wherever it is: "can you scan Letters", "a Letters
+        // folder" (odd, but said).
+        assert_eq!(correct("could you roadmap.pdf hash", &l), "could you roadmap.pdf hash");
+        assert_eq!(correct("scan a letters folder", &l), "scan a Letters folder");
+        assert_eq!(correct("then the later scan", &l), "then the Letters scan");
     }
 
     #[test]

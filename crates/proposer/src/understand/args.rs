@@ -139,6 +139,10 @@ pub fn fill(tool: &str, r: &Reading, mentions: &[Mention], ctx: &Context) -> Fil
             // prepared. "a list" is a new one to draft.
             let says_list = points_at_the_list(&lower) && !names_existing(mentions);
             match ctx.artifacts.get(tool) {
+                // Named by (the start of) its hash, as the app shows it.
+                Some(h) if said_hash(r).is_some_and(|said| h.starts_with(&said)) => {
+                    Filled::Args(json!({ "proposal": h }))
+                }
                 Some(h) if says_list => Filled::Implied(json!({ "proposal": h })),
                 None if says_list => Filled::Missing(Missing::Artifact("quarantine list")),
                 _ => paths(mentions, ctx, None, r).map_or_else(|f| f, |p| Filled::Args(json!({ "paths": p }))),
@@ -341,15 +345,19 @@ const DESTINATION_WORDS: &[&str] = &["into", "to", "in", "under", "inside", "ont
 fn moves(r: &Reading, mentions: &[Mention], ctx: &Context, redirect: bool) -> Filled {
     let usable: Vec<&Mention> = mentions.iter().collect();
     if redirect {
-        // Where a document was (it may not exist any more), then where it is now.
-        // Where it is now: a name said, before "that file" (which points at the last call's).
-        let to = usable.iter().skip(1).find(|m| !m.candidates().is_empty()).or_else(|| usable.get(1));
-        let (Some(from), Some(to)) = (usable.first(), to) else {
+        // Where a document was, then where it is now. A redirect is from where a document
+        // *was*: the first name that exists nowhere — words before it that happen to name
+        // something ("make a redirect map old Lectures/scratch.pdf new …", with a folder called
+        // old) are not it. Where it is now: a name said after it, before "that file" (which
+        // points at the last call's).
+        let Some(at) = usable.iter().position(|m| matches!(m.kind, MentionKind::New(_))) else {
             return Filled::Missing(Missing::Path { wants: None, not_found: None });
         };
-        // A redirect is from where a document *was*: a path that still exists is a thing to
-        // move, not an old address.
-        let was = match &from.kind {
+        let after = &usable[at + 1..];
+        let Some(to) = after.iter().find(|m| !m.candidates().is_empty()).or_else(|| after.first()) else {
+            return Filled::Missing(Missing::Path { wants: None, not_found: None });
+        };
+        let was = match &usable[at].kind {
             MentionKind::New(n) => join(&ctx.base, n),
             _ => return Filled::Missing(Missing::Path { wants: None, not_found: None }),
         };
@@ -475,6 +483,15 @@ const SEARCH_WORDS: &[&str] = &[
     "text",
 ];
 
+/// Words that point back at a topic already said.
+const POINTING: &[&str] = &["it", "that", "this", "them", "those", "these"];
+
+/// Words after which a topic said in passing has ended ("about pottery, would you see …").
+const TOPIC_ENDS: &[&str] = &[
+    "would", "could", "can", "will", "please", "and", "but", "so", "do", "does", "did", "is", "are", "was", "were",
+    "if", "whether", "we", "i", "you",
+];
+
 fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     let lower = r.lower();
     // A folder named as the place to look narrows the search and is not topic: after a word
@@ -527,6 +544,22 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     }
     while topic.first().is_some_and(|w| matches!(w.to_lowercase().as_str(), "the" | "a" | "an" | "my" | "some")) {
         topic.remove(0);
+    }
+    // "my accountant asked about pottery, would you see if there's anything written about it":
+    // "it" points back at the topic said before, after the marker before.
+    if topic.len() == 1 && POINTING.contains(&topic[0].to_lowercase().as_str()) && start > 1 {
+        let earlier = lower[..start - 1].iter().rposition(|w| TOPIC_MARKERS.contains(&w.as_str()));
+        if let Some(k) = earlier {
+            let said: Vec<&str> = r.words[k + 1..start - 1]
+                .iter()
+                .map(String::as_str)
+                .take_while(|w| !TOPIC_ENDS.contains(&w.to_lowercase().as_str()))
+                .take(4)
+                .collect();
+            if !said.is_empty() {
+                topic = said;
+            }
+        }
     }
     let query = topic.join(" ");
     // A search for nothing, or for a file's own name, is not a search ("what does notes.txt
@@ -886,6 +919,14 @@ fn record(r: &Reading) -> Filled {
     let Some((at, after)) = marker else {
         return Filled::Missing(Missing::Words("what to remember"));
     };
+    // "jot down for me that …": who it is for, and the "that" after it, are not what to keep.
+    let mut after = after;
+    if lower.get(after..after + 2).is_some_and(|w| w == ["for", "me"]) {
+        after += 2;
+        if lower.get(after).is_some_and(|w| w == "that") {
+            after += 1;
+        }
+    }
     let range = if after < lower.len() { after..lower.len() } else { 0..at };
     let statement: Vec<&str> = r.words[range].iter().map(|w| w.trim_end_matches(',')).collect();
     if statement.is_empty() {
@@ -1163,6 +1204,34 @@ mod tests {
             args("propose.redirects", "links to Taxes/old 2019.pdf broke since I moved that file to budget.xlsx"),
             json!({"moves": [{"from": "/r/Taxes/old 2019.pdf", "to": "/r/budget.xlsx"}]})
         );
+        // What broke (an eleventh author): "recipes" before the old path named the folder, so
+        // the old path was not the first name and the redirect asked which file.
+        assert_eq!(
+            args("propose.redirects", "make a redirect for recipes: old Taxes/old 2019.pdf new budget.xlsx"),
+            json!({"moves": [{"from": "/r/Taxes/old 2019.pdf", "to": "/r/budget.xlsx"}]})
+        );
+    }
+
+    #[test]
+    fn politeness_is_no_part_of_a_search_or_a_note() {
+        // What broke: a polite closing became the topic ("me thank you so much") or the note.
+        for s in [
+            "could you please search the library for pottery for me, thank you so much",
+            "I was hoping you could find any documents that talk about pottery, if it isn't too much trouble",
+            "would you be so kind as to look through my files for anything on pottery, dear",
+            // "it" points back at the topic said before.
+            "my accountant asked about pottery, would you see if there's anything written about it",
+        ] {
+            assert_eq!(args("rag.search", s)["query"], "pottery", "{s}");
+        }
+        assert_eq!(
+            args("db.upsert", "please jot down for me that the alarm code is 4471, thank you dear"),
+            json!({"collection": "notes", "key": "alarm_code", "value": "the alarm code is 4471"})
+        );
+        assert_eq!(
+            args("db.upsert", "I'd like you to remember, if you would, that the landlord's name is Mr Price")["value"],
+            "the landlord's name is Mr Price"
+        );
     }
 
     #[test]
@@ -1175,6 +1244,17 @@ mod tests {
             Filled::Implied(json!({"proposal": "cd".repeat(32)}))
         );
         assert_eq!(q("ok go ahead with that list"), Filled::Implied(json!({"proposal": "cd".repeat(32)})));
+        // What broke (an eleventh author): the list named by its hash asked which file.
+        assert_eq!(
+            q("go ahead and quarantine what's on list cdcdcdcd1"),
+            Filled::Missing(Missing::Path { wants: None, not_found: None })
+        );
+        ctx.artifacts.insert("fs.quarantine".into(), format!("a82f6454{}", "cd".repeat(28)));
+        let q = |s: &str| fill("fs.quarantine", &read(s), &mentions::find(&read(s), &ctx.vocab), &ctx);
+        assert_eq!(
+            q("go ahead and quarantine what's on list a82f6454"),
+            Filled::Args(json!({"proposal": format!("a82f6454{}", "cd".repeat(28))}))
+        );
         // "a list" is a new one; so is the list drafted again. Reading or asking about a list,
         // or saying not to act on it, is no act on it.
         for not_the_list in [

@@ -55,6 +55,8 @@ pub const UNSERVED: &[(&str, &str)] = &[
 
 /// Acts no tool does, said as a verb with its object: answered with the reply whatever else the
 /// sentence names. "remind me" is one unless a question follows it ([`QUESTION_WORDS`]).
+/// Booking, ordering, playing and calling are said with what follows them, since the bare
+/// words have other senses here ("book" a noun, "the order of the files", "call" a tool).
 pub const UNSERVED_ACTS: &[(&str, &str)] = &[
     ("send an email", "email"),
     ("send an e-mail", "email"),
@@ -66,6 +68,22 @@ pub const UNSERVED_ACTS: &[(&str, &str)] = &[
     ("set a reminder", "reminders"),
     ("remind me", "reminders"),
     ("translate", "translations"),
+    ("book a", "bookings"),
+    ("book an", "bookings"),
+    ("book me", "bookings"),
+    ("order some", "shopping"),
+    ("order more", "shopping"),
+    ("order a", "shopping"),
+    ("order an", "shopping"),
+    ("order me", "shopping"),
+    ("buy", "shopping"),
+    ("play some", "music"),
+    ("put on some", "music"),
+    ("call my", "phone calls"),
+    ("call mom", "phone calls"),
+    ("call dad", "phone calls"),
+    ("turn on the", "smart home devices"),
+    ("turn off the", "smart home devices"),
 ];
 
 /// Words after "remind me" that make it a question: "remind me which folders I've given you".
@@ -159,6 +177,14 @@ mod tests {
         // What broke: "remind me to" only; the time came between.
         assert_eq!(asked("remind me at five o'clock to call the agency"), Some("reminders"));
         assert_eq!(asked("remind me what's in Taxes"), None);
+        // What broke: "book me a table…" proposed the status report, "put on some lo-fi beats"
+        // applying the last patch, "order more printer ink from amazon" a note.
+        assert_eq!(asked("Book me a table for two at 8 tonight."), Some("bookings"));
+        assert_eq!(asked("put on some lo-fi beats"), Some("music"));
+        assert_eq!(asked("order more printer ink from amazon"), Some("shopping"));
+        assert_eq!(asked("call my sister"), Some("phone calls"));
+        assert_eq!(asked("sort the files in the order they were made"), None);
+        assert_eq!(asked("find the book about birds"), None);
         assert_eq!(
             asked_for(&read("send an email to my client with agenda.zip attached"), &[], &no_names).map(|u| u.act),
             Some(true)

@@ -83,6 +83,9 @@ pub const CUES: &[(&str, &[&str])] = &[
             "allowed",
         ],
     ),
+    // What a listing shows beside the names ("I wonder what's taking up all the space in
+    // Wallpapers/old" ranked the duplicates first).
+    ("fs.scan", &["taking up", "takes up", "how much space", "how big"]),
     ("cluster.duplicates", &["duplicat*", "identical", "same content"]),
     (
         "infer.superseded_docs",
@@ -128,16 +131,45 @@ pub const CUES: &[(&str, &[&str])] = &[
             "draft a plan",
             "plan the moving",
             "plan moving",
+            "set up the move",
+            "set up a move",
+            "should live",
         ],
     ),
-    ("propose.redirects", &["redirect", "redirects", "now lives", "forwarding", "used to be at", "old-to-new"]),
+    (
+        "propose.redirects",
+        &[
+            "redirect",
+            "redirects",
+            "now lives",
+            "forwarding",
+            "used to be at",
+            "old-to-new",
+            "should point",
+            "old links",
+            "links to",
+        ],
+    ),
     // "quarantine" lifts the act, not the list: the model leans to drafting a list however the
     // quarantine is asked for ("get packing list.pdf out of the way, put it in quarantine"
     // ranked the list 0.40, the act under 0.10), so the list is lifted only by its own words
     // (or by an act said as not to be done yet). "quarantined" is neither: "throw the
     // quarantined things out for good" is a purge.
     // Its description's "with sizes and hashes, for review" is how people ask for the list too.
-    ("propose.quarantine", &["draft", "drafted", "quarantine list", "sizes and hashes", "review first"]),
+    (
+        "propose.quarantine",
+        &[
+            "draft",
+            "drafted",
+            "quarantine list",
+            "sizes and hashes",
+            "review first",
+            "review them first",
+            "review it first",
+            "candidates for",
+            "for review",
+        ],
+    ),
     // Not "record that": "record that Scans/old.pdf moved to todo.xlsx" asks for a redirect.
     (
         "db.upsert",
@@ -170,6 +202,10 @@ pub const CUES: &[(&str, &[&str])] = &[
             "quarantine",
             "set aside",
             "setting aside",
+            "bin",
+            "toss",
+            "chuck",
+            "ditch",
         ],
     ),
     // Not "archive", "tar" or "gz": "what's in the tar file" asks for a listing.
@@ -288,7 +324,14 @@ impl<'a> Said<'a> {
     /// Whether `phrase` is said outside the names, not negated, and is not itself the name of
     /// something that exists (a folder called `Archive` makes "archive" a name).
     pub(super) fn has(&self, phrase: &str) -> bool {
-        occurs(phrase, self.raw, &self.words, &self.covered).is_some_and(|said| !(self.is_name)(&said))
+        self.ends(phrase).is_some()
+    }
+
+    /// Where the first saying of `phrase` (as [`Said::has`] finds it) starts and ends, in words.
+    fn ends(&self, phrase: &str) -> Option<(usize, usize)> {
+        occurs(phrase, self.raw, &self.words, &self.covered)
+            .filter(|(_, said)| !(self.is_name)(said))
+            .map(|(start, said)| (start, start + said.split(' ').count()))
     }
 }
 
@@ -329,26 +372,58 @@ pub(super) fn negated(raw: &[String], words: &[String], at: usize) -> bool {
     false
 }
 
-/// Where `phrase` occurs in `words` at a position no mention covers, not negated: the matched
-/// words, space-joined.
-fn occurs(phrase: &str, raw: &[String], words: &[String], covered: &[bool]) -> Option<String> {
+/// Where `phrase` occurs in `words` at a position no mention covers, not negated: where it
+/// starts, and the matched words, space-joined.
+fn occurs(phrase: &str, raw: &[String], words: &[String], covered: &[bool]) -> Option<(usize, String)> {
     let parts: Vec<&str> = phrase.split(' ').collect();
     (0..words.len()).find_map(|start| {
         let whole = parts.iter().enumerate().all(|(k, p)| {
             let i = start + k;
             i < words.len() && !covered[i] && word_matches(p, &words[i])
         });
-        (whole && !negated(raw, words, start)).then(|| words[start..start + parts.len()].join(" "))
+        (whole && !negated(raw, words, start)).then(|| (start, words[start..start + parts.len()].join(" ")))
     })
 }
+
+/// Where the cue phrases of more than one word lie among `words` (as [`plain`] gives them),
+/// negated or not: a one-word name inside one is a word of the phrase, not a name ("which of
+/// those are old versions", with a folder called old, asked about that folder).
+pub(super) fn phrase_spans(words: &[String]) -> Vec<(usize, usize)> {
+    let mut spans = vec![];
+    for phrase in CUES.iter().flat_map(|(_, phrases)| phrases.iter()).filter(|p| p.contains(' ')) {
+        let parts: Vec<&str> = phrase.split(' ').collect();
+        for start in 0..words.len().saturating_sub(parts.len() - 1) {
+            if parts.iter().enumerate().all(|(k, p)| word_matches(p, &words[start + k])) {
+                spans.push((start, start + parts.len()));
+            }
+        }
+    }
+    spans
+}
+
+/// The tool whose cue makes the rest of the sentence its content: what comes after "save a
+/// record:" or "remember that" is what to keep, not what to do ("save a record: project status
+/// = quokka" was cued as the status report too, and the model preferred it).
+const RECORD: &str = "db.upsert";
 
 /// The tools whose cues the reading holds, outside the words that name files or folders: those
 /// a mention covers, and any cue that is itself the name of something that exists (`is_name`:
 /// a folder called `Archive` makes "archive" a name, not a request).
 pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> Vec<&'static str> {
     let said = Said::new(reading, mentions, is_name);
-    let mut tools: Vec<&'static str> =
-        CUES.iter().filter(|(_, phrases)| phrases.iter().any(|p| said.has(p))).map(|(tool, _)| *tool).collect();
+    // Where a record's content begins, if the sentence asks for one.
+    let content = CUES
+        .iter()
+        .filter(|(tool, _)| *tool == RECORD)
+        .flat_map(|(_, phrases)| phrases.iter().filter_map(|p| said.ends(p)))
+        .min()
+        .map(|(_, end)| end);
+    let before_content = |p: &str| said.ends(p).is_some_and(|(start, _)| content.is_none_or(|c| start < c));
+    let mut tools: Vec<&'static str> = CUES
+        .iter()
+        .filter(|(tool, phrases)| phrases.iter().any(|p| if *tool == RECORD { said.has(p) } else { before_content(p) }))
+        .map(|(tool, _)| *tool)
+        .collect();
     let (words, covered) = (&said.words, &said.covered);
     // "but don't actually move it", "don't apply it yet": what is asked for is the proposal
     // ("do not move or delete Photos", with no "yet", is a warning, not a request).
@@ -503,6 +578,35 @@ mod tests {
         assert!(cued_in("move notes.txt into Recipes").is_empty());
         // Not "yet" or "actually": a warning, no cue.
         assert!(cued_in("do not move or delete Photos").is_empty());
+    }
+
+    #[test]
+    fn a_records_content_cues_nothing() {
+        // What broke (authors-dev): "status" in the record made it the status report.
+        assert_eq!(cued_in("save a record: project status = quokka"), vec!["db.upsert"]);
+        assert_eq!(cued_in("remember that the duplicate keys are in the drawer"), vec!["db.upsert"]);
+        // A cue before the record's words still counts.
+        assert_eq!(cued_in("search for the lease, and remember that"), vec!["rag.search", "db.upsert"]);
+    }
+
+    #[test]
+    fn everyday_words_for_discarding_and_reviewing_are_cues() {
+        // What broke (authors-dev): read the file; drafted a context bundle; applied the old plan.
+        assert!(cued_in("um just bin the lease agreement for now, I can restore it later").contains(&"fs.quarantine"));
+        assert!(
+            cued_in("write up the cover letter as candidates for quarantine so I can review them first")
+                .contains(&"propose.quarantine")
+        );
+        assert_eq!(cued_in("I'd like the journal filed away, can you set up the move"), vec!["propose.move"]);
+        // What broke (an eleventh author): a patch of the new file.
+        assert_eq!(cued_in("links to the old report should point at the new one now"), vec!["propose.redirects"]);
+    }
+
+    #[test]
+    fn what_takes_up_space_is_a_listing() {
+        // What broke (authors-dev): ranked the duplicates first.
+        assert_eq!(cued_in("I wonder what's taking up all the space in Wallpapers/old"), vec!["fs.scan"]);
+        assert_eq!(cued_in("how big is everything in Photos"), vec!["fs.scan"]);
     }
 
     #[test]

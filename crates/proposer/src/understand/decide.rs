@@ -193,12 +193,16 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
     if ranking.best_call < least {
         return Understood::NoCall;
     }
-    // A prepared plan or patch named by its hash is what the sentence is about, wherever the
-    // tool that applies it is ranked ("okay so carry out 3c019948…" ranked applying the patch).
-    // Only to choose between the applying tools: a hash said in a question or a negation
-    // ("don't apply 3c019948 yet") is not made a request by it.
+    // A prepared plan, patch or quarantine list named by its hash is what the sentence is
+    // about, wherever the tool that carries it out is ranked ("okay so carry out 3c019948…"
+    // ranked applying the patch; "that list you made, b2e3b5e6…, move those into quarantine"
+    // applying the move plan). Only to choose between the tools that carry out what was
+    // prepared: a hash said in a question or a negation ("don't apply 3c019948 yet") is not
+    // made a request by it.
+    let carries_out = |r: Option<Recipe>| matches!(r, Some(Recipe::Apply(_) | Recipe::Quarantine));
+    let by_hash = |f: Filled| args_of(f).filter(|a| a.get("proposal").is_some());
     if matches!(recipe(best), Some(Recipe::Apply(_)))
-        && let Some(call) = first_ranked(ranking, fill, |r| matches!(r, Some(Recipe::Apply(_))), args_of)
+        && let Some(call) = first_ranked(ranking, fill, carries_out, by_hash)
     {
         return call;
     }
@@ -241,8 +245,10 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
     // Nothing named, and the sentence points at the quarantine list already drafted ("carry
     // out the quarantine list you drafted earlier" ranked drafting one 0.98): that list. So
     // too when the best is drafting a list of what "them" points back at ("The list is fine.
-    // Move them to the quarantine now.").
-    if (missing || recipe(best) == Some(Recipe::Paths))
+    // Move them to the quarantine now."), or applying a plan the sentence does not point at
+    // ("ok so the quarantine list looks fine, do it, move them" ranked applying the move plan).
+    let applies_unsaid = matches!(recipe(best), Some(Recipe::Apply(_))) && matches!(filled, Filled::Implied(_));
+    if (missing || applies_unsaid || recipe(best) == Some(Recipe::Paths))
         && !named
         && let Some(call) = first_ranked(
             ranking,
@@ -555,6 +561,27 @@ mod tests {
         assert_eq!(
             decide(&r, &them, false, "/r", &t),
             Understood::Call { tool: "fs.quarantine".into(), args: json!({"proposal": "f2ec"}) }
+        );
+        // What broke (an eleventh author): the move plan ranked first, the list pointed at.
+        let plan = |tool: &str| match tool {
+            "apply.move" => Filled::Implied(json!({"proposal": "9a1c"})),
+            other => them(other),
+        };
+        let planned = ranking(1.0, &[("apply.move", 0.47), ("propose.quarantine", 0.41), ("fs.quarantine", 0.05)]);
+        assert_eq!(
+            decide(&planned, &plan, false, "/r", &t),
+            Understood::Call { tool: "fs.quarantine".into(), args: json!({"proposal": "f2ec"}) }
+        );
+        // What broke (a twelfth author): the list named by its hash, the move plan ranked first.
+        let hashed = |tool: &str| match tool {
+            "apply.move" => Filled::Missing(Missing::Words("the plan or patch by the start of its hash")),
+            "fs.quarantine" => Filled::Args(json!({"proposal": "b2e3"})),
+            other => them(other),
+        };
+        let r2 = ranking(1.0, &[("apply.move", 0.50), ("propose.move", 0.31), ("fs.quarantine", 0.10)]);
+        assert_eq!(
+            decide(&r2, &hashed, false, "/r", &t),
+            Understood::Call { tool: "fs.quarantine".into(), args: json!({"proposal": "b2e3"}) }
         );
         // A list of names said is a new list.
         assert_eq!(

@@ -202,6 +202,8 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
     let n = lower.len();
     // Every span that names something, with its best score.
     let mut spans: Vec<(usize, usize, Vec<Candidate>)> = vec![];
+    let plain: Vec<String> = r.words.iter().map(|w| super::cues::plain(w)).collect();
+    let cue_phrases = super::cues::phrase_spans(&plain);
     for start in 0..n {
         for len in 1..=6.min(n - start) {
             let end = start + len;
@@ -217,13 +219,18 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
             // A command word alone ("scan", "list") is the request, not a name, even when a
             // folder is called "Scans"; and one or two letters are no evidence of a name.
             let short = len == 1 && (words.chars().count() < 3 || COMMAND_WORDS.contains(&first));
+            // "old versions", "out of date": one word of a request's own phrase is no name.
+            if len == 1 && cue_phrases.iter().any(|(a, b)| *a <= start && start < *b) {
+                continue;
+            }
             // "a minute ago" is no mention of minutes.xlsx: a file's stem after "a" is the
-            // everyday word (people say "the budget", or the name, for their files).
+            // everyday word (people say "the budget", or the name, for their files). So too
+            // with one word between ("a bad idea" is no mention of ideas.docx).
+            let article = |i: usize| matches!(lower[i].as_str(), "a" | "an");
             let everyday = |how: &Match| {
                 len == 1
                     && matches!(how, Match::Stem | Match::Plural)
-                    && start > 0
-                    && matches!(lower[start - 1].as_str(), "a" | "an")
+                    && ((start > 0 && article(start - 1)) || (start > 1 && article(start - 2)))
             };
             let cands: Vec<Candidate> = found
                 .into_iter()
@@ -553,10 +560,18 @@ mod tests {
         assert_eq!(said("compute the fingerprint of this same file"), ["back"]);
         // What broke: "I edited that file by hand a minute ago" was about minutes.xlsx.
         assert_eq!(said("I changed that file a budget ago"), ["back"]);
+        // What broke (an eleventh author): "… is a bad idea" read ideas.docx.
+        assert_eq!(said("coffee after 3am is a bad budget"), Vec::<&str>::new());
+        assert_eq!(said("hash the budget"), ["?budget.xlsx|Recipes/budget.md"]);
         assert_eq!(said("hash the shopping list"), ["shopping_list.md"]);
         // What broke: after a scan, "which of those are old versions?" and "… which ones in the
         // same folder are exactly the same" looked at the whole working folder.
         assert_eq!(said("which of those are old versions?"), ["back"]);
+        // What broke (authors-dev): with a folder called old, that folder.
+        let v = super::super::vocab::under_r(&[("Letters", EntryKind::Dir), ("Letters/old", EntryKind::Dir)]);
+        let found: Vec<Mention> = find(&read("which of those are old versions?"), &v);
+        assert!(found.iter().all(|m| m.kind == MentionKind::Back), "{found:?}");
+        assert!(matches!(find(&read("scan old"), &v)[0].kind, MentionKind::Existing(_)));
         assert_eq!(said("which ones in the same folder are the same"), ["back"]);
         assert!(said("good morning").is_empty());
     }

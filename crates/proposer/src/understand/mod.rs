@@ -16,7 +16,9 @@
 //! 5. [`decide`] — a call when the reading is clear, a question when it reads two ways or
 //!    something is missing, a plain reply when nothing was prepared to apply; [`beyond`] a
 //!    plain reply when the sentence asks for something no tool does (mail, alarms, music),
-//!    and [`retracted`] one when the person took the request back ("… no wait, forget it").
+//!    and [`retracted`] one when the person took the request back ("… no wait, forget it");
+//!    [`statement`] says when a sentence tells instead of asks ("my jeans need a patch on the
+//!    knee"): no call.
 //!
 //! Everything here is pure — the model's scores come in as numbers — so every rule is tested
 //! without a model, and the runtime only gathers the facts (the folder tree, the ledger's
@@ -31,6 +33,7 @@ pub mod patch_words;
 pub mod rank;
 pub mod reading;
 pub mod retracted;
+pub mod statement;
 pub mod vocab;
 
 pub use args::{Context, Filled, Missing, fill};

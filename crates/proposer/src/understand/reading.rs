@@ -59,8 +59,34 @@ const OPENINGS: &[&[&str]] = &[
     &["yeah"],
 ];
 
-/// Closings that only soften it.
-const CLOSINGS: &[&[&str]] = &[&["please"], &["for", "me"], &["thanks"], &["thank", "you"], &["now", "please"]];
+/// Closings that only soften it. Said between commas anywhere ("I'd like you to remember, if
+/// you would, that …"), or at the end, they are no part of a request: a polite sentence's
+/// closing became a search for "me thank you so much" and a note of "if you would that …".
+const CLOSINGS: &[&[&str]] = &[
+    &["please"],
+    &["for", "me"],
+    &["thanks"],
+    &["thank", "you"],
+    &["now", "please"],
+    &["thank", "you", "so", "much"],
+    &["thank", "you", "very", "much"],
+    &["thanks", "so", "much"],
+    &["thanks", "a", "lot"],
+    &["many", "thanks"],
+    &["cheers"],
+    &["dear"],
+    &["kindly"],
+    &["if", "you", "would"],
+    &["if", "you", "could"],
+    &["if", "you", "please"],
+    &["if", "you", "don't", "mind"],
+    &["if", "you", "wouldn't", "mind"],
+    &["if", "it", "isn't", "too", "much", "trouble"],
+    &["if", "it's", "not", "too", "much", "trouble"],
+    &["if", "possible"],
+    &["when", "you", "get", "a", "chance"],
+    &["when", "you", "have", "a", "moment"],
+];
 
 /// Words that are never part of a spoken path ("a slash at the end").
 const FUNCTION_WORDS: &[&str] = &[
@@ -93,6 +119,7 @@ fn is_extension(w: &str) -> bool {
 
 /// Reads `utterance` (typed or heard).
 pub fn read(utterance: &str) -> Reading {
+    let utterance = without_asides(utterance);
     // Words, each without the punctuation that ends a clause (but keeping a name's own dots).
     let raw: Vec<String> = utterance
         .split_whitespace()
@@ -106,6 +133,36 @@ pub fn read(utterance: &str) -> Reading {
     strip_edges(&mut words);
     let words = join_paths(&words);
     Reading { text: words.join(" "), words }
+}
+
+/// `utterance` without the parts between commas that are only [`CLOSINGS`] ("…, if you would,
+/// …", "…, thank you so much").
+fn without_asides(utterance: &str) -> String {
+    let parts: Vec<&str> = utterance.split(',').collect();
+    if parts.len() < 2 {
+        return utterance.to_string();
+    }
+    let aside = |part: &str| {
+        let words: Vec<String> =
+            part.split_whitespace().map(|w| trim_punct(w).to_lowercase()).filter(|w| !w.is_empty()).collect();
+        let mut i = 0;
+        while i < words.len() {
+            let Some(n) = CLOSINGS
+                .iter()
+                .filter(|c| {
+                    words.len() >= i + c.len() && words[i..i + c.len()].iter().zip(c.iter()).all(|(a, b)| a == b)
+                })
+                .map(|c| c.len())
+                .max()
+            else {
+                return false;
+            };
+            i += n;
+        }
+        !words.is_empty()
+    };
+    let kept: Vec<&str> = parts.iter().copied().filter(|p| !aside(p)).collect();
+    if kept.is_empty() { utterance.to_string() } else { kept.join(",") }
 }
 
 /// Drops openings and closings, repeatedly ("ok so could you please …").
@@ -233,6 +290,24 @@ mod tests {
         ] {
             assert_eq!(r(said), want, "{said}");
         }
+    }
+
+    #[test]
+    fn politeness_between_commas_or_at_the_end_is_dropped() {
+        for (said, want) in [
+            ("I'd like you to remember, if you would, that the code is 12", "remember that the code is 12"),
+            ("search for pottery for me, thank you so much", "search for pottery"),
+            ("scan Letters, dear", "scan Letters"),
+            ("scan Letters if it isn't too much trouble", "scan Letters"),
+        ] {
+            assert_eq!(r(said), want, "{said}");
+        }
+        // Inside a clause, or what a clause is about, they stay.
+        for said in ["save a note saying thanks to Bob", "read the file dear john.txt"] {
+            assert_eq!(r(said), said, "{said}");
+        }
+        // A sentence of nothing else keeps its words.
+        assert_eq!(r("thank you, dear"), "thank you");
     }
 
     #[test]

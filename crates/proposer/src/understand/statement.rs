@@ -1,0 +1,336 @@
+//! A sentence that tells instead of asks: "we have to move house next month and I'm already
+//! dreading it", "my jeans need a patch on the knee", "I'm going to clean the kitchen now".
+//!
+//! A voice tool hears everything said near it, and a small model reads any sentence with a verb
+//! in it as a command: those three were proposed as applying the last move plan, applying the
+//! last patch and a status report, each with the chance of a call near 1.0 — no threshold on the
+//! model's scores tells them from requests. What does tell them apart is the shape of the
+//! sentence. A request is made with a verb first ("move it"), a question ("which of these…",
+//! "…?"), or words that ask ("can you", "please", "I'd like", "let's"); a statement has a
+//! subject before each of its verbs — I, we, my jeans, the kitchen, it — and none of those.
+//!
+//! The rule is narrow on purpose, because a request mistaken for chat is worse than the
+//! opposite (the person has to say it again). A sentence is taken as telling only when
+//! - every clause (split at punctuation and at "and", "but", "so", "then", "just"…) begins with
+//!   a subject word ([`SUBJECTS`]) once fillers are gone,
+//! - nothing in it asks ([`ASKING`]), and no question mark,
+//! - it names no file or folder, existing or new (a statement about a named folder — "Letters
+//!   is where I keep the contracts" — is left to the rest of understanding, since "portfolio.md
+//!   belongs in Letters" asks for a move),
+//! - no tool is cued by its own words ("my hard disk is full of duplicates" is read as the
+//!   request it is), no word of SMART's own work is said ([`ABOUT_THE_WORK`]: "the index
+//!   needs rebuilding"), and nothing SMART prepared is pointed at ("the plan looks good" —
+//!   but "my list of things to do" is the person's own).
+
+use super::mentions::{Mention, MentionKind};
+
+/// Words a clause that tells begins with: pronouns, possessives, determiners.
+pub const SUBJECTS: &[&str] = &[
+    "i",
+    "i'm",
+    "im",
+    "i've",
+    "ive",
+    "i'd",
+    "i'll",
+    "we",
+    "we're",
+    "we've",
+    "we'll",
+    "we'd",
+    "my",
+    "our",
+    "it",
+    "it's",
+    "its",
+    "this",
+    "that",
+    "that's",
+    "thats",
+    "there",
+    "there's",
+    "theres",
+    "these",
+    "those",
+    "he",
+    "she",
+    "they",
+    "he's",
+    "she's",
+    "they're",
+    "his",
+    "her",
+    "their",
+    "the",
+    "mine",
+    "everything",
+    "nothing",
+    "someone",
+    "somebody",
+    "everyone",
+    "nobody",
+    "gotta",
+    "gonna",
+];
+
+/// Words and phrases that ask: politeness, a wish said to the assistant, a question put softly
+/// (and [`NEEDING`]).
+pub const ASKING: &[&str] = &[
+    "please",
+    "pls",
+    "plz",
+    "can you",
+    "could you",
+    "would you",
+    "will you",
+    "can u",
+    "could u",
+    "would u",
+    "can i",
+    "could i",
+    "i want",
+    "i wanna",
+    "i'd like",
+    "id like",
+    "i would like",
+    "i'd love",
+    "i wonder",
+    "i was wondering",
+    "i was hoping",
+    "i'm hoping",
+    "let's",
+    "lets",
+    "let me",
+    "go ahead",
+    "help me",
+    "tell me",
+    "show me",
+    "give me",
+    "i'm looking for",
+    "i am looking for",
+    "i'm trying to",
+    "i am trying to",
+    "do it",
+];
+
+/// "I need the hash of it" asks; "I need to move my car before 7" tells, as does "we need to".
+const NEEDING: &[&str] = &["i need", "we need"];
+
+/// What the person says of something SMART prepared: "the list looks right", "that plan is
+/// fine". Only with a word that points at it ("my list of things to do" is the person's own).
+const POINTERS: &[&str] = &["the", "that", "this", "your", "these", "those"];
+const PREPARED: &[&str] = &["plan", "plans", "list", "batch", "proposal", "patch", "changes", "moves"];
+
+/// Words about what SMART itself works on: a sentence saying them is about the work, whatever
+/// its shape ("the index needs rebuilding", "the quarantine is getting big").
+pub const ABOUT_THE_WORK: &[&str] = &[
+    "index",
+    "indexed",
+    "reindex",
+    "quarantine",
+    "quarantined",
+    "duplicates",
+    "duplicate",
+    "copies",
+    "hash",
+    "checksum",
+    "redirect",
+    "redirects",
+    "stale",
+    "outdated",
+    "superseded",
+    "status",
+    "context",
+    "lease",
+    "stance",
+    "tools",
+];
+
+/// Words that begin a new clause without punctuation.
+const CLAUSE_WORDS: &[&str] = &["and", "but", "so", "then", "because", "just", "now", "anyway"];
+
+/// Sounds and openings that come before a clause's subject.
+const LEAD_INS: &[&str] = &[
+    "um", "umm", "uh", "uhh", "uhm", "er", "erm", "hmm", "hm", "mm", "ah", "eh", "oh", "ok", "okay", "well", "yeah",
+    "yes", "right", "actually", "honestly", "also", "alright", "hey", "wow", "ugh", "sigh", "maybe",
+];
+
+/// Words that only acknowledge what was said ("copy that, thanks", "got it"): a sentence of
+/// nothing else tells, whatever its first word. Not "yes", "go ahead" or "do it", which can
+/// answer a question or approve.
+const ACKNOWLEDGING: &[&str] = &[
+    "copy that",
+    "roger that",
+    "roger",
+    "got it",
+    "gotcha",
+    "thanks",
+    "thank you",
+    "thx",
+    "cheers",
+    "noted",
+    "understood",
+    "cool",
+    "great",
+    "nice",
+    "perfect",
+    "awesome",
+    "lol",
+    "haha",
+    "good night",
+    "goodnight",
+];
+
+/// Whether `text` (the utterance as said, punctuation and all) tells something rather than
+/// asks for it: see the module's rule. `mentions` are its reading's, `cued` the tools its own
+/// words cue.
+pub fn tells(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
+    if !cued.is_empty() || text.contains('?') {
+        return false;
+    }
+    if mentions.iter().any(|m| m.kind != MentionKind::Back) {
+        return false;
+    }
+    let lower = text.to_lowercase().replace(['’', '‘'], "'");
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace())
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.is_empty() || words.iter().any(|w| ABOUT_THE_WORK.contains(w)) {
+        return false;
+    }
+    if only_acknowledges(&words) {
+        return true;
+    }
+    let joined = format!(" {} ", words.join(" "));
+    if ASKING.iter().any(|a| joined.contains(&format!(" {a} ")))
+        || NEEDING.iter().any(|n| joined.contains(&format!(" {n} ")) && !joined.contains(&format!(" {n} to ")))
+        || words.windows(2).any(|w| POINTERS.contains(&w[0]) && PREPARED.contains(&w[1]))
+    {
+        return false;
+    }
+    // Each clause's first word past the lead-ins; a clause of lead-ins only ("yes") says nothing.
+    let firsts: Vec<&str> =
+        clauses(&lower).iter().filter_map(|clause| clause.iter().find(|w| !LEAD_INS.contains(w)).copied()).collect();
+    !firsts.is_empty() && firsts.iter().all(|w| SUBJECTS.contains(w))
+}
+
+/// Whether `words` are acknowledgements and lead-ins only, at least one acknowledgement.
+fn only_acknowledges(words: &[&str]) -> bool {
+    let (mut i, mut acknowledged) = (0, false);
+    while i < words.len() {
+        if LEAD_INS.contains(&words[i]) {
+            i += 1;
+            continue;
+        }
+        let Some(n) = ACKNOWLEDGING
+            .iter()
+            .map(|a| a.split(' ').collect::<Vec<_>>())
+            .find_map(|a| (words.len() >= i + a.len() && words[i..i + a.len()] == a[..]).then_some(a.len()))
+        else {
+            return false;
+        };
+        i += n;
+        acknowledged = true;
+    }
+    acknowledged
+}
+
+/// The clauses of lower-case `text`: split at punctuation and at [`CLAUSE_WORDS`], each as its
+/// words without punctuation; empty clauses dropped.
+fn clauses(text: &str) -> Vec<Vec<&str>> {
+    let mut out: Vec<Vec<&str>> = vec![];
+    for part in text.split(['.', ',', ';', ':', '!', '?', '—', '–', '…', '(', ')', '"']) {
+        let mut clause: Vec<&str> = vec![];
+        for w in part.split_whitespace() {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+            if w.is_empty() || w == "-" {
+                continue;
+            }
+            if CLAUSE_WORDS.contains(&w) {
+                if !clause.is_empty() {
+                    out.push(std::mem::take(&mut clause));
+                }
+                continue;
+            }
+            clause.push(w);
+        }
+        if !clause.is_empty() {
+            out.push(clause);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn says(text: &str) -> bool {
+        tells(text, &[], &[])
+    }
+
+    #[test]
+    fn a_sentence_about_the_persons_day_tells() {
+        // What broke: each was proposed (applying the last plan or patch, the status report).
+        for s in [
+            "we have to move house next month and I'm already dreading it",
+            "my jeans need a patch on the knee",
+            "I'm going to clean the kitchen now",
+            "hmm, I am thinking if I should reorganize my folders this weekend or not...",
+            "it's raining again",
+            "I copied my photos to the laptop last night",
+            "that's all for today",
+            "we searched everywhere for the cat",
+            // What broke (an eleventh author): a status report, a move.
+            "I need to move my car before 7",
+            "gotta clean the break room fridge later",
+            "my list of things to do tomorrow is way too long",
+            "copy that thanks",
+            "ok cool, got it",
+        ] {
+            assert!(says(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn a_request_asks_however_it_begins() {
+        for s in [
+            "move the drafts into the archive",
+            "I'm done with the old drafts, bin them",
+            "I'm done with the old drafts just bin them",
+            "I wonder what's taking up all the space",
+            "I think there's something wrong, can you check",
+            "my photos are a mess, sort them out",
+            "I'd like a status report",
+            "I need the hash of the report",
+            "is it raining?",
+            "which of these are old",
+            "what's taking up space",
+            "good morning",
+            "yes",
+            "ok go ahead",
+            "copy that to the other folder",
+            "let's tidy up",
+            "the index needs rebuilding",
+            "the plan looks good",
+            "that list is fine",
+            "I need the sizes of everything",
+            "the quarantine is getting big",
+            "",
+        ] {
+            assert!(!says(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn a_named_file_or_a_cue_leaves_it_to_the_rest_of_understanding() {
+        let named =
+            Mention { start: 0, end: 1, kind: MentionKind::New("portfolio.md".into()), preposition: None, wants: None };
+        assert!(!tells("portfolio.md belongs in the other one", &[named], &[]));
+        let back = Mention { start: 5, end: 6, kind: MentionKind::Back, preposition: None, wants: None };
+        assert!(tells("I finished reading it", &[back], &[]));
+        assert!(!tells("my hard disk is full of twins", &[], &["cluster.duplicates"]));
+    }
+}
