@@ -71,6 +71,21 @@ pub const SUBJECTS: &[&str] = &[
     "nobody",
     "gotta",
     "gonna",
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "such",
+    // A negated auxiliary opens a tag question ("…, isn't that lovely") or asks for nothing to
+    // be done ("don't worry about it").
+    "isn't",
+    "aren't",
+    "wasn't",
+    "weren't",
+    "don't",
+    "doesn't",
+    "didn't",
+    "won't",
 ];
 
 /// Words and phrases that ask: politeness, a wish said to the assistant, a question put softly
@@ -111,6 +126,13 @@ pub const ASKING: &[&str] = &[
     "i'm trying to",
     "i am trying to",
     "do it",
+    "would be nice",
+    "would be great",
+    "would be lovely",
+    "would be helpful",
+    "would help",
+    "i'd appreciate",
+    "i would appreciate",
 ];
 
 /// "I need the hash of it" asks; "I need to move my car before 7" tells, as does "we need to".
@@ -152,7 +174,8 @@ const CLAUSE_WORDS: &[&str] = &["and", "but", "so", "then", "because", "just", "
 /// Sounds and openings that come before a clause's subject.
 const LEAD_INS: &[&str] = &[
     "um", "umm", "uh", "uhh", "uhm", "er", "erm", "hmm", "hm", "mm", "ah", "eh", "oh", "ok", "okay", "well", "yeah",
-    "yes", "right", "actually", "honestly", "also", "alright", "hey", "wow", "ugh", "sigh", "maybe",
+    "yes", "right", "actually", "honestly", "also", "alright", "hey", "wow", "ugh", "sigh", "maybe", "dear",
+    "goodness", "gosh", "golly", "ooh", "oops", "whoops", "aw", "mind",
 ];
 
 /// Words that only acknowledge what was said ("copy that, thanks", "got it"): a sentence of
@@ -213,7 +236,19 @@ pub fn tells(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
     // Each clause's first word past the lead-ins; a clause of lead-ins only ("yes") says nothing.
     let firsts: Vec<&str> =
         clauses(&lower).iter().filter_map(|clause| clause.iter().find(|w| !LEAD_INS.contains(w)).copied()).collect();
-    !firsts.is_empty() && firsts.iter().all(|w| SUBJECTS.contains(w))
+    !firsts.is_empty() && firsts.iter().all(|w| SUBJECTS.contains(w) || participle(w))
+}
+
+/// A clause that opens on a participle tells what is going on ("just popping to the post
+/// office"); "bring" and "string" are no participles. Not one that says what the person is
+/// after: "looking for my tax papers" asks for a search.
+fn participle(word: &str) -> bool {
+    word.len() >= 6
+        && word.ends_with("ing")
+        && !matches!(
+            word,
+            "string" | "spring" | "during" | "looking" | "searching" | "hunting" | "trying" | "wondering" | "hoping"
+        )
 }
 
 /// Whether `words` are acknowledgements and lead-ins only, at least one acknowledgement.
@@ -288,6 +323,10 @@ mod tests {
             "gotta clean the break room fridge later",
             "my list of things to do tomorrow is way too long",
             "copy that thanks",
+            "I'll be back in a minute, just popping to the post office",
+            "Oh dear, the kettle's boiling",
+            "My granddaughter is visiting on Sunday, isn't that lovely",
+            "don't worry about it",
             "ok cool, got it",
         ] {
             assert!(says(s), "{s}");
@@ -312,6 +351,10 @@ mod tests {
             "yes",
             "ok go ahead",
             "copy that to the other folder",
+            "bring me the old drafts",
+            "looking for my tax papers",
+            "finding the old receipts would be nice",
+            "just delete them",
             "let's tidy up",
             "the index needs rebuilding",
             "the plan looks good",
@@ -332,5 +375,36 @@ mod tests {
         let back = Mention { start: 5, end: 6, kind: MentionKind::Back, preposition: None, wants: None };
         assert!(tells("I finished reading it", &[back], &[]));
         assert!(!tells("my hard disk is full of twins", &[], &["cluster.duplicates"]));
+    }
+}
+#[cfg(test)]
+mod scratch {
+    use super::*;
+    #[test]
+    fn scratch() {
+        for s in [
+            "Oh, it's been such a long day at the office",
+            "I do hope the weather holds for the weekend",
+            "My granddaughter is visiting on Sunday, isn't that lovely",
+            "I was just thinking about moving the office to the spare room",
+            "We've finally sorted out the filing cabinet",
+            "Goodness, I've forgotten what I came in here for",
+            "Oh dear, the kettle's boiling",
+            "Well, that's the accounts done for another month",
+            "The tea's gone cold again",
+            "Mrs Patel from number 12 is retiring next week",
+            "I'll be back in a minute, just popping to the post office",
+            "Lovely weather we're having",
+            "Such a busy week it's been",
+            "I suppose I ought to tidy this desk one of these days",
+            "Mind you, the old system was much slower",
+            "Just thinking out loud, dear",
+            "I've been meaning to read that novel for ages",
+            "Gosh, is it four o'clock already",
+            "That was my sister on the phone",
+            "I always keep the receipts in a shoebox",
+        ] {
+            eprintln!("{} {s}", tells(s, &[], &[]));
+        }
     }
 }
