@@ -13,8 +13,8 @@
 //!    one falling under it; on the dev split it took tool accuracy from 91.6 % to 93.5 % with
 //!    no-call recall unchanged (`smart-eval --best-call`). Half of it is enough when the
 //!    sentence names something that exists and the best tool takes exactly that.
-//!    A plan or patch named by its hash is applied by the tool that applies it, wherever that
-//!    tool is ranked.
+//!    A plan, patch or quarantine list named by its hash is carried out by the tool that
+//!    carries it out, wherever that tool is ranked.
 //! 2. If the best two tools are close (their log-probability gap is under
 //!    [`Thresholds::margin`]) and both could be called with what was said, the sentence reads
 //!    two ways: ask which.
