@@ -1244,11 +1244,12 @@ mod tests {
             Filled::Implied(json!({"proposal": "cd".repeat(32)}))
         );
         assert_eq!(q("ok go ahead with that list"), Filled::Implied(json!({"proposal": "cd".repeat(32)})));
-        // What broke (an eleventh author): the list named by its hash asked which file.
+        // A hash that is not the list's names nothing to carry out.
         assert_eq!(
             q("go ahead and quarantine what's on list cdcdcdcd1"),
             Filled::Missing(Missing::Path { wants: None, not_found: None })
         );
+        // What broke (an eleventh author): the list named by its hash asked which file.
         ctx.artifacts.insert("fs.quarantine".into(), format!("a82f6454{}", "cd".repeat(28)));
         let q = |s: &str| fill("fs.quarantine", &read(s), &mentions::find(&read(s), &ctx.vocab), &ctx);
         assert_eq!(

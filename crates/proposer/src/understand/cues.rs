@@ -324,11 +324,11 @@ impl<'a> Said<'a> {
     /// Whether `phrase` is said outside the names, not negated, and is not itself the name of
     /// something that exists (a folder called `Archive` makes "archive" a name).
     pub(super) fn has(&self, phrase: &str) -> bool {
-        self.ends(phrase).is_some()
+        self.span(phrase).is_some()
     }
 
     /// Where the first saying of `phrase` (as [`Said::has`] finds it) starts and ends, in words.
-    fn ends(&self, phrase: &str) -> Option<(usize, usize)> {
+    fn span(&self, phrase: &str) -> Option<(usize, usize)> {
         occurs(phrase, self.raw, &self.words, &self.covered)
             .filter(|(_, said)| !(self.is_name)(said))
             .map(|(start, said)| (start, start + said.split(' ').count()))
@@ -415,10 +415,10 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
     let content = CUES
         .iter()
         .filter(|(tool, _)| *tool == RECORD)
-        .flat_map(|(_, phrases)| phrases.iter().filter_map(|p| said.ends(p)))
+        .flat_map(|(_, phrases)| phrases.iter().filter_map(|p| said.span(p)))
         .min()
         .map(|(_, end)| end);
-    let before_content = |p: &str| said.ends(p).is_some_and(|(start, _)| content.is_none_or(|c| start < c));
+    let before_content = |p: &str| said.span(p).is_some_and(|(start, _)| content.is_none_or(|c| start < c));
     let mut tools: Vec<&'static str> = CUES
         .iter()
         .filter(|(tool, phrases)| phrases.iter().any(|p| if *tool == RECORD { said.has(p) } else { before_content(p) }))
