@@ -27,7 +27,8 @@
 
 use super::mentions::{Mention, MentionKind};
 
-/// Words a clause that tells begins with: pronouns, possessives, determiners.
+/// Words a clause that tells begins with: pronouns, possessives, determiners, titles ("Mrs"),
+/// "gotta" and "gonna" (whose subject goes unsaid), and negated auxiliaries (below).
 pub const SUBJECTS: &[&str] = &[
     "i",
     "i'm",
