@@ -377,12 +377,14 @@ pub(super) fn negated(raw: &[String], words: &[String], at: usize) -> bool {
 fn occurs(phrase: &str, raw: &[String], words: &[String], covered: &[bool]) -> Option<(usize, String)> {
     let parts: Vec<&str> = phrase.split(' ').collect();
     (0..words.len()).find_map(|start| {
-        let whole = parts.iter().enumerate().all(|(k, p)| {
-            let i = start + k;
-            i < words.len() && !covered[i] && word_matches(p, &words[i])
-        });
+        let whole = said_at(&parts, words, start) && !covered[start..start + parts.len()].contains(&true);
         (whole && !negated(raw, words, start)).then(|| (start, words[start..start + parts.len()].join(" ")))
     })
+}
+
+/// Whether the phrase of `parts` is said in `words` starting at `start`.
+fn said_at(parts: &[&str], words: &[String], start: usize) -> bool {
+    start + parts.len() <= words.len() && parts.iter().enumerate().all(|(k, p)| word_matches(p, &words[start + k]))
 }
 
 /// Where the cue phrases of more than one word lie among `words` (as [`plain`] gives them),
@@ -392,11 +394,7 @@ pub(super) fn phrase_spans(words: &[String]) -> Vec<(usize, usize)> {
     let mut spans = vec![];
     for phrase in CUES.iter().flat_map(|(_, phrases)| phrases.iter()).filter(|p| p.contains(' ')) {
         let parts: Vec<&str> = phrase.split(' ').collect();
-        for start in 0..words.len().saturating_sub(parts.len() - 1) {
-            if parts.iter().enumerate().all(|(k, p)| word_matches(p, &words[start + k])) {
-                spans.push((start, start + parts.len()));
-            }
-        }
+        spans.extend((0..words.len()).filter(|&start| said_at(&parts, words, start)).map(|s| (s, s + parts.len())));
     }
     spans
 }

@@ -145,24 +145,26 @@ fn without_asides(utterance: &str) -> String {
     let aside = |part: &str| {
         let words: Vec<String> =
             part.split_whitespace().map(|w| trim_punct(w).to_lowercase()).filter(|w| !w.is_empty()).collect();
-        let mut i = 0;
-        while i < words.len() {
-            let Some(n) = CLOSINGS
-                .iter()
-                .filter(|c| {
-                    words.len() >= i + c.len() && words[i..i + c.len()].iter().zip(c.iter()).all(|(a, b)| a == b)
-                })
-                .map(|c| c.len())
-                .max()
-            else {
-                return false;
-            };
-            i += n;
-        }
-        !words.is_empty()
+        made_of(&words, CLOSINGS)
     };
     let kept: Vec<&str> = parts.iter().copied().filter(|p| !aside(p)).collect();
     if kept.is_empty() { utterance.to_string() } else { kept.join(",") }
+}
+
+/// Whether lower-case `words` are, one after another, nothing but `phrases` (the longest that
+/// fits at each place), and at least one.
+pub(super) fn made_of<S: AsRef<str>>(words: &[S], phrases: &[&[&str]]) -> bool {
+    let mut i = 0;
+    while i < words.len() {
+        let fits = |p: &&&[&str]| {
+            words.len() >= i + p.len() && words[i..i + p.len()].iter().zip(p.iter()).all(|(a, b)| a.as_ref() == *b)
+        };
+        let Some(n) = phrases.iter().filter(fits).map(|p| p.len()).max() else {
+            return false;
+        };
+        i += n;
+    }
+    !words.is_empty()
 }
 
 /// Drops openings and closings, repeatedly ("ok so could you please …").

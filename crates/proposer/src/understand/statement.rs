@@ -185,27 +185,27 @@ const LEAD_INS: &[&str] = &[
 /// Words that only acknowledge what was said ("copy that, thanks", "got it"): a sentence of
 /// nothing else tells, whatever its first word. Not "yes", "go ahead" or "do it", which can
 /// answer a question or approve.
-const ACKNOWLEDGING: &[&str] = &[
-    "copy that",
-    "roger that",
-    "roger",
-    "got it",
-    "gotcha",
-    "thanks",
-    "thank you",
-    "thx",
-    "cheers",
-    "noted",
-    "understood",
-    "cool",
-    "great",
-    "nice",
-    "perfect",
-    "awesome",
-    "lol",
-    "haha",
-    "good night",
-    "goodnight",
+const ACKNOWLEDGING: &[&[&str]] = &[
+    &["copy", "that"],
+    &["roger", "that"],
+    &["roger"],
+    &["got", "it"],
+    &["gotcha"],
+    &["thanks"],
+    &["thank", "you"],
+    &["thx"],
+    &["cheers"],
+    &["noted"],
+    &["understood"],
+    &["cool"],
+    &["great"],
+    &["nice"],
+    &["perfect"],
+    &["awesome"],
+    &["lol"],
+    &["haha"],
+    &["good", "night"],
+    &["goodnight"],
 ];
 
 /// Whether `text` (the utterance as said, punctuation and all) tells something rather than
@@ -220,7 +220,7 @@ pub fn tells(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
     }
     let lower = text.to_lowercase().replace(['’', '‘'], "'");
     let words: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace())
+        .split_whitespace()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
         .filter(|w| !w.is_empty())
         .collect();
@@ -244,8 +244,8 @@ pub fn tells(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
 }
 
 /// A clause that opens on a participle tells what is going on ("just popping to the post
-/// office"); "bring", "string" and "anything" are no participles. Not one that says what the person is
-/// after: "looking for my tax papers" asks for a search.
+/// office"); "bring", "string" and "anything" are no participles. Not one that says what the
+/// person is after: "looking for my tax papers" asks for a search.
 fn participle(word: &str) -> bool {
     word.len() >= 6
         && word.ends_with("ing")
@@ -258,23 +258,9 @@ fn participle(word: &str) -> bool {
 
 /// Whether `words` are acknowledgements and lead-ins only, at least one acknowledgement.
 fn only_acknowledges(words: &[&str]) -> bool {
-    let (mut i, mut acknowledged) = (0, false);
-    while i < words.len() {
-        if LEAD_INS.contains(&words[i]) {
-            i += 1;
-            continue;
-        }
-        let Some(n) = ACKNOWLEDGING
-            .iter()
-            .map(|a| a.split(' ').collect::<Vec<_>>())
-            .find_map(|a| (words.len() >= i + a.len() && words[i..i + a.len()] == a[..]).then_some(a.len()))
-        else {
-            return false;
-        };
-        i += n;
-        acknowledged = true;
-    }
-    acknowledged
+    let phrases: Vec<&[&str]> =
+        ACKNOWLEDGING.iter().copied().chain(LEAD_INS.iter().map(std::slice::from_ref)).collect();
+    super::reading::made_of(words, &phrases) && words.iter().any(|w| !LEAD_INS.contains(w))
 }
 
 /// The clauses of lower-case `text`: split at punctuation and at [`CLAUSE_WORDS`], each as its
