@@ -218,3 +218,28 @@ fn a_request_taken_back_in_the_same_breath_proposes_nothing() {
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["proposal"]["tool"], "fs.scan", "{v}");
 }
+
+#[test]
+fn a_folder_put_right_in_the_same_breath_is_the_one_meant() {
+    // What broke: "… into archive, no wait, into notes" planned both folders' worth (or the
+    // first). Read as "move inbox/a.txt into notes", the move's template answers: no model.
+    let s = Smart::init(None);
+    s.write("inbox/a.txt", "a");
+    s.write("archive/keep.txt", "k");
+    s.write("notes/keep.txt", "k");
+    let text = "move inbox/a.txt into archive, no wait, into notes";
+    let out = output(s.cmd().env("SMART_PROPOSER_WORKER", "/nonexistent/worker").args([
+        "--json",
+        "say",
+        "--propose-only",
+        text,
+    ]));
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}); stderr {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(out.status.code(), Some(0), "{text}: {v}");
+    assert_eq!(v["proposal"]["tool"], "propose.move", "{v}");
+    let moves = v["proposal"]["args"]["moves"].as_array().cloned().unwrap_or_default();
+    assert_eq!(moves.len(), 1, "{v}");
+    let to = moves[0]["to"].as_str().unwrap_or_default();
+    assert!(to.ends_with("notes/a.txt"), "{v}");
+}

@@ -234,6 +234,10 @@ fn commit_after(engine: &mut Engine, run: &Run, c: &Case) -> Result<Case> {
     for (slot, made) in run.newest.borrow().iter() {
         if let Some(bound) = run.refs.get(slot) {
             cases::replace_strings(&mut expected.args, bound, made);
+            // A sentence that names the hash ("commit patch 7cc1…") names the newest too. (What
+            // broke: the text named the fixture's patch and the answer was scored against the
+            // new one.)
+            expected.text = expected.text.replace(bound.as_str(), made);
         }
     }
     Ok(expected)
@@ -265,9 +269,10 @@ async fn typed(a: &mut Assistant, run: &Run, no_templates: bool) -> Result<(Vec<
     let opts = SayOptions { propose_only: true, no_templates, base: Some(run.root.clone()) };
     let (mut expected, mut answers) = (vec![], vec![]);
     for c in &run.cases {
-        expected.push(commit_after(a.engine(), run, c)?);
+        let now = commit_after(a.engine(), run, c)?;
         let t0 = Instant::now();
-        let r = a.say(&c.text, &opts).await;
+        let r = a.say(&now.text, &opts).await;
+        expected.push(now);
         answers.push(answer_of(r, t0.elapsed().as_secs_f64() * 1000.0));
     }
     Ok((expected, answers))

@@ -909,6 +909,16 @@ impl Assistant {
         if understand::retracted::taken_back(&reading, &mentions, &is_name) {
             return Ok(Answer::Say(understand::retracted::REPLY.into()));
         }
+        // "compress Pictures no hold on Letters" is read as "compress Letters" from here on.
+        let corrected = understand::corrected::corrected(&reading, &mentions);
+        let (text, reading, mentions) = match &corrected {
+            Some(said) => {
+                let reading = understand::read(said);
+                let mentions = understand::mentions::find(&reading, &ctx.vocab);
+                (said.as_str(), reading, mentions)
+            }
+            None => (text, reading, mentions),
+        };
         let mut cued = understand::cues::cued(&reading, &mentions, &is_name);
         // "my jeans need a patch on the knee" tells; the model would apply the last patch.
         if understand::statement::tells(text, &mentions, &cued) {

@@ -143,14 +143,23 @@ pub fn fill(tool: &str, r: &Reading, mentions: &[Mention], ctx: &Context) -> Fil
                 Some(h) if said_hash(r).is_some_and(|said| h.starts_with(&said)) => {
                     Filled::Args(json!({ "proposal": h }))
                 }
-                Some(h) if says_list => Filled::Implied(json!({ "proposal": h })),
+                // Pointed at in the person's own words, as "the change you drafted" is: given.
+                Some(h) if says_list => Filled::Args(json!({ "proposal": h })),
                 None if says_list => Filled::Missing(Missing::Artifact("quarantine list")),
                 _ => paths(mentions, ctx, None, r).map_or_else(|f| f, |p| Filled::Args(json!({ "paths": p }))),
             }
         }
-        Recipe::Ids => {
-            paths(mentions, ctx, Some(EntryKind::File), r).map_or_else(|f| f, |p| Filled::Args(json!({ "ids": p })))
-        }
+        Recipe::Ids => match paths(mentions, ctx, Some(EntryKind::File), r) {
+            Ok(p) => Filled::Args(json!({ "ids": p })),
+            // "is Wallpapers/scratch 2019.pdf still good in the index", the file gone from the
+            // disk: the index may still remember it, and asking the index is the point.
+            Err(Filled::Missing(Missing::Path { not_found: Some(_), .. }))
+                if r.lower().iter().any(|w| matches!(w.as_str(), "index" | "indexed")) =>
+            {
+                remembered_ids(mentions, ctx, r)
+            }
+            Err(f) => f,
+        },
         Recipe::Bundle => match paths(mentions, ctx, Some(EntryKind::File), r) {
             Err(f) => f,
             Ok(p) => Filled::Args(json!({ "ids": p, "budget_tokens": budget(r).unwrap_or(2000) })),
@@ -322,6 +331,28 @@ fn paths(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, r: &Read
     Ok(out)
 }
 
+/// Every document named for the index's check, those gone from the disk included (as the
+/// index would have them: under the working folder).
+fn remembered_ids(mentions: &[Mention], ctx: &Context, r: &Reading) -> Filled {
+    let mut ids: Vec<String> = vec![];
+    for m in mentions {
+        let found = match &m.kind {
+            MentionKind::New(n) if has_extension(n) => vec![join(&ctx.base, n)],
+            MentionKind::New(_) => continue,
+            _ => match resolve(m, r, ctx, Some(EntryKind::File)) {
+                Ok(p) => p,
+                Err(f) => return f,
+            },
+        };
+        for id in found {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    Filled::Args(json!({ "ids": ids }))
+}
+
 /// Whether a name's last part has an extension ("scratch 2019.pdf", not "Clients/slash").
 pub(super) fn has_extension(name: &str) -> bool {
     basename(name).rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()))
@@ -375,11 +406,25 @@ fn moves(r: &Reading, mentions: &[Mention], ctx: &Context, redirect: bool) -> Fi
         })
         .or_else(|| renamed_as(r, &usable));
     let Some(dest_at) = dest_at.filter(|i| *i > 0) else {
+        // What is to be moved names nothing that exists: that comes before where it should go
+        // (and a name gone from where it was may be a redirect's old path).
+        if let Some(MentionKind::New(n)) = usable.first().map(|m| &m.kind) {
+            return Filled::Missing(Missing::Path { wants: None, not_found: Some(n.clone()) });
+        }
         return Filled::Missing(Missing::Destination);
     };
     let dest = usable[dest_at];
     let mut out = vec![];
-    for m in &usable[..dest_at] {
+    for (k, m) in usable[..dest_at].iter().enumerate() {
+        // "put playlist.json in Blueprints no wait Band Practice, it belongs in Band Practice":
+        // "it" after a name is that name, and the destination said twice is not a source.
+        let said_before = usable[..k].iter().any(|b| b.kind != MentionKind::Back);
+        let destination_again = m.preposition.as_deref().is_some_and(|p| DESTINATION_WORDS.contains(&p))
+            && m.sure().is_some()
+            && m.sure() == dest.sure();
+        if (m.kind == MentionKind::Back && said_before) || destination_again {
+            continue;
+        }
         let sources = match resolve(m, r, ctx, None) {
             Ok(p) => p,
             Err(f) => return f,
@@ -528,7 +573,18 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         }
         _ => end,
     };
+    // "telescope markdown only", "pottery, code files, no wait, plain text ones": the kind is
+    // not the topic.
+    let kinds = search_kinds(&lower, mentions, start);
+    let end = match kinds.iter().map(|(_, from)| *from).find(|from| (start..end).contains(from)) {
+        Some(from) => from,
+        None => end,
+    };
     let mut topic: Vec<&str> = r.words[start..end].iter().map(String::as_str).collect();
+    // "… search for that but only in Wallpapers": words that lead on to the narrowing.
+    while topic.last().is_some_and(|w| matches!(w.to_lowercase().as_str(), "only" | "just" | "but" | "and" | "so")) {
+        topic.pop();
+    }
     if start == 0 {
         // With no word like "about" or "for", only a sentence that opens with a search ("look
         // up falconry", "search volcanoes") says what to look for; anything else would turn
@@ -553,7 +609,10 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
             let said: Vec<&str> = r.words[k + 1..start - 1]
                 .iter()
                 .map(String::as_str)
-                .take_while(|w| !TOPIC_ENDS.contains(&w.to_lowercase().as_str()))
+                .take_while(|w| {
+                    let w = w.to_lowercase();
+                    !TOPIC_ENDS.contains(&w.as_str()) && !SEARCH_OPENINGS.contains(&w.as_str())
+                })
                 .take(4)
                 .collect();
             if !said.is_empty() {
@@ -576,20 +635,7 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     if let Some((n, _)) = limit {
         args["limit"] = json!(n);
     }
-    // A kind said before the topic ("only markdown notes about …", "look for code about …").
-    if let Some(kind) = lower[..start].iter().enumerate().find_map(|(i, w)| {
-        let covered = mentions.iter().any(|m| m.start <= i && i < m.end);
-        let kind = match w.as_str() {
-            "markdown" => Some("markdown"),
-            "code" | "source" => Some("code"),
-            "binary" => Some("binary"),
-            "text" if lower.get(i + 1).is_some_and(|n| matches!(n.as_str(), "files" | "file" | "documents")) => {
-                Some("text")
-            }
-            _ => None,
-        };
-        kind.filter(|_| !covered)
-    }) {
+    if let Some((kind, _)) = kinds.last() {
         args["kind"] = json!(kind);
     }
     if let Some(m) = place
@@ -598,6 +644,37 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         args["path_prefix"] = json!(abs(ctx, i));
     }
     Filled::Args(args)
+}
+
+/// The kinds of document a search asks for, in the order said, each with where its words
+/// begin. Before the topic a kind's word alone says it ("only markdown notes about …", "look for
+/// code about …"); after it, "markdown" alone and the others only with a word that makes them a
+/// kind ("code files", "just plain text ones"), since "search for the door code" asks for no
+/// code. The last one said is meant ("code files, no wait, plain text ones").
+fn search_kinds(lower: &[String], mentions: &[Mention], start: usize) -> Vec<(&'static str, usize)> {
+    let covered = |i: usize| mentions.iter().any(|m| m.start <= i && i < m.end);
+    let kind_word_after = |i: usize| {
+        lower
+            .get(i + 1)
+            .is_some_and(|n| matches!(n.as_str(), "files" | "file" | "documents" | "docs" | "ones" | "only"))
+    };
+    (0..lower.len())
+        .filter(|&i| !covered(i))
+        .filter_map(|i| {
+            let kind = match lower[i].as_str() {
+                "markdown" => "markdown",
+                "code" | "source" => "code",
+                "binary" => "binary",
+                "text" if kind_word_after(i) => "text",
+                _ => return None,
+            };
+            let marked = kind == "markdown"
+                || kind_word_after(i)
+                || (i > 0 && matches!(lower[i - 1].as_str(), "only" | "just" | "plain"));
+            let from = if kind == "text" && i > 0 && lower[i - 1] == "plain" { i - 1 } else { i };
+            (i < start || marked).then_some((kind, from))
+        })
+        .collect()
 }
 
 /// Words that say how many results come before the number ("maximum 5", "at most ten").
@@ -639,7 +716,16 @@ fn result_limit(lower: &[String]) -> Option<(u64, usize)> {
             (run > 0).then(|| value(&lower[j - run..j]).filter(|n| *n <= 50).map(|n| (n, j - run))).flatten()
         })
     };
-    after.or_else(before).filter(|(n, _)| *n >= 1).map(|(n, at)| (n.min(50), at))
+    // "… and just give me five": a number that ends the sentence after "give me" or "show me".
+    let given = || {
+        let n = lower.len();
+        let run = lower.iter().rev().take_while(|x| number_word(x) && x.as_str() != "a").count();
+        let at = n.checked_sub(run + 2)?;
+        (run > 0 && matches!(lower[at].as_str(), "give" | "show") && lower[at + 1] == "me")
+            .then(|| value(&lower[n - run..]).map(|v| (v, at)))
+            .flatten()
+    };
+    after.or_else(before).or_else(given).filter(|(n, _)| *n >= 1).map(|(n, at)| (n.min(50), at))
 }
 
 /// "replace A with B", "change A to B", "A should be B", … → (A, B).
@@ -713,8 +799,9 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
     }
     // "A should be B", "it says A but it should say B", "A becomes B".
     // "A must become B" as "A should be B".
-    for (mid, skip_after) in [("should", 2usize), ("must", 2), ("becomes", 1)] {
-        let modal = matches!(mid, "should" | "must");
+    // "typed A … and it's supposed to be B" as "A should be B".
+    for (mid, skip_after) in [("should", 2usize), ("must", 2), ("supposed", 3), ("becomes", 1)] {
+        let modal = matches!(mid, "should" | "must" | "supposed");
         if let Some(m) = at(mid) {
             // "should really say", "should actually be": the adverb is not the new text.
             let skip_after = if modal
@@ -726,13 +813,15 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
             };
             // "there's a cobalt that should say orange": the words before "that".
             let (m_at, relative) = if modal && m >= 2 && lower[m - 1] == "that" { (m - 1, true) } else { (m, false) };
-            // "… but it should say", "… where it should say": the joint is not the old text.
-            let a_end = if modal
-                && m >= 2
-                && lower[m - 1] == "it"
-                && matches!(lower[m - 2].as_str(), "but" | "where" | "when" | "and" | "though" | "yet")
-            {
-                m - 2
+            // "… but it should say", "… where it should say", "it says A there, it should say
+            // B", "and it's supposed to be B": the joint is not the old text.
+            let joint = |w: &str| matches!(w, "but" | "where" | "when" | "and" | "though" | "yet" | "there" | "here");
+            let a_end = if modal && m >= 2 && matches!(lower[m - 1].as_str(), "it" | "it's" | "its") {
+                let mut e = m - 1;
+                while e > 0 && joint(lower[e - 1].as_str()) {
+                    e -= 1;
+                }
+                e
             } else {
                 m_at
             };
@@ -750,7 +839,12 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
             }
             let a_start = lower[..a_end]
                 .iter()
-                .rposition(|w| matches!(w.as_str(), "says" | "say" | "that" | "so" | "typo" | "it" | "it's" | "its"))
+                .rposition(|w| {
+                    matches!(
+                        w.as_str(),
+                        "says" | "say" | "that" | "so" | "typo" | "it" | "it's" | "its" | "typed" | "wrote"
+                    )
+                })
                 .map_or(0, |i| i + 1);
             // whisper hears "it says octopus" as "it's an octopus": the article is not the text.
             let a_start = if a_start > 0
@@ -862,7 +956,10 @@ fn named_record(r: &Reading) -> Option<Value> {
     let collection = (0..lower.len())
         .find_map(|i| {
             let named = match lower[i].as_str() {
-                "collection" => word_after(i).or_else(|| i.checked_sub(1).map(|b| &lower[b])),
+                // "the staff collection under key x": what follows is the key's lead-up.
+                "collection" => word_after(i)
+                    .filter(|w| !matches!(w.as_str(), "under" | "with" | "key" | "using" | "at"))
+                    .or_else(|| i.checked_sub(1).map(|b| &lower[b])),
                 "record" | "note" | "entry" if lower.get(i + 1).is_some_and(|w| w == "in") => {
                     lower.get(i + 2).filter(|w| w.as_str() != "the").or_else(|| lower.get(i + 3))
                 }
@@ -1194,6 +1291,23 @@ mod tests {
         );
         // Without "rename", or with two names that exist, there is no new name to give.
         assert_eq!(f("propose.move", "move budget.xlsx stew.md"), Filled::Missing(Missing::Destination));
+        // What broke: a gone name said first, with no place after it, asked where it should go
+        // (it was a redirect's old path: "Taxes/old 2019.pdf is now soup.md, make the map").
+        assert_eq!(
+            f("propose.move", "the document Taxes/old 2019.pdf is now soup.md make the map"),
+            Filled::Missing(Missing::Path { wants: None, not_found: Some("Taxes/old 2019.pdf".into()) })
+        );
+        // What broke: a document gone from the disk could not be checked against the index.
+        assert_eq!(
+            args("rag.validate_applicability", "is Taxes/old 2019.pdf still good in the index"),
+            json!({"ids": ["/r/Taxes/old 2019.pdf"]})
+        );
+        assert!(matches!(f("rag.validate_applicability", "is Taxes/old 2019.pdf still good"), Filled::Missing(_)));
+        // What broke: "it" (the last call's file) and the destination said twice were moved too.
+        assert_eq!(
+            args("propose.move", "put soup.md over in Recipes it belongs in Recipes"),
+            json!({"moves": [{"from": "/r/Recipes/2021/soup.md", "to": "/r/Recipes/soup.md"}]})
+        );
         assert_eq!(f("propose.move", "rename budget.xlsx soup.md"), Filled::Missing(Missing::Destination));
         assert_eq!(
             args("propose.redirects", "record that Taxes/old 2019.pdf moved to budget.xlsx"),
@@ -1241,9 +1355,15 @@ mod tests {
         let q = |s: &str| fill("fs.quarantine", &read(s), &mentions::find(&read(s), &ctx.vocab), &ctx);
         assert_eq!(
             q("carry out the quarantine list you drafted earlier"),
-            Filled::Implied(json!({"proposal": "cd".repeat(32)}))
+            Filled::Args(json!({"proposal": "cd".repeat(32)}))
         );
-        assert_eq!(q("ok go ahead with that list"), Filled::Implied(json!({"proposal": "cd".repeat(32)})));
+        assert_eq!(q("ok go ahead with that list"), Filled::Args(json!({"proposal": "cd".repeat(32)})));
+        // What broke: "it" (the last call's file) made the list a weak reading, and a new list
+        // of that file stood in for it.
+        assert_eq!(
+            q("yeah that list looks right go ahead and quarantine it"),
+            Filled::Args(json!({"proposal": "cd".repeat(32)}))
+        );
         // A hash that is not the list's names nothing to carry out.
         assert_eq!(
             q("go ahead and quarantine what's on list cdcdcdcd1"),
@@ -1327,6 +1447,13 @@ mod tests {
                 "deliver on Friday before noon",
             ),
             ("store the value blue under the key colour in the settings collection", "settings", "colour", "blue"),
+            // What broke: the collection was "under".
+            (
+                "put it in the staff collection under key moonlight she's allergic to nuts",
+                "staff",
+                "moonlight",
+                "she's allergic to nuts",
+            ),
             ("keep the value is dark blue with key colour", "notes", "colour", "dark blue"),
         ] {
             assert_eq!(
@@ -1470,16 +1597,42 @@ mod tests {
         assert_eq!(args("rag.search", "search for top secret plans"), json!({"query": "top secret plans"}));
         assert_eq!(args("rag.search", "find documents about code review"), json!({"query": "code review"}));
         assert_eq!(args("rag.search", "find 2020 documents about taxes"), json!({"query": "taxes"}));
+        // What broke (a thirteenth author's): a kind said after the topic became the topic, a
+        // corrected kind was not the one meant, and "just give me five" was no limit.
+        assert_eq!(
+            args("rag.search", "search telescope markdown only top 3"),
+            json!({"query": "telescope", "limit": 3, "kind": "markdown"})
+        );
+        assert_eq!(
+            args(
+                "rag.search",
+                "whatever we've got on pottery um code files no wait just plain text ones twenty results"
+            ),
+            json!({"query": "pottery", "limit": 20, "kind": "text"})
+        );
+        assert_eq!(
+            args(
+                "rag.search",
+                "I wrote about telescopes last spring, search for that but only in Recipes and just give me five"
+            ),
+            json!({"query": "telescopes last spring", "limit": 5, "path_prefix": "/r/Recipes"})
+        );
+        assert_eq!(args("rag.search", "search for the door code"), json!({"query": "door code"}));
         // From a place that still exists is a move, not a redirect.
         assert!(matches!(f("propose.redirects", "redirect budget.xlsx to Recipes"), Filled::Missing(_)));
-        assert_eq!(
-            args("propose.patch", "replace tuesday with thursday in shopping_list.md"),
-            json!({"path": "/r/shopping_list.md", "find": "tuesday", "replace": "thursday"})
-        );
-        assert_eq!(
-            args("propose.patch", "fix shopping_list.md it says tuesday but it should say thursday"),
-            json!({"path": "/r/shopping_list.md", "find": "tuesday", "replace": "thursday"})
-        );
+        for said in [
+            "replace tuesday with thursday in shopping_list.md",
+            "fix shopping_list.md it says tuesday but it should say thursday",
+            // What broke (a thirteenth author's): "there" before the joint, and "supposed to be".
+            "shopping_list.md ugh it says tuesday there it should say thursday",
+            "the new girl typed tuesday in shopping_list.md and it's supposed to be thursday",
+        ] {
+            assert_eq!(
+                args("propose.patch", said),
+                json!({"path": "/r/shopping_list.md", "find": "tuesday", "replace": "thursday"}),
+                "{said}"
+            );
+        }
         // What broke: whisper heard "it says tuesday" as "it's an tuesday", and "Fix it's an
         // tuesday" was the find.
         assert_eq!(

@@ -112,9 +112,13 @@ pub const CUES: &[(&str, &[&str])] = &[
             "changed since",
             "still match*",
             "on disk",
+            "still good",
+            "still right",
+            "index thinks",
+            "index remembers",
         ],
     ),
-    ("propose.patch", &["replace", "typo"]),
+    ("propose.patch", &["replace", "typo", "write up a patch", "draft the fix"]),
     // Not "move": "carry out the move plan" applies a plan, it does not make one.
     // "make the plan" is a plan to draft; "carry out the plan" applies one.
     (
@@ -126,6 +130,8 @@ pub const CUES: &[(&str, &[&str])] = &[
             "belong in",
             "go into",
             "goes into",
+            "go under",
+            "goes under",
             "make a plan",
             "make the plan",
             "draft a plan",
@@ -378,8 +384,22 @@ fn occurs(phrase: &str, raw: &[String], words: &[String], covered: &[bool]) -> O
     let parts: Vec<&str> = phrase.split(' ').collect();
     (0..words.len()).find_map(|start| {
         let whole = said_at(&parts, words, start) && !covered[start..start + parts.len()].contains(&true);
-        (whole && !negated(raw, words, start)).then(|| (start, words[start..start + parts.len()].join(" ")))
+        (whole && !negated(raw, words, start) && !of_own_memory(words, start))
+            .then(|| (start, words[start..start + parts.len()].join(" ")))
     })
+}
+
+/// Whether "remember" at `at` is said of the person's own memory — "I'm trying to remember where
+/// I wrote about it", "I can't remember", "as I remember it" — which asks for no record. "I want
+/// you to remember that …" and "help me remember" do.
+fn of_own_memory(words: &[String], at: usize) -> bool {
+    words[at] == "remember"
+        && at > 0
+        && match words[at - 1].as_str() {
+            "i" | "we" | "can't" | "cant" | "cannot" | "couldn't" | "could" => true,
+            "to" => at < 2 || !matches!(words[at - 2].as_str(), "you" | "u" | "me"),
+            _ => false,
+        }
 }
 
 /// Whether the phrase of `parts` is said in `words` starting at `start`.
@@ -668,6 +688,13 @@ mod tests {
     #[test]
     fn a_cue_word_is_found_as_a_word_or_a_stem_and_a_phrase_only_whole() {
         assert_eq!(cued_in("remember that the gate code is 1990"), vec!["db.upsert"]);
+        // What broke: a search said after "trying to remember" was read as a record's content.
+        assert_eq!(
+            cued_in("I'm trying to remember where I wrote about telescopes, search for that"),
+            vec!["rag.search"]
+        );
+        assert!(cued_in("I can't remember what's in there").is_empty());
+        assert_eq!(cued_in("I want you to remember that the gate code is 1990"), vec!["db.upsert"]);
         assert_eq!(cued_in("are there duplicated photos here"), vec!["cluster.duplicates"]);
         // What broke (a fifth author's sentences): a record, an encoding, where a file belongs.
         assert_eq!(cued_in("save a record: the gate code = 1990"), vec!["db.upsert"]);

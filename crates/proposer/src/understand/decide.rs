@@ -256,6 +256,7 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
             |r| r == Some(Recipe::Quarantine),
             |f| match f {
                 Filled::Implied(args) => Some(args),
+                Filled::Args(args) if args.get("proposal").is_some() => Some(args),
                 _ => None,
             },
         )

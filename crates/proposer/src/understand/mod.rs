@@ -5,7 +5,8 @@
 //!
 //! 1. [`reading`] — the words as meant: fillers gone, "notes dot t x t" joined to `notes.txt`.
 //! 2. [`mentions`] — which words name files and folders, chosen from the closed [`vocab`]ulary
-//!    of what exists under the allowed folders (a path is picked, never written).
+//!    of what exists under the allowed folders (a path is picked, never written); a name put
+//!    right in the same breath ("Pictures no wait Letters") is read as [`corrected`].
 //! 3. [`rank`] — which tool, by scoring every visible tool (and "no call") under the model in
 //!    one batch over a cached prompt, instead of sampling one.
 //!    [`cues`] then tilts that ranking towards the tools whose own words the person used
@@ -26,6 +27,7 @@
 
 pub mod args;
 pub mod beyond;
+pub mod corrected;
 pub mod cues;
 pub mod decide;
 pub mod mentions;

@@ -43,6 +43,7 @@ const REQUEST_TAIL: &[&str] = &[
     "do",
     "let",
     "let's",
+    "write",
 ];
 
 /// Where `needle` occurs in `hay` ignoring ASCII case, at word boundaries: the byte range in

@@ -86,6 +86,10 @@ const CLOSINGS: &[&[&str]] = &[
     &["if", "possible"],
     &["when", "you", "get", "a", "chance"],
     &["when", "you", "have", "a", "moment"],
+    &["just", "so", "you", "know"],
+    &["so", "you", "know"],
+    &["fyi"],
+    &["for", "your", "information"],
 ];
 
 /// Words that are never part of a spoken path ("a slash at the end").

@@ -41,6 +41,14 @@ pub const TAKE_BACKS: &[&str] = &[
     "don't bother",
     "on second thought",
     "not now",
+    "forget i said",
+    "forget i asked",
+    "ignore that",
+    "disregard that",
+    "disregard it",
+    "no don't",
+    "no dont",
+    "changed my mind",
 ];
 
 /// The word that takes back a request only when nothing follows it.
@@ -103,6 +111,10 @@ mod tests {
         assert!(back("hash the report, never mind"));
         assert!(back("delete the old logs. on second thought, no"));
         assert!(back("compress Photos... cancel"));
+        // What broke: neither phrase took anything back, and a move and a purge were proposed.
+        assert!(back("move the notes into Letters. No, forget I said that, leave it be"));
+        assert!(back("delete that batch no no don't, forget I said anything"));
+        assert!(back("quarantine the old logs, actually I changed my mind"));
     }
 
     #[test]

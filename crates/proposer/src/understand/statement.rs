@@ -179,7 +179,7 @@ const CLAUSE_WORDS: &[&str] = &["and", "but", "so", "then", "because", "just", "
 const LEAD_INS: &[&str] = &[
     "um", "umm", "uh", "uhh", "uhm", "er", "erm", "hmm", "hm", "mm", "ah", "eh", "oh", "ok", "okay", "well", "yeah",
     "yes", "right", "actually", "honestly", "also", "alright", "hey", "wow", "ugh", "sigh", "maybe", "dear",
-    "goodness", "gosh", "golly", "ooh", "oops", "whoops", "aw", "mind",
+    "goodness", "gosh", "golly", "ooh", "oops", "whoops", "aw", "mind", "still",
 ];
 
 /// Words that only acknowledge what was said ("copy that, thanks", "got it"): a sentence of
@@ -218,7 +218,7 @@ pub fn tells(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
     if mentions.iter().any(|m| m.kind != MentionKind::Back) {
         return false;
     }
-    let lower = text.to_lowercase().replace(['’', '‘'], "'");
+    let lower = without_telling_tail(&text.to_lowercase().replace(['’', '‘'], "'"));
     let words: Vec<&str> = lower
         .split_whitespace()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
@@ -231,7 +231,15 @@ pub fn tells(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
         return true;
     }
     let joined = format!(" {} ", words.join(" "));
-    if ASKING.iter().any(|a| joined.contains(&format!(" {a} ")))
+    // "I wonder if I should keep …" is thinking aloud; "I wonder if you could …" asks.
+    let asks = |a: &str| {
+        let said = format!(" {a} ");
+        joined.match_indices(&said).any(|(i, _)| {
+            let rest = &joined[i + said.len()..];
+            !(a == "i wonder" && ["if i ", "whether i ", "if we ", "whether we "].iter().any(|s| rest.starts_with(s)))
+        })
+    };
+    if ASKING.iter().any(|a| asks(a))
         || NEEDING.iter().any(|n| joined.contains(&format!(" {n} ")) && !joined.contains(&format!(" {n} to ")))
         || words.windows(2).any(|w| POINTERS.contains(&w[0]) && PREPARED.contains(&w[1]))
     {
@@ -241,6 +249,20 @@ pub fn tells(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
     let firsts: Vec<&str> =
         clauses(&lower).iter().filter_map(|clause| clause.iter().find(|w| !LEAD_INS.contains(w)).copied()).collect();
     !firsts.is_empty() && firsts.iter().all(|w| SUBJECTS.contains(w) || participle(w))
+}
+
+/// Tails that say the sentence was only to inform ("…, just so you know"): no clause of their
+/// own, since "you know" opens on no subject.
+const TELLING_TAILS: &[&str] = &["just so you know", "so you know", "fyi", "for your information", "for the record"];
+
+/// `lower` without a [`TELLING_TAILS`] tail (and the punctuation around it).
+fn without_telling_tail(lower: &str) -> String {
+    let trimmed = lower.trim_end_matches(|c: char| !c.is_alphanumeric());
+    TELLING_TAILS
+        .iter()
+        .find_map(|t| trimmed.strip_suffix(t).filter(|rest| rest.is_empty() || rest.ends_with([' ', ','])))
+        .map_or(lower, |rest| rest.trim_end_matches([' ', ',']))
+        .to_string()
 }
 
 /// A clause that opens on a participle tells what is going on ("just popping to the post
@@ -313,6 +335,9 @@ mod tests {
             "I need to move my car before 7",
             "gotta clean the break room fridge later",
             "my list of things to do tomorrow is way too long",
+            "hmm I wonder if I should split the recipes up by season, I dunno, still thinking",
+            // What broke: "you know" opened a clause of its own.
+            "the grocery list is on the fridge not on the computer just so you know",
             "copy that thanks",
             "I'll be back in a minute, just popping to the post office",
             "Oh dear, the kettle's boiling",
