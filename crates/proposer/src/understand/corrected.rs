@@ -60,7 +60,8 @@ pub fn corrected(reading: &Reading, mentions: &[Mention]) -> Option<String> {
     let lower: Vec<String> = reading.words.iter().map(|w| plain(w)).collect();
     let named: Vec<&Mention> = mentions.iter().filter(|m| m.kind != MentionKind::Back).collect();
     let covered = |i: usize| named.iter().any(|m| m.start <= i && i < m.end);
-    let mut drop: Option<(usize, usize)> = None;
+    // Every slip put right, in the order said; one that overlaps an earlier one is not taken.
+    let mut drops: Vec<(usize, usize)> = vec![];
     for at in 0..lower.len() {
         let Some(len) = phrase_at(&lower, at, &covered) else { continue };
         let after = at + len;
@@ -107,12 +108,18 @@ pub fn corrected(reading: &Reading, mentions: &[Mention]) -> Option<String> {
         } else {
             None
         };
-        if let Some(span) = span {
-            drop = Some(span);
+        if let Some((from, to)) = span
+            && drops.last().is_none_or(|&(_, end)| end <= from)
+        {
+            drops.push((from, to));
         }
     }
-    let (from, to) = drop?;
-    let words: Vec<&str> = reading.words[..from].iter().chain(&reading.words[to..]).map(String::as_str).collect();
+    if drops.is_empty() {
+        return None;
+    }
+    let dropped = |i: usize| drops.iter().any(|&(from, to)| from <= i && i < to);
+    let words: Vec<&str> =
+        reading.words.iter().enumerate().filter(|(i, _)| !dropped(*i)).map(|(_, w)| w.as_str()).collect();
     Some(words.join(" "))
 }
 
@@ -169,6 +176,18 @@ mod tests {
             )
             .as_deref(),
             Some("should be in Wallpapers show me what's inside")
+        );
+    }
+
+    #[test]
+    fn every_slip_is_put_right() {
+        assert_eq!(
+            with_names(
+                "move Letters no wait Pictures into Lectures sorry Wallpapers",
+                &[(1, 2), (4, 5), (6, 7), (8, 9)]
+            )
+            .as_deref(),
+            Some("move Pictures into Wallpapers")
         );
     }
 
