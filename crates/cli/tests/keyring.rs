@@ -10,7 +10,7 @@ use std::process::Command;
 
 #[test]
 fn the_device_key_lives_in_the_secret_service_when_there_is_one() {
-    for tool in ["dbus-run-session", "gnome-keyring-daemon"] {
+    for tool in ["dbus-run-session", "dbus-send", "gnome-keyring-daemon"] {
         assert!(
             Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().unwrap().status.success(),
             "{tool} is missing: scripts/setup.sh installs it (dbus-x11, gnome-keyring)"
@@ -18,8 +18,14 @@ fn the_device_key_lives_in_the_secret_service_when_there_is_one() {
     }
     let s = Smart::new();
     let (smart, data, root) = (bin(), s.data.display().to_string(), s.root.display().to_string());
+    // The unlocked daemon must own the Secret Service's name before SMART asks for it. (What
+    // broke, once, on a loaded CI machine: init came first, D-Bus started a second daemon for
+    // the name, that one had no password, the collection was locked, and init failed.)
+    let owned = "dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+                 org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q 'boolean true'";
     let script = format!(
         "echo -n pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || exit 90
+         n=0; until {owned}; do n=$((n+1)); [ $n -gt 100 ] && exit 94; sleep 0.1; done
          {smart} --data-dir {data} init --root {root} --key-store keyring || exit 91
          {smart} --data-dir {data} --json call fs.scan --args '{{\"path\": \"{root}\"}}' || exit 92
          {smart} --data-dir {data} doctor || exit 93"

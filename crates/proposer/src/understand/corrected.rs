@@ -70,11 +70,9 @@ pub fn corrected(reading: &Reading, mentions: &[Mention]) -> Option<String> {
         while next < lower.len() && LEAD_UPS.contains(&lower[next].as_str()) && !covered(next) {
             next += 1;
         }
+        // "no actually make it linen": somewhere in the lead-up, words that say it replaces.
         let replaces = REPLACES.iter().any(|r| {
-            r.iter().enumerate().all(|(k, w)| lower.get(after + k).is_some_and(|l| l == w)) || {
-                // "no actually make it linen": the lead-up may open with the phrase's own words.
-                (after..next).any(|s| r.iter().enumerate().all(|(k, w)| lower.get(s + k).is_some_and(|l| l == w)))
-            }
+            (after..next).any(|s| r.iter().enumerate().all(|(k, w)| lower.get(s + k).is_some_and(|l| l == w)))
         });
         let again = lower.get(next).filter(|w| PREPOSITIONS.contains(&w.as_str()) && !covered(next)).map(|_| next);
         let name_at = again.map_or(next, |p| p + 1);
