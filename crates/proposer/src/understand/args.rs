@@ -576,10 +576,7 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     // "telescope markdown only", "pottery, code files, no wait, plain text ones": the kind is
     // not the topic.
     let kinds = search_kinds(&lower, mentions, start);
-    let end = match kinds.iter().map(|(_, from)| *from).find(|from| (start..end).contains(from)) {
-        Some(from) => from,
-        None => end,
-    };
+    let end = kinds.iter().map(|(_, from)| *from).find(|from| (start..end).contains(from)).unwrap_or(end);
     let mut topic: Vec<&str> = r.words[start..end].iter().map(String::as_str).collect();
     // "… search for that but only in Wallpapers": words that lead on to the narrowing.
     while topic.last().is_some_and(|w| matches!(w.to_lowercase().as_str(), "only" | "just" | "but" | "and" | "so")) {

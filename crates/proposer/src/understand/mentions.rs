@@ -256,18 +256,18 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
             // "keep the old recipes", "full of old holiday flyers": a nested folder's one-word
             // name said before a word it describes — a plain word that names nothing — is the
             // everyday word, not the folder ("scan old", "old in Letters" still name it).
-            let describes = |entry: usize| {
-                len == 1
-                    && first.chars().all(char::is_alphabetic)
-                    && v.entries.get(entry).is_some_and(|e| e.rel.contains('/'))
-                    && lower.get(end).is_some_and(|next| {
-                        next.chars().all(char::is_alphabetic)
-                            && !FUNCTION_WORDS.contains(&next.as_str())
-                            && !DIR_NOUNS.contains(&next.as_str())
-                            && !NOT_DESCRIBED.contains(&next.as_str())
-                            && v.lookup(next).is_empty()
-                    })
-            };
+            // The word after is looked at once per span, not once per candidate.
+            let before_a_described_word = len == 1
+                && first.chars().all(char::is_alphabetic)
+                && lower.get(end).is_some_and(|next| {
+                    next.chars().all(char::is_alphabetic)
+                        && !FUNCTION_WORDS.contains(&next.as_str())
+                        && !DIR_NOUNS.contains(&next.as_str())
+                        && !NOT_DESCRIBED.contains(&next.as_str())
+                        && v.lookup(next).is_empty()
+                });
+            let describes =
+                |entry: usize| before_a_described_word && v.entries.get(entry).is_some_and(|e| e.rel.contains('/'));
             let cands: Vec<Candidate> = found
                 .into_iter()
                 .filter(|(entry, how)| !short && !everyday(how) && !describes(*entry))
