@@ -199,6 +199,8 @@ fn a_request_taken_back_in_the_same_breath_proposes_nothing() {
     for text in [
         "move inbox/a.txt into archive... no wait, forget it, I leave it where it is",
         "please quarantine inbox/a.txt... actually no, cancel, don't do anything",
+        // Typed as a text message (a fifteenth author): "nvm" is "never mind".
+        "move inbox/a.txt into archive... nvm actually dont",
     ] {
         let out = output(s.cmd().env("SMART_PROPOSER_WORKER", "/nonexistent/worker").args(["--json", "say", text]));
         let v: Value = serde_json::from_slice(&out.stdout)

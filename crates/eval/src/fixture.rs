@@ -17,6 +17,8 @@ use std::path::Path;
 
 pub struct Fixture {
     pub engine: Engine,
+    /// The engine's clock, which stands still unless moved.
+    pub clock: ManualClock,
     /// PLAN, PATCH, QLIST (artifact hashes) and BATCH (a quarantine batch name).
     pub refs: BTreeMap<String, String>,
 }
@@ -129,5 +131,5 @@ pub fn build(data: &Path, root: &Path, tree: &Tree) -> Result<Fixture> {
         refs.insert(k.to_string(), rep.artifact.ok_or_else(|| anyhow!("fixture: {k} made no artifact"))?);
     }
     refs.insert("BATCH".into(), batch);
-    Ok(Fixture { engine: e, refs })
+    Ok(Fixture { engine: e, clock, refs })
 }

@@ -449,7 +449,9 @@ pub fn render(path: &str, form: Form) -> String {
     match form {
         Form::Path => path.to_string(),
         Form::Name => name.to_string(),
-        Form::Parent => path.rsplit('/').nth(1).unwrap_or("").to_string(),
+        // The whole folder it is in: "Lectures/summer" for a file two folders down (the last
+        // part alone, "summer", named a folder at the top that is not there).
+        Form::Parent => path.rsplit_once('/').map_or("", |(parent, _)| parent).to_string(),
         Form::Stem => name.rsplit_once('.').map_or(name, |(s, _)| s).to_string(),
         Form::Lower => path.to_lowercase(),
         Form::Spoken | Form::Letters => path
@@ -536,6 +538,7 @@ mod tests {
         assert_eq!(render("notes.txt", Form::Letters), "notes dot t x t");
         assert_eq!(render("Band Practice/set list.pdf", Form::Name), "set list.pdf");
         assert_eq!(render("Band Practice/set list.pdf", Form::Parent), "Band Practice");
+        assert_eq!(render("Lectures/summer/packing list.xlsx", Form::Parent), "Lectures/summer");
         assert_eq!(render("budget.xlsx", Form::Stem), "budget");
     }
 

@@ -898,6 +898,10 @@ impl Assistant {
                 timings: None,
             });
         }
+        // "can u list Letters pls": texting shorthand read as the words it stands for, by every
+        // rule below (the statement rule reads the sentence itself).
+        let spelled = understand::reading::spelled_out(text);
+        let text = spelled.as_str();
         let reading = understand::read(text);
         if reading.is_empty() {
             return Ok(Answer::NoCall);
@@ -962,7 +966,10 @@ impl Assistant {
         // A tool only the person's own words ask for is left out when they were not said (a
         // batch's name alone is not them: "restore batch 0123…" is no purge).
         let unsaid = understand::cues::unsaid(&reading, &mentions, &is_name, &cued);
-        let ranking = understand::cues::weigh(&model_ranking, &cued, thresholds.cue_boost);
+        // A tool asked for in two ways is lifted twice.
+        let twice = understand::cues::said_twice(&reading, &mentions, &is_name, &cued);
+        let lifts: Vec<&str> = cued.iter().chain(&twice).copied().collect();
+        let ranking = understand::cues::weigh(&model_ranking, &lifts, thresholds.cue_boost);
         let ranking = understand::cues::without(&ranking, &unsaid);
         report.model = Some(info.name);
         report.ranking = Some(understanding::RankingView::with_cues(&model_ranking, &ranking, &cued));
@@ -1229,6 +1236,7 @@ mod tests {
             newest: None,
             batches: vec![],
             recent: vec![],
+            recent_tool: None,
         };
         let phrase = PhraseContext {
             base: base.clone(),

@@ -123,7 +123,7 @@ impl Engine {
         let committed = self.ledger().list(from, Some("committed"), 2_000)?;
         let mut artifacts = BTreeMap::new();
         let mut newest: Option<(String, String)> = None;
-        let mut recent: Option<Vec<String>> = None;
+        let mut recent: Option<(Vec<String>, String)> = None;
         // The call behind each commit: its admission carries the resolved arguments.
         let args_of: BTreeMap<String, Value> = admitted
             .iter()
@@ -147,12 +147,13 @@ impl Engine {
                 {
                     let named = paths_in(args);
                     if !named.is_empty() {
-                        recent = Some(named);
+                        recent = Some((named, tool.clone()));
                     }
                 }
             }
         }
-        Ok(References { artifacts, newest, recent: recent.unwrap_or_default() })
+        let (recent, recent_tool) = recent.map_or((vec![], None), |(named, tool)| (named, Some(tool)));
+        Ok(References { artifacts, newest, recent, recent_tool })
     }
 }
 
@@ -162,6 +163,8 @@ pub struct References {
     pub artifacts: BTreeMap<String, String>,
     pub newest: Option<(String, String)>,
     pub recent: Vec<String>,
+    /// The tool of the call `recent` comes from.
+    pub recent_tool: Option<String>,
 }
 
 /// Everything understanding needs to know about where the person is, gathered now.
@@ -178,6 +181,7 @@ pub fn context(engine: &Engine, base: &Path, limits: WalkLimits) -> Result<Conte
         // The kernel records paths as it resolved them: native on Windows, where understanding
         // compares them with the vocabulary's `/`-joined names.
         recent: refs.recent.iter().map(|p| smart_kernel::slash_path(Path::new(p))).collect(),
+        recent_tool: refs.recent_tool,
     })
 }
 

@@ -34,6 +34,8 @@ pub struct Context {
     pub batches: Vec<String>,
     /// The paths the newest committed call named ("it", "that file").
     pub recent: Vec<String>,
+    /// The tool of that call: "quarantine them" right after a list was drafted is that list.
+    pub recent_tool: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -54,7 +56,8 @@ pub enum Missing {
 pub enum Filled {
     Args(Value),
     /// Arguments whose one path is the working folder because nothing was named ("find
-    /// duplicates across everything"): a call, but no evidence that the tool was meant.
+    /// duplicates across everything"), or a bundle's budget because none was said: a call, but
+    /// no evidence that the tool was meant.
     Defaulted(Value),
     /// Arguments the tool's choice settles by itself (none, the newest plan, the newest batch):
     /// a call, with nothing in the sentence for or against it.
@@ -138,13 +141,18 @@ pub fn fill(tool: &str, r: &Reading, mentions: &[Mention], ctx: &Context) -> Fil
             // "the list", "that list", "your list", "the quarantine list you drafted": the one
             // prepared. "a list" is a new one to draft.
             let says_list = points_at_the_list(&lower) && !names_existing(mentions);
+            // "ok quarantine them" just after the list was drafted: "them" is what the list
+            // holds, and the list is how to quarantine it (its sizes and hashes were checked).
+            let back_at_list = ctx.recent_tool.as_deref() == Some("propose.quarantine")
+                && !mentions.is_empty()
+                && mentions.iter().all(|m| m.kind == MentionKind::Back);
             match ctx.artifacts.get(tool) {
                 // Named by (the start of) its hash, as the app shows it.
                 Some(h) if said_hash(r).is_some_and(|said| h.starts_with(&said)) => {
                     Filled::Args(json!({ "proposal": h }))
                 }
                 // Pointed at in the person's own words, as "the change you drafted" is: given.
-                Some(h) if says_list => Filled::Args(json!({ "proposal": h })),
+                Some(h) if says_list || back_at_list => Filled::Args(json!({ "proposal": h })),
                 None if says_list => Filled::Missing(Missing::Artifact("quarantine list")),
                 _ => paths(mentions, ctx, None, r).map_or_else(|f| f, |p| Filled::Args(json!({ "paths": p }))),
             }
@@ -162,7 +170,14 @@ pub fn fill(tool: &str, r: &Reading, mentions: &[Mention], ctx: &Context) -> Fil
         },
         Recipe::Bundle => match paths(mentions, ctx, Some(EntryKind::File), r) {
             Err(f) => f,
-            Ok(p) => Filled::Args(json!({ "ids": p, "budget_tokens": budget(r).unwrap_or(2000) })),
+            Ok(p) => match budget(r) {
+                Some(tokens) => Filled::Args(json!({ "ids": p, "budget_tokens": tokens })),
+                // No budget said: a bundle is a call, but nothing in the sentence asked for one
+                // more than for another tool that takes the same files ("write up cover
+                // letter.zip and shopping_list.docx as candidates for quarantine so I can review
+                // them first" ranked the bundle first).
+                None => Filled::Defaulted(json!({ "ids": p, "budget_tokens": DEFAULT_BUDGET })),
+            },
         },
         Recipe::Moves => moves(r, mentions, ctx, false),
         Recipe::Redirects => moves(r, mentions, ctx, true),
@@ -414,6 +429,17 @@ fn moves(r: &Reading, mentions: &[Mention], ctx: &Context, redirect: bool) -> Fi
         return Filled::Missing(Missing::Destination);
     };
     let dest = usable[dest_at];
+    // "move X into Blueprints and call it scratch.pdf": a new name given after the folder.
+    let lower = r.lower();
+    let names_it = |m: &Mention| {
+        let before = &lower[..m.start];
+        matches!(before, [.., a, b] if matches!(a.as_str(), "call" | "name" | "rename" | "calling" | "naming") && b == "it")
+            || matches!(before.last().map(String::as_str), Some("called" | "named"))
+    };
+    let renamed_to = usable[dest_at + 1..].iter().find_map(|m| match &m.kind {
+        MentionKind::New(n) if names_it(m) && !n.contains('/') => Some(n.clone()),
+        _ => None,
+    });
     let mut out = vec![];
     for (k, m) in usable[..dest_at].iter().enumerate() {
         // "put playlist.json in Blueprints no wait Band Practice, it belongs in Band Practice":
@@ -436,7 +462,7 @@ fn moves(r: &Reading, mentions: &[Mention], ctx: &Context, redirect: bool) -> Fi
                 MentionKind::New(n) => join(parent_of(&from), n),
                 _ => match resolve(dest, r, ctx, Some(EntryKind::Dir)) {
                     Ok(p) if kind_of(ctx, &p[0]) == Some(EntryKind::File) => p[0].clone(),
-                    Ok(p) => format!("{}/{}", p[0], basename(&from)),
+                    Ok(p) => format!("{}/{}", p[0], renamed_to.as_deref().unwrap_or(basename(&from))),
                     Err(f) => return f,
                 },
             };
@@ -942,14 +968,20 @@ const NOT_A_KEY: &[&str] =
 fn named_record(r: &Reading) -> Option<Value> {
     let lower = r.lower();
     let word_after = |i: usize| lower.get(i + 1).filter(|w| !NOT_A_KEY.contains(&w.as_str()));
-    let k = (0..lower.len()).find(|&i| lower[i] == "key" && word_after(i).is_some())?;
-    let key = r.words[k + 1].clone();
     let is_collection = |w: &str| {
         w.len() <= 32
             && w.starts_with(|c: char| c.is_ascii_lowercase())
             && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
             && !NOT_A_KEY.contains(&w)
     };
+    // "in reminders under tangerine: oven guy comes tuesday": a collection named, then the key
+    // after "under" without the word "key".
+    let in_collection_under =
+        |i: usize| lower[i] == "under" && i >= 2 && lower[i - 2] == "in" && is_collection(&lower[i - 1]);
+    let k = (0..lower.len())
+        .find(|&i| lower[i] == "key" && word_after(i).is_some())
+        .or_else(|| (0..lower.len()).find(|&i| in_collection_under(i) && word_after(i).is_some()))?;
+    let key = r.words[k + 1].clone();
     let collection = (0..lower.len())
         .find_map(|i| {
             let named = match lower[i].as_str() {
@@ -957,9 +989,10 @@ fn named_record(r: &Reading) -> Option<Value> {
                 "collection" => word_after(i)
                     .filter(|w| !matches!(w.as_str(), "under" | "with" | "key" | "using" | "at"))
                     .or_else(|| i.checked_sub(1).map(|b| &lower[b])),
-                "record" | "note" | "entry" if lower.get(i + 1).is_some_and(|w| w == "in") => {
+                "record" | "note" | "entry" if lower.get(i + 1).is_some_and(|w| w == "in" || w == "to") => {
                     lower.get(i + 2).filter(|w| w.as_str() != "the").or_else(|| lower.get(i + 3))
                 }
+                "under" if in_collection_under(i) => Some(&lower[i - 1]),
                 _ => None,
             };
             named.filter(|w| is_collection(w) && w.as_str() != "collection")
@@ -1049,6 +1082,9 @@ fn record(r: &Reading) -> Filled {
     }
     Filled::Args(json!({ "collection": "notes", "key": key, "value": statement.join(" ") }))
 }
+
+/// A bundle's budget when none is said.
+const DEFAULT_BUDGET: u64 = 2000;
 
 /// "in 2000 tokens", "at most 500 tokens", "under 1000 tokens".
 fn budget(r: &Reading) -> Option<u64> {
@@ -1207,6 +1243,7 @@ mod tests {
             newest: None,
             batches: vec!["0123456789abcdef".into()],
             recent: vec!["/r/budget.xlsx".into()],
+            recent_tool: Some("fs.read".into()),
         }
     }
 
@@ -1275,6 +1312,14 @@ mod tests {
             json!({"moves": [{"from": "/r/budget.xlsx", "to": "/r/Taxes/2021/budget.xlsx"}]})
         );
         assert_eq!(f("propose.move", "move budget.xlsx"), Filled::Missing(Missing::Destination));
+        // What broke (a fifteenth author): the new name after the folder was dropped.
+        for said in ["move budget.xlsx into Recipes and call it stew.md", "put budget.xlsx in Recipes, named stew.md"] {
+            assert_eq!(
+                args("propose.move", said),
+                json!({"moves": [{"from": "/r/budget.xlsx", "to": "/r/Recipes/stew.md"}]}),
+                "{said}"
+            );
+        }
         // What broke: "that file" and its name, both said, were two moves of one file.
         assert_eq!(
             args("propose.move", "good, budget.xlsx is the one, so plan moving that file into the Recipes folder"),
@@ -1361,6 +1406,14 @@ mod tests {
             q("yeah that list looks right go ahead and quarantine it"),
             Filled::Args(json!({"proposal": "cd".repeat(32)}))
         );
+        // "them" just after the list was drafted is the list (a fifteenth author: "ok quarantine
+        // them" quarantined its files one by one, past the list); after a read, the file read.
+        let mut drafted = ctx.clone();
+        drafted.recent_tool = Some("propose.quarantine".into());
+        let d = |s: &str| fill("fs.quarantine", &read(s), &mentions::find(&read(s), &drafted.vocab), &drafted);
+        assert_eq!(d("ok quarantine them"), Filled::Args(json!({"proposal": "cd".repeat(32)})));
+        assert_eq!(q("ok quarantine them"), Filled::Args(json!({"paths": ["/r/budget.xlsx"]})));
+        assert_eq!(d("quarantine budget.xlsx"), Filled::Args(json!({"paths": ["/r/budget.xlsx"]})));
         // A hash that is not the list's names nothing to carry out.
         assert_eq!(
             q("go ahead and quarantine what's on list cdcdcdcd1"),
@@ -1452,6 +1505,15 @@ mod tests {
                 "she's allergic to nuts",
             ),
             ("keep the value is dark blue with key colour", "notes", "colour", "dark blue"),
+            // A fifteenth author: "a record to" names its collection as "a record in" does.
+            ("add a record to bookmarks key recipe value pasta carbonara", "bookmarks", "recipe", "pasta carbonara"),
+            // What broke (a thirteenth author): no word "key", and the whole sentence a note.
+            (
+                "remember this in reminders under tangerine: oven guy comes tuesday",
+                "reminders",
+                "tangerine",
+                "oven guy comes tuesday",
+            ),
         ] {
             assert_eq!(
                 args("db.upsert", said),
@@ -1459,6 +1521,12 @@ mod tests {
                 "{said}"
             );
         }
+        // "under" with no collection named before it is no key: "in the drawer under the sink".
+        assert_eq!(
+            args("db.upsert", "remember that the spare key is in the drawer under the sink")["collection"],
+            "notes"
+        );
+        assert_eq!(args("db.upsert", "remember that my boots are in storage under the stairs")["collection"], "notes");
         // "the key to …" names no key: the note reads as before.
         assert_eq!(args("db.upsert", "remember that the key to the shed is under the mat")["collection"], "notes");
         assert_eq!(
@@ -1542,17 +1610,22 @@ mod tests {
 
     #[test]
     fn a_budget_may_be_said_in_words() {
-        let b = |s: &str| args("rag.assemble_context", s)["budget_tokens"].clone();
+        let b = |s: &str| match f("rag.assemble_context", s) {
+            Filled::Args(a) => a["budget_tokens"].clone(),
+            Filled::Defaulted(a) => json!({"defaulted": a["budget_tokens"]}),
+            other => panic!("{s:?}: {other:?}"),
+        };
         assert_eq!(b("bundle budget.xlsx, keep it under five hundred tokens"), json!(500));
         assert_eq!(b("bundle budget.xlsx in two thousand five hundred tokens"), json!(2500));
         assert_eq!(b("bundle budget.xlsx in fifteen hundred tokens"), json!(1500));
         assert_eq!(b("bundle budget.xlsx in a thousand tokens"), json!(1000));
         assert_eq!(b("bundle budget.xlsx in three hundred and fifty tokens"), json!(350));
-        // No number at all: the default.
-        assert_eq!(b("bundle budget.xlsx in some tokens"), json!(2000));
+        // No number at all: the default, and nothing in the sentence for it.
+        assert_eq!(b("bundle budget.xlsx in some tokens"), json!({"defaulted": 2000}));
+        assert_eq!(b("bundle budget.xlsx"), json!({"defaulted": 2000}));
         // Whisper's repetition loop: no overflow, no budget.
         let loop_ = format!("bundle budget.xlsx in five{} tokens", " hundred".repeat(12));
-        assert_eq!(b(&loop_), json!(2000));
+        assert_eq!(b(&loop_), json!({"defaulted": 2000}));
     }
 
     #[test]

@@ -127,6 +127,11 @@ pub fn overrule(
     fill: &dyn Fn(&str) -> Filled,
 ) -> Option<Understood> {
     let Unserved { what, act } = asked?;
+    // A record keeps words, whatever they ask of someone: "store in todos under key x that I
+    // gotta call mom" is a note about a call, not one to make.
+    if recipe(tool) == Some(Recipe::Record) && matches!(fill(tool), Filled::Args(_)) {
+        return None;
+    }
     let takes_nothing =
         recipe(tool) == Some(Recipe::Nothing) || matches!(fill(tool), Filled::Implied(_) | Filled::Defaulted(_));
     ((act || takes_nothing) && !cued.contains(&tool)).then(|| Understood::Say {
@@ -201,6 +206,12 @@ mod tests {
         assert_eq!(overrule("rag.search", &[], word("email"), &fill), None);
         // A tool the person cued: "remember that I have to send an email to the bank".
         assert_eq!(overrule("db.upsert", &["db.upsert"], act, &fill), None);
+        // A record whose words the sentence gives, cued or not: what it asks of someone is
+        // what to keep (a fifteenth author: "store in todos under key x that i gotta call mom").
+        let calls = Some(Unserved { what: "phone calls", act: true });
+        assert_eq!(overrule("db.upsert", &[], calls, &fill), None);
+        let no_record = |_: &str| Filled::Missing(super::super::Missing::Words("what to remember"));
+        assert!(overrule("db.upsert", &[], calls, &no_record).is_some());
     }
 
     #[test]

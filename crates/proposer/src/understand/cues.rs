@@ -62,8 +62,12 @@ pub const CUES: &[(&str, &[&str])] = &[
             "anything about",
         ],
     ),
-    // What the reading reports beside the text ("what encoding is notes.txt in").
-    ("fs.read", &["encoding", "pull up", "pull it up"]),
+    // What the reading reports beside the text ("what encoding is notes.txt in"), and reading
+    // said aloud ("ok so quote.md — read it out" ranked a search first).
+    (
+        "fs.read",
+        &["encoding", "pull up", "pull it up", "read out", "read it out", "read aloud", "read it aloud", "read me"],
+    ),
     // "context" alone is also the bundle's word; asked about, it is SMART's own. "lease" and
     // "budget" are left out: people have leases and budgets in their files. "tools" and
     // "allowed" are what the report lists ("which tools can you use right now" ranked applying
@@ -85,7 +89,7 @@ pub const CUES: &[(&str, &[&str])] = &[
     ),
     // What a listing shows beside the names ("I wonder what's taking up all the space in
     // Wallpapers/old" ranked the duplicates first).
-    ("fs.scan", &["taking up", "takes up", "how much space", "how big"]),
+    ("fs.scan", &["taking up", "takes up", "how much space", "how big", "kinds and sizes", "names and sizes"]),
     ("cluster.duplicates", &["duplicat*", "identical", "same content"]),
     (
         "infer.superseded_docs",
@@ -130,6 +134,8 @@ pub const CUES: &[(&str, &[&str])] = &[
             "belong in",
             "go into",
             "goes into",
+            "go in",
+            "goes in",
             "go under",
             "goes under",
             "make a plan",
@@ -464,6 +470,31 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
     tools
 }
 
+/// The tools among `cued` whose cues the reading holds twice over: two different phrases of the
+/// tool's own, apart ("write up cover letter.zip as candidates for quarantine so I can review
+/// them first" — the list's "candidates for" and "review them first"). A person who asks for one
+/// thing in two ways leaves less doubt than one word does, and [`weigh`] lifts such a tool once
+/// more: the model had ranked a context bundle 0.91 and the list 0.04 for that sentence.
+pub fn said_twice<'t>(
+    reading: &Reading,
+    mentions: &[Mention],
+    is_name: &dyn Fn(&str) -> bool,
+    cued: &[&'t str],
+) -> Vec<&'t str> {
+    let said = Said::new(reading, mentions, is_name);
+    cued.iter()
+        .copied()
+        .filter(|tool| {
+            let spans: Vec<(usize, usize)> = CUES
+                .iter()
+                .filter(|(t, _)| t == tool)
+                .flat_map(|(_, phrases)| phrases.iter().filter_map(|p| said.span(p)))
+                .collect();
+            spans.iter().any(|a| spans.iter().any(|b| a.1 <= b.0))
+        })
+        .collect()
+}
+
 /// The tools that act on what a proposal only describes: not cued when the act is said as not
 /// to be done yet, even by their own words ("mark it for quarantine but don't actually move it").
 const ACTING: &[&str] = &["fs.quarantine", "apply.move", "apply.patch", "quarantine.purge", "fs.compact"];
@@ -530,19 +561,17 @@ const NOT_YET_VERBS: &[&str] = &["move", "apply", "delete", "quarantine", "chang
 /// The tools that only write a proposal (nothing changes until it is applied).
 const PROPOSING: &[&str] = &["propose.patch", "propose.move", "propose.quarantine", "propose.redirects"];
 
-/// `ranking` with each cued tool `boost` times likelier, normalised again and sorted best first
-/// (ties by name, as the ranking itself); the model's chance of a call to its best tool is kept
-/// as it was. Unchanged when nothing is cued or `boost` is 1.
+/// `ranking` with each cued tool `boost` times likelier for each time it is in `cued` (a tool
+/// [`said_twice`] is in it twice), normalised again and sorted best first (ties by name, as the
+/// ranking itself); the model's chance of a call to its best tool is kept as it was. Unchanged
+/// when nothing is cued or `boost` is 1.
 pub fn weigh(ranking: &Ranking, cued: &[&str], boost: f32) -> Ranking {
     let lift = boost.max(1.0).ln();
     if cued.is_empty() || lift == 0.0 {
         return ranking.clone();
     }
-    let mut tools: Vec<(String, f32)> = ranking
-        .tools
-        .iter()
-        .map(|(t, lp)| (t.clone(), if cued.contains(&t.as_str()) { lp + lift } else { *lp }))
-        .collect();
+    let times = |tool: &str| cued.iter().filter(|c| **c == tool).count() as f32;
+    let mut tools: Vec<(String, f32)> = ranking.tools.iter().map(|(t, lp)| (t.clone(), lp + lift * times(t))).collect();
     if !tools.iter().map(|(_, s)| *s).fold(f32::NEG_INFINITY, f32::max).is_finite() {
         return ranking.clone();
     }
@@ -800,6 +829,29 @@ mod tests {
         assert_eq!(weigh(&r, &["fs.compact"], 1.0), r);
         // A cue for a tool the scope does not show lifts nothing.
         assert_eq!(probs(&weigh(&r, &["quarantine.purge"], BOOST)), probs(&r));
+    }
+
+    #[test]
+    fn a_tool_asked_for_in_two_ways_is_lifted_twice() {
+        let twice = |s: &str| {
+            let r = read(s);
+            let c = cued(&r, &[], &no_names);
+            said_twice(&r, &[], &no_names, &c)
+        };
+        // What broke (a thirteenth author): the context bundle, ranked 0.91 against the list's 0.04.
+        assert_eq!(
+            twice("write up the cover letter and the journal as candidates for quarantine so I can review them first"),
+            vec!["propose.quarantine"]
+        );
+        // One phrase, or two that overlap, is one way of asking.
+        assert!(twice("candidates for review").is_empty());
+        assert_eq!(twice("draft a quarantine list"), vec!["propose.quarantine"]);
+        assert!(twice("delete the duplicates").is_empty());
+        // A tool not cued (an act said as not to be done yet) is not lifted either.
+        assert!(twice("delete it and get rid of it, but don't actually move it yet").is_empty());
+        let r = ranking(&[("rag.assemble_context", 0.91), ("propose.quarantine", 0.04), ("fs.scan", 0.05)]);
+        assert_eq!(weigh(&r, &["propose.quarantine"], BOOST).tools[0].0, "rag.assemble_context");
+        assert_eq!(weigh(&r, &["propose.quarantine", "propose.quarantine"], BOOST).tools[0].0, "propose.quarantine");
     }
 
     #[test]

@@ -97,10 +97,12 @@ pub enum Understood {
 pub const STEP_BEFORE: &[(&str, &str)] =
     &[("apply.move", "propose.move"), ("apply.patch", "propose.patch"), ("quarantine.purge", "fs.quarantine")];
 
-/// A folder's tool and the tool that asks the same of one file: "is Recipes/packing list.txt
-/// stale in the index?" ranked the folder's stale-documents report first (its cue word), which
-/// cannot take a file; checking that file against the index can.
-pub const FOR_ONE_FILE: &[(&str, &str)] = &[("infer.superseded_docs", "rag.validate_applicability")];
+/// A tool for one kind of entry and the tool that asks the same of the other kind: "is
+/// Recipes/packing list.txt stale in the index?" ranked the folder's stale-documents report first
+/// (its cue word), which cannot take a file; checking that file against the index can. And
+/// "Letters contents?" ranked reading a file first, which cannot take a folder; listing it can.
+pub const FOR_THE_OTHER_KIND: &[(&str, &str)] =
+    &[("infer.superseded_docs", "rag.validate_applicability"), ("fs.read", "fs.scan")];
 
 /// Tools whose work cannot be undone and that take their argument from an earlier turn: chosen
 /// only as the best reading, never standing in for another tool.
@@ -232,11 +234,11 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
             return Understood::Call { tool: before.to_string(), args };
         }
     }
-    // A folder's tool given a file that exists: the tool that asks the same of a file, however
-    // far behind it is ranked.
+    // A folder's tool given a file that exists, or a file's given a folder: the tool that asks
+    // the same of what was named, however far behind it is ranked.
     if named
-        && matches!(filled, Filled::Missing(Missing::Path { wants: Some(EntryKind::Dir), not_found: None }))
-        && let Some((_, twin)) = FOR_ONE_FILE.iter().find(|(t, _)| *t == best)
+        && matches!(filled, Filled::Missing(Missing::Path { wants: Some(_), not_found: None }))
+        && let Some((_, twin)) = FOR_THE_OTHER_KIND.iter().find(|(t, _)| *t == best)
         && ranking.tools.iter().any(|(t, _)| t == twin)
         && let Filled::Args(args) = fill(twin)
     {
@@ -613,6 +615,30 @@ mod tests {
         );
         // Nothing named that exists: the folder is the person's to say.
         assert!(matches!(decide(&r, &fills, false, "/r", &t), Understood::Ask { .. }));
+    }
+
+    #[test]
+    fn a_file_tool_given_a_folder_hands_it_to_the_tool_that_asks_the_same_of_a_folder() {
+        let t = Thresholds::default();
+        let fills = |tool: &str| match tool {
+            "fs.read" => Filled::Missing(Missing::Path { wants: Some(EntryKind::File), not_found: None }),
+            "fs.scan" => Filled::Args(json!({"path": "/r/Letters"})),
+            _ => Filled::Missing(Missing::Words("what")),
+        };
+        // What broke (a thirteenth author): "Letters contents?" asked which file.
+        let r = ranking(1.0, &[("fs.read", 0.77), ("rag.search", 0.08), ("fs.scan", 0.07)]);
+        assert_eq!(
+            decide(&r, &fills, true, "/r", &t),
+            Understood::Call { tool: "fs.scan".into(), args: json!({"path": "/r/Letters"}) }
+        );
+        assert!(matches!(decide(&r, &fills, false, "/r", &t), Understood::Ask { .. }));
+        // A file's tool has no folder twin but reading's: hashing a folder still asks which file.
+        let hash = ranking(1.0, &[("fs.hash", 0.77), ("fs.scan", 0.07)]);
+        let hash_fills = |tool: &str| match tool {
+            "fs.hash" => Filled::Missing(Missing::Path { wants: Some(EntryKind::File), not_found: None }),
+            other => fills(other),
+        };
+        assert!(matches!(decide(&hash, &hash_fills, true, "/r", &t), Understood::Ask { .. }));
     }
 
     #[test]

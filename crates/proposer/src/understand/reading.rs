@@ -7,6 +7,10 @@
 //! closing punctuation dropped. Case is kept: a model reads "Invoices" better than "invoices",
 //! and names are matched without case anyway.
 //!
+//! Texting shorthand ("can u list Letters pls", "nvm") is spelled out first, by
+//! [`spelled_out`], on the sentence itself: the rules that read the sentence as typed (a
+//! statement's, a template's) see the same words as the reading.
+//!
 //! It is deliberately conservative: a word joins a path only next to a name-like word, never a
 //! function word, so "connect the dots", "a slash at the end" and "dot your i's" stay as said.
 
@@ -31,6 +35,83 @@ impl Reading {
 
 /// Sounds people make while they think: never part of a request.
 const FILLERS: &[&str] = &["um", "umm", "uh", "uhh", "uhm", "er", "erm", "hmm", "hm", "mm", "ah", "eh"];
+
+/// Texting shorthand and what it stands for. People type to an assistant as they text a friend
+/// ("can u list Letters pls", "swap walnut w cedar in notes.txt", "move it... nvm actually
+/// dont"), and every rule of understanding reads whole words. Only lower case: an upper-case
+/// single letter is a name ("code in R"). An empty expansion is a sound of its own ("lol").
+const SHORTHAND: &[(&str, &str)] = &[
+    ("u", "you"),
+    ("ur", "your"),
+    ("r", "are"),
+    ("n", "and"),
+    ("w", "with"),
+    ("k", "ok"),
+    ("pls", "please"),
+    ("plz", "please"),
+    ("thx", "thanks"),
+    ("ty", "thank you"),
+    ("rn", "right now"),
+    ("atm", "at the moment"),
+    ("idk", "i don't know"),
+    ("nvm", "never mind"),
+    ("tmrw", "tomorrow"),
+    ("b4", "before"),
+    ("shud", "should"),
+    ("bc", "because"),
+    ("cuz", "because"),
+    ("lemme", "let me"),
+    ("gimme", "give me"),
+    ("wanna", "want to"),
+    ("gonna", "going to"),
+    ("lol", ""),
+    ("lmao", ""),
+    ("ngl", ""),
+    ("tbh", ""),
+    ("yo", ""),
+];
+
+/// `utterance` with texting [`SHORTHAND`] spelled out, its punctuation kept: what the rest of
+/// understanding reads, typed or heard.
+pub fn spelled_out(utterance: &str) -> String {
+    let split = |token: &'_ str| {
+        let start = token.find(|c: char| c.is_alphanumeric()).unwrap_or(token.len());
+        let end =
+            token.char_indices().rev().find(|(_, c)| c.is_alphanumeric()).map_or(start, |(i, c)| i + c.len_utf8());
+        (start, end)
+    };
+    let tokens: Vec<&str> = utterance.split_whitespace().collect();
+    let core = |i: usize| {
+        tokens.get(i).map(|t| {
+            let (start, end) = split(t);
+            &t[start..end]
+        })
+    };
+    // "notes dot j s o n": a letter among letters, or after "dot", is a spelt name's, not a word.
+    let spelt = |i: usize| {
+        let letter = |c: Option<&str>| c.is_some_and(|c| c.chars().count() == 1);
+        core(i).is_some_and(|c| c.chars().count() == 1)
+            && (letter(i.checked_sub(1).and_then(core))
+                || letter(core(i + 1))
+                || i.checked_sub(1).and_then(core).is_some_and(|c| c.eq_ignore_ascii_case("dot")))
+    };
+    let mut out: Vec<String> = Vec::new();
+    for (i, token) in tokens.iter().copied().enumerate() {
+        let (start, end) = split(token);
+        let (lead, core, tail) = (&token[..start], &token[start..end], &token[end..]);
+        match SHORTHAND.iter().find(|(short, _)| *short == core && !spelt(i)) {
+            Some((_, "")) => {
+                // The punctuation after a sound still ends what came before it.
+                if let Some(last) = out.last_mut().filter(|_| !tail.is_empty()) {
+                    last.push_str(tail);
+                }
+            }
+            Some((_, long)) => out.push(format!("{lead}{long}{tail}")),
+            None => out.push(token.to_string()),
+        }
+    }
+    out.join(" ")
+}
 
 /// Openings that only address the assistant or soften the request.
 const OPENINGS: &[&[&str]] = &[
@@ -86,11 +167,17 @@ const CLOSINGS: &[&[&str]] = &[
     &["if", "possible"],
     &["when", "you", "get", "a", "chance"],
     &["when", "you", "have", "a", "moment"],
-    &["just", "so", "you", "know"],
-    &["so", "you", "know"],
-    &["fyi"],
-    &["for", "your", "information"],
 ];
+
+/// What a person adds to a sentence that tells rather than asks ("…, just so you know"): a
+/// closing like the others here, and to [`super::statement`] a sign that the sentence tells.
+pub(super) const TELLING: &[&[&str]] =
+    &[&["just", "so", "you", "know"], &["so", "you", "know"], &["fyi"], &["for", "your", "information"]];
+
+/// [`CLOSINGS`] and [`TELLING`]: every ending that is no part of a request.
+fn closings() -> impl Iterator<Item = &'static [&'static str]> {
+    CLOSINGS.iter().chain(TELLING).copied()
+}
 
 /// Words that are never part of a spoken path ("a slash at the end").
 const FUNCTION_WORDS: &[&str] = &[
@@ -139,7 +226,7 @@ pub fn read(utterance: &str) -> Reading {
     Reading { text: words.join(" "), words }
 }
 
-/// `utterance` without the parts between commas that are only [`CLOSINGS`] ("…, if you would,
+/// `utterance` without the parts between commas that are only [`closings`] ("…, if you would,
 /// …", "…, thank you so much").
 fn without_asides(utterance: &str) -> String {
     let parts: Vec<&str> = utterance.split(',').collect();
@@ -149,7 +236,7 @@ fn without_asides(utterance: &str) -> String {
     let aside = |part: &str| {
         let words: Vec<String> =
             part.split_whitespace().map(|w| trim_punct(w).to_lowercase()).filter(|w| !w.is_empty()).collect();
-        made_of(&words, CLOSINGS)
+        made_of(&words, &closings().collect::<Vec<_>>())
     };
     let kept: Vec<&str> = parts.iter().copied().filter(|p| !aside(p)).collect();
     if kept.is_empty() { utterance.to_string() } else { kept.join(",") }
@@ -186,7 +273,7 @@ fn strip_edges(words: &mut Vec<String>) {
         }
         if !changed {
             let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
-            for close in CLOSINGS {
+            for close in closings() {
                 let n = close.len();
                 if lower.len() > n && lower[lower.len() - n..].iter().zip(close.iter()).all(|(a, b)| a == b) {
                     words.truncate(words.len() - n);
@@ -274,6 +361,27 @@ fn join_paths(words: &[String]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn texting_shorthand_is_spelled_out_and_punctuation_kept() {
+        use super::spelled_out;
+        assert_eq!(spelled_out("can u list Letters pls"), "can you list Letters please");
+        assert_eq!(spelled_out("swap walnut w cedar in notes.txt"), "swap walnut with cedar in notes.txt");
+        assert_eq!(spelled_out("move it... nvm actually dont"), "move it... never mind actually dont");
+        assert_eq!(spelled_out("ngl, r ur files ok? lol."), "are your files ok?.");
+        // A name is not shorthand: upper case, or inside a word or a path.
+        assert_eq!(spelled_out("search code in R"), "search code in R");
+        assert_eq!(spelled_out("open u/notes.txt and run.txt"), "open u/notes.txt and run.txt");
+        assert_eq!(spelled_out("café über — ok"), "café über — ok");
+        // What broke: "playlist dot j s o n" became "playlist dot j s o and", "dot p n g" "p and g".
+        assert_eq!(spelled_out("hash playlist dot j s o n for me"), "hash playlist dot j s o n for me");
+        assert_eq!(spelled_out("hash journal dot p n g"), "hash journal dot p n g");
+        assert_eq!(spelled_out("open notes dot r"), "open notes dot r");
+        assert_eq!(
+            spelled_out("save the photo, u know, to Pictures n Letters"),
+            "save the photo, you know, to Pictures and Letters"
+        );
+    }
+
     use super::*;
 
     fn r(s: &str) -> String {

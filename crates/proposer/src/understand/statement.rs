@@ -23,7 +23,9 @@
 //!   needs rebuilding"), and nothing SMART prepared is pointed at ("the plan looks good" —
 //!   but "my list of things to do" is the person's own).
 //!
-//! A sentence of acknowledgements only ("copy that, thanks", "got it") tells too.
+//! A sentence of acknowledgements only ("copy that, thanks", "got it") tells too, and so does
+//! thinking aloud about the person's own choice ("I don't know if I want to clean up
+//! Pictures/misc today"), whatever it names: what to do is still being decided.
 
 use super::mentions::{Mention, MentionKind};
 
@@ -212,6 +214,9 @@ const ACKNOWLEDGING: &[&[&str]] = &[
 /// asks for it: see the module's rule. `mentions` are its reading's, `cued` the tools its own
 /// words cue.
 pub fn tells(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
+    if deliberates(text) {
+        return true;
+    }
     if !cued.is_empty() || text.contains('?') {
         return false;
     }
@@ -251,17 +256,68 @@ pub fn tells(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
     !firsts.is_empty() && firsts.iter().all(|w| SUBJECTS.contains(w) || participle(w))
 }
 
-/// Tails that say the sentence was only to inform ("…, just so you know"): no clause of their
-/// own, since "you know" opens on no subject.
-const TELLING_TAILS: &[&str] = &["just so you know", "so you know", "fyi", "for your information", "for the record"];
+/// How thinking aloud about one's own choice begins: "I don't know if I want to clean up
+/// Pictures/misc today", "not sure whether we should keep Letters". What to do is still being
+/// decided, whatever the sentence names or whichever tool's word it uses — followed by the
+/// person and a word of deciding ([`DECIDING`]), since "I wonder if you could list Letters"
+/// and "I wonder if I could see what's in Letters" ask.
+const DELIBERATING: &[&str] = &[
+    "i don't know if",
+    "i don't know whether",
+    "i dont know if",
+    "i dont know whether",
+    "i'm not sure if",
+    "i'm not sure whether",
+    "im not sure if",
+    "not sure if",
+    "not sure whether",
+    "i wonder if",
+    "i wonder whether",
+    "i'm wondering if",
+    "i'm wondering whether",
+    "i can't decide if",
+    "i can't decide whether",
+    "i cant decide if",
+    "i'm thinking about whether",
+    "i'm torn about whether",
+];
 
-/// `lower` without a [`TELLING_TAILS`] tail (and the punctuation around it).
+/// What the person is deciding after [`DELIBERATING`] and "I"/"we".
+const DECIDING: &[&str] = &["should", "want", "wanna", "need", "ought", "shall", "even"];
+
+/// Whether `text` opens (past lead-ins) with thinking aloud about the person's own choice.
+fn deliberates(text: &str) -> bool {
+    let lower = text.to_lowercase().replace(['’', '‘'], "'");
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .filter(|w| !w.is_empty())
+        .skip_while(|w| LEAD_INS.contains(w) || *w == "so")
+        .collect();
+    DELIBERATING.iter().any(|opening| {
+        let n = opening.split(' ').count();
+        words.len() > n + 1
+            && words[..n].join(" ") == *opening
+            && matches!(words[n], "i" | "we")
+            && DECIDING.contains(&words[n + 1])
+    })
+}
+
+/// Tails that say the sentence was only to inform ("…, just so you know"): no clause of their
+/// own, since "you know" opens on no subject. The reading's [`super::reading::TELLING`], and
+/// "for the record", which the reading keeps (a record may be what is asked for).
+fn telling_tails() -> impl Iterator<Item = String> {
+    super::reading::TELLING.iter().map(|p| p.join(" ")).chain(["for the record".to_string()])
+}
+
+/// `lower` without a [`telling_tails`] tail (and the punctuation around it).
 fn without_telling_tail(lower: &str) -> String {
     let trimmed = lower.trim_end_matches(|c: char| !c.is_alphanumeric());
-    TELLING_TAILS
-        .iter()
-        .find_map(|t| trimmed.strip_suffix(t).filter(|rest| rest.is_empty() || rest.ends_with([' ', ','])))
-        .map_or(lower, |rest| rest.trim_end_matches([' ', ',']))
+    telling_tails()
+        .find_map(|t| {
+            trimmed.strip_suffix(t.as_str()).filter(|rest| rest.is_empty() || rest.ends_with([' ', ','])).map(str::len)
+        })
+        .map_or(lower, |kept| trimmed[..kept].trim_end_matches([' ', ',']))
         .to_string()
 }
 
@@ -393,5 +449,32 @@ mod tests {
         let back = Mention { start: 5, end: 6, kind: MentionKind::Back, preposition: None, wants: None };
         assert!(tells("I finished reading it", &[back], &[]));
         assert!(!tells("my hard disk is full of twins", &[], &["cluster.duplicates"]));
+    }
+
+    #[test]
+    fn thinking_aloud_about_ones_own_choice_tells_whatever_it_names() {
+        let named = Mention {
+            start: 8,
+            end: 9,
+            kind: MentionKind::New("Pictures/misc".into()),
+            preposition: None,
+            wants: None,
+        };
+        // What broke (a fifteenth author): a duplicates search of the folder it named.
+        for s in [
+            "hmm i don't know if i want to clean up Pictures/misc today or tomorrow",
+            "Not sure whether we should keep Pictures/misc at all.",
+            "so I wonder if I should delete Pictures/misc?",
+        ] {
+            assert!(tells(s, std::slice::from_ref(&named), &["fs.quarantine"]), "{s}");
+        }
+        // Asking, however politely it begins.
+        for s in [
+            "I wonder if you could list Pictures/misc",
+            "I wonder if I could see what's in Pictures/misc",
+            "I don't know what's in Pictures/misc, list it",
+        ] {
+            assert!(!tells(s, std::slice::from_ref(&named), &[]), "{s}");
+        }
     }
 }
