@@ -40,6 +40,9 @@ const FILLERS: &[&str] = &["um", "umm", "uh", "uhh", "uhm", "er", "erm", "hmm", 
 /// ("can u list Letters pls", "swap walnut w cedar in notes.txt", "move it... nvm actually
 /// dont"), and every rule of understanding reads whole words. Only lower case: an upper-case
 /// single letter is a name ("code in R"). An empty expansion is a sound of its own ("lol").
+/// Not "gonna": the statement rule knows it as a clause whose subject goes unsaid ("gonna clean
+/// the kitchen later"), which "going to" is not (a sixteenth author's "is it gonna rain
+/// tomorrow" was proposed a call once spelled out).
 const SHORTHAND: &[(&str, &str)] = &[
     ("u", "you"),
     ("ur", "your"),
@@ -63,7 +66,6 @@ const SHORTHAND: &[(&str, &str)] = &[
     ("lemme", "let me"),
     ("gimme", "give me"),
     ("wanna", "want to"),
-    ("gonna", "going to"),
     ("lol", ""),
     ("lmao", ""),
     ("ngl", ""),
@@ -376,6 +378,7 @@ mod tests {
         assert_eq!(spelled_out("hash playlist dot j s o n for me"), "hash playlist dot j s o n for me");
         assert_eq!(spelled_out("hash journal dot p n g"), "hash journal dot p n g");
         assert_eq!(spelled_out("open notes dot r"), "open notes dot r");
+        assert_eq!(spelled_out("gonna clean the kitchen"), "gonna clean the kitchen");
         assert_eq!(
             spelled_out("save the photo, u know, to Pictures n Letters"),
             "save the photo, you know, to Pictures and Letters"
