@@ -89,13 +89,12 @@ pub fn spelled_out(utterance: &str) -> String {
             &t[start..end]
         })
     };
-    // "notes dot j s o n": a letter among letters, or after "dot", is a spelt name's, not a word.
+    // "notes dot j s o n": a letter in the run of letters after "dot" is a spelt name's, not a
+    // word ("r u sure" is two words).
+    let letter = |i: usize| core(i).is_some_and(|c| c.chars().count() == 1);
     let spelt = |i: usize| {
-        let letter = |c: Option<&str>| c.is_some_and(|c| c.chars().count() == 1);
-        core(i).is_some_and(|c| c.chars().count() == 1)
-            && (letter(i.checked_sub(1).and_then(core))
-                || letter(core(i + 1))
-                || i.checked_sub(1).and_then(core).is_some_and(|c| c.eq_ignore_ascii_case("dot")))
+        let first = (0..=i).rev().take_while(|&j| letter(j)).last();
+        first.is_some_and(|j| j > 0 && core(j - 1).is_some_and(|c| c.eq_ignore_ascii_case("dot")))
     };
     let mut out: Vec<String> = Vec::new();
     for (i, token) in tokens.iter().copied().enumerate() {
@@ -379,6 +378,9 @@ mod tests {
         assert_eq!(spelled_out("hash journal dot p n g"), "hash journal dot p n g");
         assert_eq!(spelled_out("open notes dot r"), "open notes dot r");
         assert_eq!(spelled_out("gonna clean the kitchen"), "gonna clean the kitchen");
+        // Letters that follow no "dot" are words: "r u" is "are you".
+        assert_eq!(spelled_out("how r u doing"), "how are you doing");
+        assert_eq!(spelled_out("swap walnut w a nut in notes.txt"), "swap walnut with a nut in notes.txt");
         assert_eq!(
             spelled_out("save the photo, u know, to Pictures n Letters"),
             "save the photo, you know, to Pictures and Letters"
