@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -138,11 +139,38 @@ def run(binary: TestBinary, runner: list[str], test_args: list[str]) -> int:
     label = f"unittests {src}" if binary.kind != "test" else src
     print(f"     Running {label} ({binary.executable})", file=sys.stderr, flush=True)
     command = [*runner, binary.executable, *test_args]
+    status, started = attempt(command, folder, env)
+    if status not in (0, 127) and not started:
+        # Under Wine a test binary now and then dies while Wine starts it (its server, a DLL
+        # load), before libtest has run anything: the binary never said "running N tests". That
+        # says nothing about the tests, so it gets one more start; a binary that fails again, or
+        # that failed after its tests began, fails as cargo would say it.
+        print(
+            f"warning: {binary.executable} exited with status {status} before its first test; starting it once more",
+            file=sys.stderr,
+            flush=True,
+        )
+        status, _ = attempt(command, folder, env)
+    return status
+
+
+def attempt(command: list[str], folder: str, env: dict[str, str]) -> tuple[int, bool]:
+    """Runs one test binary, passing its output through as it comes; the exit status, and
+    whether libtest began (its "running N tests" line)."""
+    started = False
     try:
-        return subprocess.run(command, cwd=folder, env=env, check=False).returncode
+        with subprocess.Popen(command, cwd=folder, env=env, stdout=subprocess.PIPE, text=True, errors="replace") as child:
+            for line in child.stdout or []:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+                started = started or STARTED.match(line) is not None
+            return child.wait(), started
     except OSError as e:
         print(f"error: could not run {shlex.join(command)}: {e}", file=sys.stderr)
-        return 127
+        return 127, False
+
+
+STARTED = re.compile(r"^running \d+ tests?$")
 
 
 USAGE = "usage: test_binaries.py ARTIFACTS [--runner CMD] SLICE... [-- TEST ARGS...]"

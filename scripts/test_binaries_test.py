@@ -33,20 +33,25 @@ class Workspace:
             'printf "%s|%s|%s\\n" "$PWD" "$CARGO_PKG_NAME" "$*" >> "$RAN_LOG"\nexec "$@"\n',
         )
         lines = []
-        # package, folder, kind, target name, file name, exit status
+        began = 'echo "running 1 test"\n'
+        # A binary that dies before its first test on its first start only (a Wine start flake).
+        flaky = f'if [ -e "{root}/flaky.once" ]; then {began.strip()}; exit 0; fi\ntouch "{root}/flaky.once"\nexit 5\n'
+        # package, folder, kind, target name, file name, what the binary does
         units = [
-            ("smart-kernel", "kernel", ["lib"], "smart_kernel", "kernel-lib", 0),
-            ("smart-kernel", "kernel", ["test"], "tidy", "tidy", 0),
-            ("smart-kernel", "kernel", ["test"], "admission", "admission", 0),
-            ("smart-cli", "cli", ["bin"], "smart", "smart-bin", 0),
-            ("smart-cli", "cli", ["test"], "crash", "crash", 3),
-            ("smart-cli", "cli", ["test"], "e2e", "e2e", 0),
+            ("smart-kernel", "kernel", ["lib"], "smart_kernel", "kernel-lib", began + "exit 0\n"),
+            ("smart-kernel", "kernel", ["test"], "tidy", "tidy", began + "exit 0\n"),
+            ("smart-kernel", "kernel", ["test"], "admission", "admission", began + "exit 0\n"),
+            ("smart-cli", "cli", ["bin"], "smart", "smart-bin", began + "exit 0\n"),
+            ("smart-cli", "cli", ["test"], "crash", "crash", began + "exit 3\n"),
+            ("smart-cli", "cli", ["test"], "e2e", "e2e", began + "exit 0\n"),
+            ("smart-signals", "signals", ["test"], "flaky", "flaky", flaky),
+            ("smart-signals", "signals", ["test"], "stillborn", "stillborn", "exit 1\n"),
         ]
-        for package, folder, kind, name, file, status in units:
+        for package, folder, kind, name, file, body in units:
             manifest = root / "crates" / folder / "Cargo.toml"
             manifest.parent.mkdir(parents=True, exist_ok=True)
             manifest.write_text("")
-            exe = self.script(root / "target" / file, f"exit {status}\n")
+            exe = self.script(root / "target" / file, body)
             lines.append(self.message(package, manifest, kind, name, exe, test=True))
         # The library built for the binaries (not a test) and a build script: never run.
         kernel = root / "crates" / "kernel" / "Cargo.toml"
@@ -134,6 +139,19 @@ class TestBinariesTest(unittest.TestCase):
         self.assertIn("error: test failed, to rerun pass `-p smart-cli --test crash`", err)
         self.assertIn("(exit status: 3)", err)
         self.assertIn("error: 1 target failed:", err)
+
+    def test_a_binary_that_dies_before_its_first_test_gets_one_more_start(self) -> None:
+        rc, err, ran = self.ws.run("smart-signals:test:flaky")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.ran_files(ran), ["flaky", "flaky"])
+        self.assertIn("exited with status 5 before its first test; starting it once more", err)
+
+    def test_one_more_start_only_and_only_before_the_tests_began(self) -> None:
+        rc, err, ran = self.ws.run("smart-signals:test:stillborn", "smart-cli:test:crash")
+        self.assertEqual(rc, 1)
+        # Dead twice before any test: failed. Failed after its tests began: never started again.
+        self.assertEqual(self.ran_files(ran), ["stillborn", "stillborn", "crash"])
+        self.assertIn("error: 2 targets failed:", err)
 
     def test_a_slice_that_names_nothing_is_an_error_and_nothing_runs(self) -> None:
         for bad in ("smart-kernel:test:nosuch", "smart-index", "smart-kernel:bins", "smart-kernel:test", "smart-kernel:docs"):
