@@ -171,7 +171,12 @@ fn a_sentence_that_tells_instead_of_asks_proposes_nothing() {
     // patch, a status report. A statement needs no model: no worker is there, nothing proposed.
     let s = Smart::init(None);
     s.write("inbox/a.txt", "a");
-    for text in ["my jeans need a patch on the knee", "we have to move house next month and I'm already dreading it"] {
+    for text in [
+        "my jeans need a patch on the knee",
+        "we have to move house next month and I'm already dreading it",
+        // A report of what was done tells, even naming a folder (a fifteenth author).
+        "finally cleaned up inbox last night and honestly it feels great",
+    ] {
         let out = output(s.cmd().env("SMART_PROPOSER_WORKER", "/nonexistent/worker").args(["--json", "say", text]));
         let v: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("not JSON ({e}); stderr {}", String::from_utf8_lossy(&out.stderr)));
@@ -185,6 +190,32 @@ fn a_sentence_that_tells_instead_of_asks_proposes_nothing() {
         "can you move house",
     ]));
     assert_ne!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn what_no_tool_does_and_questions_about_anything_else_propose_nothing() {
+    // What broke (a seventeenth author): the status report for a general question, a search of
+    // the library for "search online …", the status report for a text to someone.
+    let s = Smart::init(None);
+    s.write("inbox/a.txt", "a");
+    require_model(&s);
+    for (text, reply) in [
+        ("how long should I keep old bank statements for?", None),
+        ("text jake that im running late", Some("messages")),
+        ("search online for a cheap school backpack and order the blue one", Some("the web")),
+        ("pay the water bill from the joint account today", Some("payments")),
+    ] {
+        let (code, v) = say(&s, &["--propose-only", text]);
+        assert_eq!(code, 0, "{text}: {v}");
+        assert!(v["proposal"].is_null(), "{text}: {v}");
+        if let Some(what) = reply {
+            assert!(v.to_string().contains(&format!("can't help with {what}")), "{text}: {v}");
+        }
+    }
+    // Asked about its own situation, the report stands.
+    let (code, v) = say(&s, &["--propose-only", "which folders are you allowed to touch right now"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["proposal"]["tool"], "orbit.get_context", "{v}");
 }
 
 #[test]

@@ -954,20 +954,24 @@ impl Assistant {
         let fill = |tool: &str| understand::fill(tool, &reading, &mentions, &ctx);
         let unserved = understand::beyond::asked_for(&reading, &mentions, &is_name);
         // A topic is evidence for a search, unless the sentence asks for what no tool does ("set
-        // an alarm for seven" with "seven" in a document).
-        if !cued.contains(&"rag.search")
-            && unserved.is_none()
-            && let understand::Filled::Args(search) = fill("rag.search")
-            && let Some(query) = search.get("query").and_then(Value::as_str)
-            && self.topic_is_indexed(query)
-        {
+        // an alarm for seven" with "seven" in a document); with the search's own words too, the
+        // search is asked for twice ("did I ever save anything on pottery? search for it" ranked
+        // two reports above the search, cued once).
+        let topic = unserved.is_none()
+            && matches!(fill("rag.search"), understand::Filled::Args(search)
+                if search.get("query").and_then(Value::as_str).is_some_and(|q| self.topic_is_indexed(q)));
+        let searched_twice = topic && cued.contains(&"rag.search");
+        if topic && !searched_twice {
             cued.push("rag.search");
         }
         // A tool only the person's own words ask for is left out when they were not said (a
         // batch's name alone is not them: "restore batch 0123…" is no purge).
         let unsaid = understand::cues::unsaid(&reading, &mentions, &is_name, &cued);
         // A tool asked for in two ways is lifted twice.
-        let twice = understand::cues::said_twice(&reading, &mentions, &is_name, &cued);
+        let mut twice = understand::cues::said_twice(&reading, &mentions, &is_name, &cued);
+        if searched_twice && !twice.contains(&"rag.search") {
+            twice.push("rag.search");
+        }
         let lifts: Vec<&str> = cued.iter().chain(&twice).copied().collect();
         let ranking = understand::cues::weigh(&model_ranking, &lifts, thresholds.cue_boost);
         let ranking = understand::cues::without(&ranking, &unsaid);
@@ -977,8 +981,14 @@ impl Assistant {
         // What no tool does turns only a call into a reply: chat below the least chance of a
         // call stays no call.
         let understood = match understand::decide(&ranking, &fill, named, &ctx.base, thresholds) {
-            Understood::Call { tool, args } => {
-                understand::beyond::overrule(&tool, &cued, unserved, &fill).unwrap_or(Understood::Call { tool, args })
+            Understood::Call { tool, args } => match understand::beyond::overrule(&tool, &cued, unserved, &fill) {
+                Some(reply) => reply,
+                // The status report no word asked for: the model's answer to what it cannot place.
+                None if understand::beyond::unasked_status(&tool, &reading, &mentions, &is_name) => Understood::NoCall,
+                None => Understood::Call { tool, args },
+            },
+            Understood::Ask { question } => {
+                understand::beyond::instead_of_asking(unserved).unwrap_or(Understood::Ask { question })
             }
             other => other,
         };

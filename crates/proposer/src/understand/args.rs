@@ -399,8 +399,13 @@ fn moves(r: &Reading, mentions: &[Mention], ctx: &Context, redirect: bool) -> Fi
         let Some(at) = usable.iter().position(|m| matches!(m.kind, MentionKind::New(_))) else {
             return Filled::Missing(Missing::Path { wants: None, not_found: None });
         };
+        // Named before the old path when nothing after it is ("transcript.json used to live at
+        // Lectures/scratch.pdf before I moved it": "it" is transcript.json, not the last call's).
         let after = &usable[at + 1..];
-        let Some(to) = after.iter().find(|m| !m.candidates().is_empty()).or_else(|| after.first()) else {
+        let exists = |m: &&&Mention| !m.candidates().is_empty();
+        let Some(to) =
+            after.iter().find(exists).or_else(|| usable[..at].iter().rev().find(exists)).or_else(|| after.first())
+        else {
             return Filled::Missing(Missing::Path { wants: None, not_found: None });
         };
         let was = match &usable[at].kind {
@@ -890,7 +895,15 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
 }
 
 fn patch(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
-    let Some(file) = mentions.iter().find(|m| !m.candidates().is_empty() || m.kind == MentionKind::Back) else {
+    // A file named in full is the one to change, before a word that only happens to be another
+    // file's stem ("the club newsletter lives in Wallpapers but this fix is for meeting
+    // notes.txt" has newsletter.json in the tree).
+    let is_file = |i: usize| ctx.vocab.entries.get(i).is_some_and(|e| e.kind == EntryKind::File);
+    let in_full =
+        mentions.iter().find(|m| m.sure().is_some_and(is_file) && has_extension(&r.words[m.start..m.end].join(" ")));
+    let Some(file) =
+        in_full.or_else(|| mentions.iter().find(|m| !m.candidates().is_empty() || m.kind == MentionKind::Back))
+    else {
         let not_found = mentions.iter().find_map(|m| match &m.kind {
             MentionKind::New(n) => Some(n.clone()),
             _ => None,
@@ -1366,6 +1379,15 @@ mod tests {
             args("propose.redirects", "make a redirect for recipes: old Taxes/old 2019.pdf new budget.xlsx"),
             json!({"moves": [{"from": "/r/Taxes/old 2019.pdf", "to": "/r/budget.xlsx"}]})
         );
+        // What broke (a seventeenth author): "it" after the old path was taken for the last
+        // call's file (here meeting notes.txt would be budget.xlsx's place, by the context).
+        assert_eq!(
+            args(
+                "propose.redirects",
+                "meeting notes.txt used to live at Taxes/old 2019.pdf before I moved it, write up a redirect for that"
+            ),
+            json!({"moves": [{"from": "/r/Taxes/old 2019.pdf", "to": "/r/meeting notes.txt"}]})
+        );
     }
 
     #[test]
@@ -1735,6 +1757,15 @@ mod tests {
         assert_eq!(
             args("propose.patch", "shopping_list.md says maple where it should say cedar, so draft a fix"),
             json!({"path": "/r/shopping_list.md", "find": "maple", "replace": "cedar"})
+        );
+        // What broke (a seventeenth author): the first word that is some file's stem was taken
+        // for the file, before the name said in full.
+        assert_eq!(
+            args(
+                "propose.patch",
+                "the budget lives in Taxes but this fix is for meeting notes.txt: replace octopus with linen"
+            ),
+            json!({"path": "/r/meeting notes.txt", "find": "octopus", "replace": "linen"})
         );
         assert_eq!(
             args("propose.patch", "shopping_list.md: purple -> nineteen"),

@@ -24,7 +24,7 @@
 //! email to the bank" is a note).
 
 use super::args::{Filled, Recipe, recipe};
-use super::cues::Said;
+use super::cues::{CUES, Said};
 use super::decide::Understood;
 use super::mentions::Mention;
 use super::reading::Reading;
@@ -47,6 +47,19 @@ pub const UNSERVED: &[(&str, &str)] = &[
     ("music", "music"),
     ("playlist", "music"),
     ("news", "the news"),
+    ("scanner", "scanners"),
+    ("printer", "printers"),
+    ("heating", "smart home devices"),
+    ("thermostat", "smart home devices"),
+    ("speaker", "music"),
+    ("speakers", "music"),
+    ("online", "the web"),
+    ("internet", "the web"),
+    ("website", "the web"),
+    ("browser", "the web"),
+    ("wifi", "network settings"),
+    ("wi-fi", "network settings"),
+    ("bluetooth", "device settings"),
     ("translate", "translations"),
     ("calendar", "a calendar"),
     ("appointment", "a calendar"),
@@ -84,11 +97,75 @@ pub const UNSERVED_ACTS: &[(&str, &str)] = &[
     ("call dad", "phone calls"),
     ("turn on the", "smart home devices"),
     ("turn off the", "smart home devices"),
+    ("play something", "music"),
+    ("play a song", "music"),
+    ("search online", "the web"),
+    ("look online", "the web"),
+    ("search the web", "the web"),
+    ("search the internet", "the web"),
+    ("on the internet", "the web"),
+    ("google", "the web"),
+    ("pay the", "payments"),
+    ("pay my", "payments"),
+    ("pay a", "payments"),
+    ("pay for", "payments"),
+    ("install", "installing software"),
+    ("download the", "downloads"),
+    ("download a", "downloads"),
+    ("patch me through", "phone calls"),
+    ("put me through", "phone calls"),
 ];
+
+/// Printing: "print" alone is how some people ask to see a file ("print the text of notes.txt"),
+/// but with paper in the sentence it is the printer's ("print quote.md double-sided, two
+/// copies").
+const PRINTING: &[&str] = &["print", "printed", "printout", "print-out"];
+const PAPER: &[&str] = &["copies", "copy", "double-sided", "single-sided", "paper", "printer", "a4", "colour", "color"];
 
 /// Words after "remind me" that make it a question: "remind me which folders I've given you".
 const QUESTION_WORDS: &[&str] =
     &["which", "what", "what's", "whats", "where", "how", "who", "whether", "if", "why", "of"];
+
+/// Verbs that reach a person, when a sentence opens with one: "text jake that I'm running
+/// late", "call the butter supplier and tell them we need double". Said first, they are the
+/// request; said later they may be what a record keeps or a search looks for.
+const REACHING: &[(&str, &str)] = &[
+    ("text", "messages"),
+    ("txt", "messages"),
+    ("message", "messages"),
+    ("dm", "messages"),
+    ("whatsapp", "messages"),
+    ("call", "phone calls"),
+    ("ring", "phone calls"),
+    ("phone", "phone calls"),
+    ("facetime", "phone calls"),
+];
+
+/// Words after a [`REACHING`] verb that make it about files: "call it notes-old", "text files
+/// only".
+const THINGS: &[&str] = &[
+    "it",
+    "this",
+    "that",
+    "these",
+    "those",
+    "them",
+    "everything",
+    "all",
+    "file",
+    "files",
+    "documents",
+    "docs",
+    "only",
+];
+
+/// What a sentence that opens by reaching a person asks for ([`REACHING`]), when it names no
+/// file or folder and what follows the verb is no thing's pronoun ("call it notes-old" renames).
+fn reaching_someone(lower: &[String], mentions: &[Mention]) -> Option<&'static str> {
+    let (verb, next) = (lower.first()?, lower.get(1)?);
+    let what = REACHING.iter().find(|(v, _)| v == verb)?.1;
+    (mentions.is_empty() && !THINGS.contains(&next.as_str())).then_some(what)
+}
 
 /// Something the sentence asks for that no tool serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +174,8 @@ pub struct Unserved {
     pub what: &'static str,
     /// Said as an act ([`UNSERVED_ACTS`]): no tool answers it, whatever the sentence names.
     pub act: bool,
+    /// The act's own words, when they are one of [`UNSERVED_ACTS`] ("search online").
+    pub words: &'static str,
 }
 
 /// What the reading asks for that no tool serves, if anything: the first [`UNSERVED_ACTS`]
@@ -112,8 +191,15 @@ pub fn asked_for(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str)
     UNSERVED_ACTS
         .iter()
         .find(|(phrase, _)| said.has(phrase) && !a_question_follows(phrase))
-        .map(|(_, what)| Unserved { what, act: true })
-        .or_else(|| UNSERVED.iter().find(|(word, _)| said.has(word)).map(|(_, what)| Unserved { what, act: false }))
+        .map(|(words, what)| Unserved { what, act: true, words })
+        .or_else(|| reaching_someone(&lower, mentions).map(|what| Unserved { what, act: true, words: "" }))
+        .or_else(|| {
+            let has = |set: &[&str]| set.iter().any(|w| said.has(w));
+            (has(PRINTING) && has(PAPER)).then_some(Unserved { what: "printing", act: true, words: "" })
+        })
+        .or_else(|| {
+            UNSERVED.iter().find(|(word, _)| said.has(word)).map(|(_, what)| Unserved { what, act: false, words: "" })
+        })
 }
 
 /// The plain reply instead of a call to `tool`, when the sentence asks for something no tool
@@ -126,7 +212,7 @@ pub fn overrule(
     asked: Option<Unserved>,
     fill: &dyn Fn(&str) -> Filled,
 ) -> Option<Understood> {
-    let Unserved { what, act } = asked?;
+    let Unserved { what, act, words } = asked?;
     // A record keeps words, whatever they ask of someone: "store in todos under key x that I
     // gotta call mom" is a note about a call, not one to make.
     if recipe(tool) == Some(Recipe::Record) && matches!(fill(tool), Filled::Args(_)) {
@@ -134,11 +220,70 @@ pub fn overrule(
     }
     let takes_nothing =
         recipe(tool) == Some(Recipe::Nothing) || matches!(fill(tool), Filled::Implied(_) | Filled::Defaulted(_));
-    ((act || takes_nothing) && !cued.contains(&tool)).then(|| Understood::Say {
+    // A cue that is a word of the act itself is the act's ("search online for a backpack" cues
+    // the search by its "search").
+    let cue_in_act = CUES
+        .iter()
+        .filter(|(t, _)| *t == tool)
+        .flat_map(|(_, phrases)| phrases.iter())
+        .any(|p| words.split(' ').any(|w| w == p.trim_end_matches('*')));
+    let cued = cued.contains(&tool) && !cue_in_act;
+    ((act || takes_nothing) && !cued).then(|| cannot(what))
+}
+
+/// The plain reply instead of a question, when the sentence asks as an act for something no
+/// tool serves: "text jake that I'm running late" is not answered by "Which file do you mean?".
+pub fn instead_of_asking(asked: Option<Unserved>) -> Option<Understood> {
+    asked.filter(|u| u.act).map(|u| cannot(u.what))
+}
+
+fn cannot(what: &str) -> Understood {
+    Understood::Say {
         reply: format!(
             "I can't help with {what}: I work with the files in your allowed folders — finding, reading, tidying and changing them."
         ),
-    })
+    }
+}
+
+/// Words a question about SMART's own situation is asked with: what the status report shows
+/// (its stance, lease, layers, folders, tools, what is allowed) or asking where things stand.
+/// Broader than the report's cues, which lift it; these only permit it.
+const ABOUT_ITS_SITUATION: &[&str] = &[
+    "status",
+    "stance",
+    "lease",
+    "layer*",
+    "frontier",
+    "mode",
+    "situation",
+    "context",
+    "state",
+    "scope",
+    "folder*",
+    "tool*",
+    "allow*",
+    "permission*",
+    "access",
+    "able",
+    "visible",
+    "stand",
+    "stands",
+    "where we",
+    "where things",
+    "what can you",
+    "what you can",
+];
+
+/// Whether `tool` is the status report that no word of the sentence asks for. The report takes
+/// nothing from a sentence, and the small model gives it to whatever it cannot place: "how
+/// long should I keep old bank statements for?" (a call at 0.91), "are you the same assistant
+/// that's on my phone?". Every way the evals' authors asked for it used one of
+/// [`ABOUT_ITS_SITUATION`]; without one, the answer is no call.
+pub fn unasked_status(tool: &str, reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> bool {
+    let said = Said::new(reading, mentions, is_name);
+    recipe(tool) == Some(Recipe::Nothing)
+        && tool == "orbit.get_context"
+        && !ABOUT_ITS_SITUATION.iter().any(|w| said.has(w))
 }
 
 #[cfg(test)]
@@ -163,7 +308,7 @@ mod tests {
     }
 
     fn word(what: &'static str) -> Option<Unserved> {
-        Some(Unserved { what, act: false })
+        Some(Unserved { what, act: false, words: "" })
     }
 
     #[test]
@@ -188,6 +333,21 @@ mod tests {
         assert_eq!(asked("put on some lo-fi beats"), Some("music"));
         assert_eq!(asked("order more printer ink from amazon"), Some("shopping"));
         assert_eq!(asked("call my sister"), Some("phone calls"));
+        // What broke (a fifteenth author): a sentence that opens by reaching a person.
+        assert_eq!(asked("text jake that im running late"), Some("messages"));
+        assert_eq!(asked("call the butter supplier and tell them we need double next week"), Some("phone calls"));
+        assert_eq!(asked("can you ring the plumber"), Some("phone calls"));
+        assert_eq!(asked("call it old-notes"), None);
+        assert_eq!(asked("text files only, about the lease"), None);
+        // A seventeenth author: printers, payments, the web, installing.
+        assert_eq!(asked("print quote.md double-sided, two copies please"), Some("printing"));
+        assert_eq!(asked("print the text of quote.md"), None);
+        assert_eq!(asked("pay the water bill from the joint account today"), Some("payments"));
+        assert_eq!(asked("search online for a cheap school backpack"), Some("the web"));
+        assert_eq!(asked("install the update for the printer driver"), Some("installing software"));
+        assert_eq!(asked("patch me through to the school office please"), Some("phone calls"));
+        assert_eq!(asked("scan the report cards on the scanner upstairs"), Some("scanners"));
+        assert_eq!(asked("store a note: text the landlord on friday"), None);
         assert_eq!(asked("sort the files in the order they were made"), None);
         assert_eq!(asked("find the book about birds"), None);
         assert_eq!(
@@ -199,19 +359,56 @@ mod tests {
 
     #[test]
     fn an_act_no_tool_does_is_a_reply_whatever_the_sentence_names() {
-        let act = Some(Unserved { what: "email", act: true });
+        let act = Some(Unserved { what: "email", act: true, words: "send an email" });
         // What broke: "send an email to my client with agenda.zip attached" → fs.read agenda.zip.
         assert!(matches!(overrule("fs.read", &[], act, &fill), Some(Understood::Say { .. })));
         // The same word, not an act: the search stands.
         assert_eq!(overrule("rag.search", &[], word("email"), &fill), None);
         // A tool the person cued: "remember that I have to send an email to the bank".
         assert_eq!(overrule("db.upsert", &["db.upsert"], act, &fill), None);
+        // Unless the cue is the act's own word (a seventeenth author: "search online for a
+        // cheap school backpack and order the blue one" → a search of the library).
+        let web = Some(Unserved { what: "the web", act: true, words: "search online" });
+        assert!(overrule("rag.search", &["rag.search"], web, &fill).is_some());
         // A record whose words the sentence gives, cued or not: what it asks of someone is
         // what to keep (a fifteenth author: "store in todos under key x that i gotta call mom").
-        let calls = Some(Unserved { what: "phone calls", act: true });
+        let calls = Some(Unserved { what: "phone calls", act: true, words: "call my" });
         assert_eq!(overrule("db.upsert", &[], calls, &fill), None);
         let no_record = |_: &str| Filled::Missing(super::super::Missing::Words("what to remember"));
         assert!(overrule("db.upsert", &[], calls, &no_record).is_some());
+    }
+
+    #[test]
+    fn the_status_report_is_asked_for_in_words_about_the_situation() {
+        let unasked = |s: &str| unasked_status("orbit.get_context", &read(s), &[], &no_names);
+        // What broke (a seventeenth author): general questions got the status report.
+        assert!(unasked("how long should I keep old bank statements for?"));
+        assert!(unasked("are you the same assistant that's on my phone?"));
+        for s in [
+            "whats your current status",
+            "uh hey where do we stand",
+            "which folders am i even allowed in",
+            "what mode are you in at the moment",
+            "what are you actually able to do at the moment",
+            "give me a situation report",
+            "tell me where things stand right now",
+            "what tools do u have access to",
+        ] {
+            assert!(!unasked(s), "{s}");
+        }
+        // Only the report: other tools are not held to these words.
+        assert!(!unasked_status("rebuild.index", &read("how long should I keep these"), &[], &no_names));
+    }
+
+    #[test]
+    fn an_act_no_tool_does_is_no_question_about_files() {
+        let asked = |s: &str| instead_of_asking(asked_for(&read(s), &[], &no_names));
+        assert!(
+            matches!(asked("text jake that im running late"), Some(Understood::Say { reply }) if reply.contains("messages"))
+        );
+        // A word, not an act, leaves the question: "search for the email" may name a file.
+        assert_eq!(asked("where did I put the email from the bank"), None);
+        assert_eq!(asked("which file is it"), None);
     }
 
     #[test]

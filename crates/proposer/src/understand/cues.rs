@@ -120,6 +120,17 @@ pub const CUES: &[(&str, &[&str])] = &[
             "still right",
             "index thinks",
             "index remembers",
+            "nothing changed",
+            "hasn't changed",
+            "has not changed",
+            "since the index",
+            "since the library",
+            "since indexing",
+            "since it was indexed",
+            "since they were indexed",
+            "since last indexed",
+            "index's back",
+            "drifted",
         ],
     ),
     ("propose.patch", &["replace", "typo", "write up a patch", "draft the fix"]),
@@ -156,6 +167,12 @@ pub const CUES: &[(&str, &[&str])] = &[
             "now lives",
             "forwarding",
             "used to be at",
+            "used to be in",
+            "used to live",
+            "it was at",
+            "was moved",
+            "were moved",
+            "got moved",
             "old-to-new",
             "should point",
             "old links",
@@ -212,6 +229,7 @@ pub const CUES: &[(&str, &[&str])] = &[
             "out of the way",
             "isolate",
             "quarantine",
+            "quarantining",
             "set aside",
             "setting aside",
             "bin",
@@ -448,6 +466,9 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
         .filter(|(tool, phrases)| phrases.iter().any(|p| if *tool == RECORD { said.has(p) } else { before_content(p) }))
         .map(|(tool, _)| *tool)
         .collect();
+    if !tools.contains(&MOVE) && places(&said.words, mentions) {
+        tools.push(MOVE);
+    }
     let (words, covered) = (&said.words, &said.covered);
     // "but don't actually move it", "don't apply it yet": what is asked for is the proposal
     // ("do not move or delete Photos", with no "yet", is a warning, not a request).
@@ -468,6 +489,25 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
         }
     }
     tools
+}
+
+const MOVE: &str = "propose.move";
+
+/// Everyday verbs for putting a thing somewhere ("stick playlist.json in Blueprints", "tidy
+/// journal.png into Wallpapers, it shouldn't be lying around loose"). Not "move", which also
+/// names a plan to carry out, nor "file", a noun as often ("the file notes.txt in Letters").
+const PLACING: &[&str] = &["put", "stick", "stash", "shove", "pop", "place", "tuck", "tidy", "slot", "park", "drop"];
+
+/// Whether the words put something named somewhere named: a [`PLACING`] verb before the first
+/// thing named, and a second thing after "in", "into", "inside" or "under" — the model had
+/// ranked a context bundle (0.76) and a note (0.68) for two such sentences.
+fn places(words: &[String], mentions: &[Mention]) -> bool {
+    let named: Vec<&Mention> = mentions.iter().filter(|m| !m.candidates().is_empty()).collect();
+    let [first, rest @ ..] = named.as_slice() else { return false };
+    words[..first.start.min(words.len())].iter().any(|w| PLACING.contains(&w.as_str()))
+        && rest
+            .iter()
+            .any(|m| m.preposition.as_deref().is_some_and(|p| matches!(p, "in" | "into" | "inside" | "under")))
 }
 
 /// The tools among `cued` whose cues the reading holds twice over: two different phrases of the
@@ -491,9 +531,20 @@ pub fn said_twice<'t>(
                 .flat_map(|(_, phrases)| phrases.iter().filter_map(|p| said.span(p)))
                 .collect();
             spans.iter().any(|a| spans.iter().any(|b| a.1 <= b.0))
+                || (*tool == LIST && cued.contains(&"fs.quarantine") && TO_REVIEW.iter().any(|p| said.has(p)))
         })
         .collect()
 }
+
+/// The quarantine list, which [`said_twice`] also counts as asked for twice when the act's own
+/// words come with the list's words for looking it over: "junk, list them up for setting aside
+/// so I can review first" and "leftovers; before I get rid of anything I'd like a list with
+/// their sizes and hashes" ask for the act's list, which the model ranked below a search (0.55)
+/// and a context bundle (0.41). Not "quarantine list" or "drafted": "quarantine the drafted
+/// list" carries one out.
+const LIST: &str = "propose.quarantine";
+const TO_REVIEW: &[&str] =
+    &["sizes and hashes", "review first", "review them first", "review it first", "candidates for", "for review"];
 
 /// The tools that act on what a proposal only describes: not cued when the act is said as not
 /// to be done yet, even by their own words ("mark it for quarantine but don't actually move it").
@@ -808,6 +859,23 @@ mod tests {
     }
 
     #[test]
+    fn putting_a_named_thing_in_a_named_folder_cues_a_move() {
+        let file = |rel: &str| Entry { abs: format!("/h/{rel}"), rel: rel.into(), kind: EntryKind::File };
+        let v = Vocabulary::new(vec![dir("/h", ""), dir("/h/Blueprints", "Blueprints"), file("playlist.json")]);
+        let cues_of = |s: &str| {
+            let r = read(s);
+            cued(&r, &mentions::find(&r, &v), &no_names)
+        };
+        // What broke (a fifteenth and a seventeenth author): a bundle, a note.
+        assert_eq!(cues_of("stick playlist.json in blueprints"), vec!["propose.move"]);
+        assert_eq!(cues_of("tidy playlist.json into Blueprints, it shouldn't be lying around"), vec!["propose.move"]);
+        // No verb of putting, or nowhere to put it: no cue.
+        assert!(cues_of("read playlist.json in Blueprints").is_empty());
+        assert!(cues_of("put playlist.json somewhere sensible").is_empty());
+        assert!(cues_of("is playlist.json in Blueprints").is_empty());
+    }
+
+    #[test]
     fn a_cue_lifts_its_tool_and_the_ranking_stays_a_distribution() {
         let r = ranking(&[("orbit.get_context", 0.83), ("db.upsert", 0.12), ("rag.search", 0.05)]);
         let w = weigh(&r, &["db.upsert"], 8.0);
@@ -849,6 +917,23 @@ mod tests {
         assert!(twice("delete the duplicates").is_empty());
         // A tool not cued (an act said as not to be done yet) is not lifted either.
         assert!(twice("delete it and get rid of it, but don't actually move it yet").is_empty());
+        // The act's words with the list's words for looking it over (what broke, authors-dev: a
+        // search, ranked 0.55, for "setting aside so I can review first").
+        assert_eq!(
+            twice("these are junk, list them up for setting aside so I can review first"),
+            vec!["propose.quarantine"]
+        );
+        assert_eq!(
+            twice("before I get rid of anything I'd like a list of them with their sizes and hashes"),
+            vec!["propose.quarantine"]
+        );
+        assert_eq!(
+            twice(&crate::understand::reading::spelled_out("can u prep quarantining old.json, sizes + hashes pls")),
+            vec!["propose.quarantine"]
+        );
+        // The list's own name with the act carries a list out: lifted once.
+        assert!(!twice("delete everything on the quarantine list").contains(&"propose.quarantine"));
+        assert!(twice("get rid of old.json, then hash the rest").is_empty());
         let r = ranking(&[("rag.assemble_context", 0.91), ("propose.quarantine", 0.04), ("fs.scan", 0.05)]);
         assert_eq!(weigh(&r, &["propose.quarantine"], BOOST).tools[0].0, "rag.assemble_context");
         assert_eq!(weigh(&r, &["propose.quarantine", "propose.quarantine"], BOOST).tools[0].0, "propose.quarantine");

@@ -98,6 +98,12 @@ pub fn spelled_out(utterance: &str) -> String {
     };
     let mut out: Vec<String> = Vec::new();
     for (i, token) in tokens.iter().copied().enumerate() {
+        // "sizes + hashes": a plus on its own is the word (not "&", which names hold: "Terms &
+        // Conditions.pdf").
+        if token == "+" {
+            out.push("and".into());
+            continue;
+        }
         let (start, end) = split(token);
         let (lead, core, tail) = (&token[..start], &token[start..end], &token[end..]);
         match SHORTHAND.iter().find(|(short, _)| *short == core && !spelt(i)) {
@@ -380,6 +386,8 @@ mod tests {
         assert_eq!(spelled_out("gonna clean the kitchen"), "gonna clean the kitchen");
         // Letters that follow no "dot" are words: "r u" is "are you".
         assert_eq!(spelled_out("how r u doing"), "how are you doing");
+        assert_eq!(spelled_out("sizes + hashes pls"), "sizes and hashes please");
+        assert_eq!(spelled_out("open c++ notes.txt"), "open c++ notes.txt");
         assert_eq!(spelled_out("swap walnut w a nut in notes.txt"), "swap walnut with a nut in notes.txt");
         assert_eq!(
             spelled_out("save the photo, u know, to Pictures n Letters"),
