@@ -22,6 +22,15 @@
 //! translating have no other sense here, so whatever the sentence names, such an act is
 //! answered with the reply — unless the person cued the tool ("remember that I have to send an
 //! email to the bank" is a note).
+//!
+//! Some acts are said by their shape rather than a phrase: a sentence that opens by reaching a
+//! person ("text jake that I'm running late", "call the butter supplier and tell them…"), or
+//! printing with paper in the sentence ("print quote.md double-sided, two copies"). Such an act
+//! is also no question about files: "Which file do you mean?" is no answer to a text message.
+//!
+//! And the status report itself, the model's answer to whatever it cannot place ("how long
+//! should I keep old bank statements for?" ranked it 0.99 with a call at 0.91), is proposed only
+//! when some word asks about SMART's situation ([`unasked_status`]); otherwise there is no call.
 
 use super::args::{Filled, Recipe, recipe};
 use super::cues::{CUES, Said};
@@ -281,9 +290,7 @@ const ABOUT_ITS_SITUATION: &[&str] = &[
 /// [`ABOUT_ITS_SITUATION`]; without one, the answer is no call.
 pub fn unasked_status(tool: &str, reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> bool {
     let said = Said::new(reading, mentions, is_name);
-    recipe(tool) == Some(Recipe::Nothing)
-        && tool == "orbit.get_context"
-        && !ABOUT_ITS_SITUATION.iter().any(|w| said.has(w))
+    tool == "orbit.get_context" && !ABOUT_ITS_SITUATION.iter().any(|w| said.has(w))
 }
 
 #[cfg(test)]

@@ -17,7 +17,9 @@
 //! - nothing in it asks ([`ASKING`]), and no question mark,
 //! - it names no file or folder, existing or new (a statement about a named folder — "Letters
 //!   is where I keep the contracts" — is left to the rest of understanding, since "portfolio.md
-//!   belongs in Letters" asks for a move),
+//!   belongs in Letters" asks for a move) — unless it reports what was done at a time gone by
+//!   ("I finished the translation in Letters yesterday"), whose clauses may open on the past
+//!   verb itself ("finally cleaned up Wallpapers last night"),
 //! - no tool is cued by its own words ("my hard disk is full of duplicates" is read as the
 //!   request it is), no word of SMART's own work is said ([`ABOUT_THE_WORK`]: "the index
 //!   needs rebuilding"), and nothing SMART prepared is pointed at ("the plan looks good" —
