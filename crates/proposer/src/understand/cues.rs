@@ -60,6 +60,8 @@ pub const CUES: &[(&str, &[&str])] = &[
             "dig up",
             "written up",
             "anything about",
+            "look up",
+            "look for",
         ],
     ),
     // What the reading reports beside the text ("what encoding is notes.txt in"), and reading
@@ -856,6 +858,15 @@ mod tests {
         let r = read("what is in zip");
         assert_eq!(cued(&r, &[], &is_name), vec!["fs.compact"]);
         assert!(cued(&r, &[], &|w: &str| w == "zip").is_empty());
+    }
+
+    #[test]
+    fn looking_something_up_cues_a_search() {
+        // What broke (a fifteenth author): "look up pottery but only in letters folder" ranked
+        // the duplicates first, the search lifted once by its topic only.
+        assert_eq!(cued_in("look up pottery but only in letters folder"), vec!["rag.search"]);
+        assert_eq!(cued_in("look for telescope, markdown files only"), vec!["rag.search"]);
+        assert!(cued_in("look at the plan").is_empty());
     }
 
     #[test]
