@@ -112,15 +112,6 @@ pub const UNSERVED_ACTS: &[(&str, &str)] = &[
     ("look online", "the web"),
     ("search the web", "the web"),
     ("search the internet", "the web"),
-    ("on the internet", "the web"),
-    ("google", "the web"),
-    ("pay the", "payments"),
-    ("pay my", "payments"),
-    ("pay a", "payments"),
-    ("pay for", "payments"),
-    ("install", "installing software"),
-    ("download the", "downloads"),
-    ("download a", "downloads"),
     ("patch me through", "phone calls"),
     ("put me through", "phone calls"),
 ];
@@ -135,10 +126,19 @@ const PAPER: &[&str] = &["copies", "copy", "double-sided", "single-sided", "pape
 const QUESTION_WORDS: &[&str] =
     &["which", "what", "what's", "whats", "where", "how", "who", "whether", "if", "why", "of"];
 
-/// Verbs that reach a person, when a sentence opens with one: "text jake that I'm running
-/// late", "call the butter supplier and tell them we need double". Said first, they are the
-/// request; said later they may be what a record keeps or a search looks for.
-const REACHING: &[(&str, &str)] = &[
+/// Verbs of acts no tool does, when a sentence opens with one: reaching a person ("text jake
+/// that I'm running late", "call the butter supplier and tell them we need double"), paying,
+/// installing, downloading, googling ("pay the water bill from the joint account", "install the
+/// update for the printer driver"). Said first, they are the request; said later they may be
+/// what a record keeps or a search looks for ("find the invoice where we pay the plumber",
+/// "notes about google analytics").
+const OPENING_ACTS: &[(&str, &str)] = &[
+    ("pay", "payments"),
+    ("install", "installing software"),
+    ("reinstall", "installing software"),
+    ("uninstall", "installing software"),
+    ("download", "downloads"),
+    ("google", "the web"),
     ("text", "messages"),
     ("txt", "messages"),
     ("message", "messages"),
@@ -150,7 +150,7 @@ const REACHING: &[(&str, &str)] = &[
     ("facetime", "phone calls"),
 ];
 
-/// Words after a [`REACHING`] verb that make it about files: "call it notes-old", "text files
+/// Words after an [`OPENING_ACTS`] verb that make it about files: "call it notes-old", "text files
 /// only".
 const THINGS: &[&str] = &[
     "it",
@@ -168,11 +168,12 @@ const THINGS: &[&str] = &[
     "only",
 ];
 
-/// What a sentence that opens by reaching a person asks for ([`REACHING`]), when it names no
-/// file or folder and what follows the verb is no thing's pronoun ("call it notes-old" renames).
-fn reaching_someone(lower: &[String], mentions: &[Mention]) -> Option<&'static str> {
+/// What a sentence that opens on an act no tool does asks for ([`OPENING_ACTS`]), when it names
+/// no file or folder and what follows the verb is no thing's pronoun ("call it notes-old"
+/// renames).
+fn opening_act(lower: &[String], mentions: &[Mention]) -> Option<&'static str> {
     let (verb, next) = (lower.first()?, lower.get(1)?);
-    let what = REACHING.iter().find(|(v, _)| v == verb)?.1;
+    let what = OPENING_ACTS.iter().find(|(v, _)| v == verb)?.1;
     (mentions.is_empty() && !THINGS.contains(&next.as_str())).then_some(what)
 }
 
@@ -201,7 +202,7 @@ pub fn asked_for(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str)
         .iter()
         .find(|(phrase, _)| said.has(phrase) && !a_question_follows(phrase))
         .map(|(words, what)| Unserved { what, act: true, words })
-        .or_else(|| reaching_someone(&lower, mentions).map(|what| Unserved { what, act: true, words: "" }))
+        .or_else(|| opening_act(&lower, mentions).map(|what| Unserved { what, act: true, words: "" }))
         .or_else(|| {
             let has = |set: &[&str]| set.iter().any(|w| said.has(w));
             (has(PRINTING) && has(PAPER)).then_some(Unserved { what: "printing", act: true, words: "" })
@@ -354,6 +355,10 @@ mod tests {
         assert_eq!(asked("install the update for the printer driver"), Some("installing software"));
         assert_eq!(asked("patch me through to the school office please"), Some("phone calls"));
         assert_eq!(asked("scan the report cards on the scanner upstairs"), Some("scanners"));
+        // Said later, the same verbs are what a search looks for.
+        assert_eq!(asked("find the invoice where we pay the plumber"), None);
+        assert_eq!(asked("find my notes about google analytics"), None);
+        assert_eq!(asked("google the capital of portugal"), Some("the web"));
         assert_eq!(asked("store a note: text the landlord on friday"), None);
         assert_eq!(asked("sort the files in the order they were made"), None);
         assert_eq!(asked("find the book about birds"), None);
