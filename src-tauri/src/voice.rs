@@ -439,6 +439,7 @@ mod tests {
             advisories: vec![],
             ranking: None,
             reheard: None,
+            weighed: None,
         }))
     }
 

@@ -90,7 +90,7 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let rounds = if quick { 1 } else { 5 };
     let (mut hangover, mut stt, mut templates, mut model, mut ctx) = (vec![], vec![], vec![], vec![], 0);
-    let mut again = vec![];
+    let (mut again, mut weighing) = (vec![], vec![]);
     let mut heard = String::new();
     rt.block_on(async {
         let t = Instant::now();
@@ -117,6 +117,13 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
             let t = Instant::now();
             voice.rehear(tr).await.map_err(|e| anyhow!(e))?;
             again.push(t.elapsed().as_secs_f64() * 1000.0);
+            // What weighing costs an utterance whose words sound loosely like names
+            // (`smart_voice::weighed_names`): what was written and six ways it may have been
+            // meant, on the state that heard it.
+            let ways = weighed_texts(&tr.text);
+            let t = Instant::now();
+            voice.weigh(tr, &ways).await.map_err(|e| anyhow!(e))?;
+            weighing.push(t.elapsed().as_secs_f64() * 1000.0);
             for (no_templates, into) in [(false, &mut templates), (true, &mut model)] {
                 if no_templates && quick && round > 0 {
                     continue;
@@ -152,7 +159,7 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     let trimmed_ms = alone["trimmed"]["ms"].as_f64().unwrap_or(0.0);
 
     let (h, w, tp, mp) = (mean(&hangover), mean(&stt), mean(&templates), mean(&model));
-    let ag = mean(&again);
+    let (ag, wg) = (mean(&again), mean(&weighing));
     println!("| stage | mean of {rounds} |");
     println!("|---|---|");
     println!("| endpoint (VAD hangover after the last word) | {h:.0} ms |");
@@ -163,6 +170,7 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     println!("| end of speech → proposal, model | {:.0} ms |", h + w + mp);
     println!("| push-to-talk release → proposal, templates | {:.0} ms |", w + tp);
     println!("| a second hearing, whole window (only when the first reading is a question) | {ag:.0} ms |");
+    println!("| weighing what was written and six ways it may have been meant (when any) | {wg:.0} ms |");
     println!("| whisper.cpp alone, default 30 s window | {full_ms:.0} ms |");
     println!("| whisper.cpp alone, our trimmed window | {trimmed_ms:.0} ms |");
     s.add(
@@ -172,5 +180,19 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     s.add("voice: end of speech → proposal (model)", format!("{:.0} ms", h + w + mp));
     s.add("voice: whisper.cpp alone, 30 s window vs trimmed", format!("{full_ms:.0} ms vs {trimmed_ms:.0} ms"));
     s.add("voice: a second hearing on doubt (whole window, round trip)", format!("{ag:.0} ms"));
+    s.add("voice: weighing seven texts against the utterance (round trip)", format!("{wg:.0} ms"));
     Ok(())
+}
+
+/// What was heard and six ways it may have been meant: its last word replaced by names.
+fn weighed_texts(heard: &str) -> Vec<String> {
+    let words: Vec<&str> = heard.split_whitespace().collect();
+    let head = words[..words.len().saturating_sub(1)].join(" ");
+    let mut texts = vec![heard.to_string()];
+    texts.extend(
+        ["reports.", "records.", "receipts.", "report.txt.", "resorts.", "the reports folder."]
+            .iter()
+            .map(|name| format!("{head} {name}")),
+    );
+    texts
 }

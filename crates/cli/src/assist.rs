@@ -133,6 +133,9 @@ pub fn turn_fields(report: &SayReport, out: &mut Value) {
     if let Some(r) = &report.reheard {
         out["reheard"] = serde_json::to_value(r).unwrap_or(Value::Null);
     }
+    if let Some(w) = &report.weighed {
+        out["weighed"] = serde_json::to_value(w).unwrap_or(Value::Null);
+    }
     match first.and_then(|s| s.report.as_ref()) {
         Some(r) => merge(out, serde_json::to_value(r).unwrap_or(Value::Null)),
         None if report.ended == TurnEnd::Bootstrap => out["outcome"] = json!("bootstrap"),

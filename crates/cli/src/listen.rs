@@ -143,6 +143,10 @@ fn heard_json(turn: &TurnId, t: &Transcript, heard: &Heard, decide_ms: u128) -> 
         out["timings"]["reheard_stt_ms"] = json!(r.stt_ms);
         out["timings"]["reheard_audio_ctx"] = json!(r.audio_ctx);
     }
+    // So is weighing what may have been meant (`smart_voice::weighed_names`).
+    if let Heard::Turn(SayReport { weighed: Some(w), .. }) = heard {
+        out["timings"]["weigh_ms"] = json!(w.ms);
+    }
     match heard {
         Heard::Nothing => out["outcome"] = json!("nothing_heard"),
         Heard::Emergency { word, report } => {

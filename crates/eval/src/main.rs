@@ -36,6 +36,7 @@ use smart_runtime::voice::{Voice, VoiceTimeouts, locate_voice_worker};
 use smart_runtime::worker::{WorkerSpec, locate_worker};
 use smart_runtime::{Assistant, Bus, CallOutcome, Engine, ManualClock, SayOptions};
 use smart_voice::protocol::{Event, Request, Transcript};
+use smart_voice::weighed_names::Weight;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -353,6 +354,49 @@ impl Rehear for Again<'_> {
             Some(t)
         })
     }
+
+    /// Only a file heard as one utterance is weighed: the texts are the whole transcript, the
+    /// kept audio only its last utterance.
+    fn weigh<'a>(
+        &'a mut self,
+        _: &'a Transcript,
+        texts: &'a [String],
+    ) -> Pin<Box<dyn Future<Output = Option<Vec<Weight>>> + Send + 'a>> {
+        Box::pin(async move {
+            if self.before.is_some() {
+                return None;
+            }
+            Rehear::weigh(&mut *self.voice, &self.last, texts).await
+        })
+    }
+}
+
+/// A recorded run's second hearing and its weighing, given back: the text the recorded run
+/// took after weighing is found likeliest again, and nothing else is weighed.
+struct Replayed {
+    again: Recorded,
+    weighed: Option<String>,
+}
+
+impl Rehear for Replayed {
+    fn rehear<'a>(
+        &'a mut self,
+        first: &'a Transcript,
+    ) -> Pin<Box<dyn Future<Output = Option<Transcript>> + Send + 'a>> {
+        self.again.rehear(first)
+    }
+
+    fn weigh<'a>(
+        &'a mut self,
+        _: &'a Transcript,
+        texts: &'a [String],
+    ) -> Pin<Box<dyn Future<Output = Option<Vec<Weight>>> + Send + 'a>> {
+        let taken = self.weighed.as_deref();
+        let scores = taken
+            .filter(|t| texts.iter().any(|x| x == t))
+            .map(|t| texts.iter().map(|x| Weight { logp: if x == t { 0.0 } else { -100.0 }, tokens: 10 }).collect());
+        Box::pin(async move { scores })
+    }
 }
 
 async fn spoken_pass(
@@ -401,7 +445,8 @@ fn answer_of_heard(r: Result<Heard, smart_runtime::AssistantError>, ms: f64) -> 
     match r {
         Ok(Heard::Turn(rep)) => {
             let read_as = Some(rep.utterance.clone());
-            Answer { read_as, ..answer_of(Ok(rep), ms) }
+            let weighed = rep.weighed.as_ref().and_then(|w| w.taken.clone());
+            Answer { read_as, weighed, ..answer_of(Ok(rep), ms) }
         }
         Ok(Heard::Nothing) => Answer { ms, ..Answer::default() },
         Ok(Heard::Emergency { word, .. }) => {
@@ -416,6 +461,7 @@ fn answer_of_heard(r: Result<Heard, smart_runtime::AssistantError>, ms: f64) -> 
 struct Recording {
     heard: String,
     reheard: Option<String>,
+    weighed: Option<String>,
 }
 
 /// The transcripts of each spoken pass an earlier `--json` run recorded, by mode, in case order.
@@ -440,6 +486,7 @@ fn recorded_transcripts(path: &Path, cases: &[Case]) -> Result<Vec<(String, Vec<
         let heard = r["answers"].as_array().into_iter().flatten().map(|a| Recording {
             heard: a["heard"].as_str().unwrap_or("").to_string(),
             reheard: a["reheard"].as_str().map(str::to_string),
+            weighed: a["weighed"].as_str().map(str::to_string),
         });
         out.push((format!("replayed {mode}"), heard.collect()));
     }
@@ -477,7 +524,8 @@ async fn replayed_pass(
         expected.push(commit_after(a.engine(), run, c)?);
         let t = transcript_of(&rec.heard);
         let t0 = Instant::now();
-        let mut again = Recorded(rec.reheard.as_deref().map(transcript_of));
+        let mut again =
+            Replayed { again: Recorded(rec.reheard.as_deref().map(transcript_of)), weighed: rec.weighed.clone() };
         // Nothing was transcribed: nothing was heard (as when the worker sent no transcript).
         let r = if rec.heard.is_empty() {
             Ok(Heard::Nothing)
@@ -771,24 +819,26 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("run.json");
         let body = json!({
-            "cases": [{"id": "dev:1"}, {"id": "dev:4"}],
+            "cases": [{"id": "dev:1"}, {"id": "dev:4"}, {"id": "dev:9"}],
             "results": [
-                {"score": {"mode": "pipeline"}, "answers": [{}, {}]},
+                {"score": {"mode": "pipeline"}, "answers": [{}, {}, {}]},
                 {"score": {"mode": "spoken tiny · en-us 140 wpm"}, "answers": [
                     {"heard": "Scan fliers."},
                     {"heard": "Read the", "reheard": "Read the notes."},
+                    {"heard": "Scan misk.", "weighed": "Scan misc."},
                 ]},
             ],
         });
         std::fs::write(&file, body.to_string()).unwrap();
-        let got = recorded_transcripts(&file, &[case("dev:1"), case("dev:4")]).unwrap();
+        let got = recorded_transcripts(&file, &[case("dev:1"), case("dev:4"), case("dev:9")]).unwrap();
         assert_eq!(
             got,
             vec![(
                 "replayed spoken tiny · en-us 140 wpm".to_string(),
                 vec![
-                    Recording { heard: "Scan fliers.".into(), reheard: None },
-                    Recording { heard: "Read the".into(), reheard: Some("Read the notes.".into()) },
+                    Recording { heard: "Scan fliers.".into(), reheard: None, weighed: None },
+                    Recording { heard: "Read the".into(), reheard: Some("Read the notes.".into()), weighed: None },
+                    Recording { heard: "Scan misk.".into(), reheard: None, weighed: Some("Scan misc.".into()) },
                 ]
             )]
         );

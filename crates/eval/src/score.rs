@@ -29,6 +29,10 @@ pub struct Answer {
     /// Spoken eval: what a second hearing heard, when the first reading asked for one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reheard: Option<String>,
+    /// Spoken eval: the transcript as taken when a name weighed against the audio was clearly
+    /// likelier than what whisper wrote (`smart_voice::weighed_names`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weighed: Option<String>,
     /// Spoken eval: the request the proposers were given (the transcript with its heard names
     /// and paths put right), when it differs from what was heard.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -217,6 +221,10 @@ pub fn print_misses(mode: &str, cases: &[Case], answers: &[Answer]) {
         };
         let want = c.tool.as_ref().map(|t| format!("{t} {}", short(&c.args))).unwrap_or_else(|| "no call".into());
         let heard = a.heard.as_ref().map(|h| format!("\n     heard {h:?}")).unwrap_or_default();
+        let heard = match &a.weighed {
+            Some(w) => format!("{heard}\n     weighed as {w:?}"),
+            None => heard,
+        };
         let heard = match &a.reheard {
             Some(again) => format!("{heard}\n     heard again {again:?}"),
             None => heard,

@@ -121,6 +121,28 @@ pub struct SayReport {
     /// second a call (`crate::rehearing`); `utterance` is then read from it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reheard: Option<Reheard>,
+    /// The names weighed against the audio as ways the transcript may have been meant, when
+    /// any were (`smart_voice::weighed_names`); `utterance` is read from the one taken, if one was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weighed: Option<Weighed>,
+}
+
+/// What weighing the ways a transcript may have been meant came to.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Weighed {
+    /// How many ways were weighed with what whisper wrote.
+    pub alternatives: usize,
+    /// The transcript as taken instead of what whisper wrote, when one was clearly likelier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taken: Option<String>,
+    /// The name it put in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// How much likelier whisper found the likeliest way than what it wrote (natural log;
+    /// negative when none was likelier).
+    pub gain: f32,
+    /// What weighing cost, in the worker and on the way.
+    pub ms: u64,
 }
 
 /// What a second hearing heard, and what it cost.
@@ -147,6 +169,7 @@ impl SayReport {
             advisories: vec![],
             ranking: None,
             reheard: None,
+            weighed: None,
         }
     }
 
@@ -154,6 +177,33 @@ impl SayReport {
     pub fn asked(&self) -> bool {
         self.ended == TurnEnd::Asked
     }
+}
+
+/// The transcript as whisper wrote it, or one of `ways` it may have been meant that whisper
+/// finds clearly likelier when weighed against the kept audio (`smart_voice::weighed_names`).
+/// `None`: the audio cannot be weighed. A free function, not a method: the assistant is not
+/// shared between threads, so a turn's future may not hold a borrow of it across the wait.
+async fn weigh(
+    first: &Transcript,
+    again: &mut dyn Rehear,
+    ways: Vec<smart_voice::weighed_names::Alternative>,
+) -> Option<Weighed> {
+    let text = first.text.trim();
+    let started = std::time::Instant::now();
+    let mut texts = vec![text.to_string()];
+    texts.extend(ways.iter().map(|a| a.text.clone()));
+    let weights = again.weigh(first, &texts).await?;
+    let (heard, rest) = weights.split_first()?;
+    let chosen = smart_voice::weighed_names::choose(*heard, rest).and_then(|i| ways.get(i));
+    let gain = rest.iter().map(|w| w.logp).fold(f32::NEG_INFINITY, f32::max) - heard.logp;
+    tracing::debug!(heard = text, taken = ?chosen.map(|c| &c.text), gain, "ways it may have been meant weighed");
+    Some(Weighed {
+        alternatives: ways.len(),
+        taken: chosen.map(|c| c.text.clone()),
+        name: chosen.map(|c| c.name.clone()),
+        gain,
+        ms: started.elapsed().as_millis() as u64,
+    })
 }
 
 /// Every prompt a model could be shown for `tools` — each format, each ranking style — with no
@@ -534,7 +584,7 @@ impl Assistant {
         turn: &TurnId,
         transcript: &Transcript,
         opts: &SayOptions,
-        rehear: Option<&mut dyn Rehear>,
+        mut rehear: Option<&mut dyn Rehear>,
     ) -> Result<Heard, AssistantError> {
         let corr = turn.as_str();
         // A transcript can arrive without its speech events (a worker restarted mid-utterance):
@@ -562,8 +612,41 @@ impl Assistant {
             return Ok(Heard::Emergency { word: word.to_string(), report: Some(report) });
         }
         self.fire(corr, Trigger::TranscriptReady);
-        let request = self.heard_in(text, opts);
-        self.guarded_turn(turn, &request, opts, Said::Heard { first: transcript, rehear }).await.map(Heard::Turn)
+        // Weighed only where the utterance can be listened to again (`hear` has no way to).
+        let weighed = match rehear.as_deref_mut() {
+            Some(again) => {
+                let ways = self.ways_it_may_have_been_meant(text);
+                if ways.is_empty() { None } else { weigh(transcript, again, ways).await }
+            }
+            None => None,
+        };
+        let request = self.heard_in(weighed.as_ref().and_then(|w| w.taken.as_deref()).unwrap_or(text), opts);
+        let mut report = self.guarded_turn(turn, &request, opts, Said::Heard { first: transcript, rehear }).await?;
+        report.weighed = weighed;
+        Ok(Heard::Turn(report))
+    }
+
+    /// The ways `text` may have been meant, to weigh against its audio
+    /// (`smart_voice::weighed_names`): a name that exists under the roots in place of words that
+    /// sound loosely like it, or "slash" and an entry's name after its folder's. None under open
+    /// hearing.
+    fn ways_it_may_have_been_meant(&self, text: &str) -> Vec<smart_voice::weighed_names::Alternative> {
+        if self.understand_opts.open_hearing {
+            return vec![];
+        }
+        let limits =
+            crate::understanding::WalkLimits { entries: smart_voice::heard_names::MAX_NAMES, ..Default::default() };
+        let walked = crate::understanding::vocabulary(self.engine.roots(), limits);
+        let names: Vec<&str> = walked.entries.iter().map(|e| e.name()).collect();
+        let lexicon = smart_voice::heard_names::Lexicon::of_names(&names);
+        let paths: Vec<&str> = walked.entries.iter().map(|e| e.rel.as_str()).filter(|r| !r.is_empty()).collect();
+        let mut ways = smart_voice::weighed_names::alternatives(text, &lexicon);
+        for a in smart_voice::weighed_names::path_alternatives(text, &paths) {
+            if !ways.iter().any(|b| b.text == a.text) {
+                ways.push(a);
+            }
+        }
+        ways
     }
 
     /// [`Assistant::heard_as_request`] against the names of the person's working folder.

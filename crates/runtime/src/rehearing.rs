@@ -1,4 +1,12 @@
-//! Hearing an utterance again when its first reading is a question.
+//! Listening to an utterance's kept audio again: hearing it again when its first reading is a
+//! question, and weighing the ways it may have been meant.
+//!
+//! Weighing comes first and is cheaper: when words of the transcript sound loosely like names
+//! that exist (`smart_voice::weighed_names`), the worker says how likely whisper finds the
+//! transcript with each such name in place of those words, against the same audio — one
+//! encoder pass over the utterance and a short decoder pass per text — and a name clearly
+//! likelier than what whisper wrote is read instead ("misk" is the folder misc when the audio
+//! says so). The rest of this essay is about the second hearing.
 //!
 //! The voice worker cuts whisper's encoder window to the utterance and a margin: on a short
 //! command that is a fifth of the encoder work of the full 30-second window, and the largest
@@ -34,6 +42,7 @@
 
 use crate::voice::{Voice, VoiceSupervisor, VoiceWorkerError};
 use smart_voice::protocol::Transcript;
+use smart_voice::weighed_names::Weight;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -56,12 +65,33 @@ pub fn keeps_the_request(first: &str, second: &str) -> bool {
     before.is_subset(&after) || !after.is_subset(&before)
 }
 
-/// A second hearing of an utterance.
+/// Another listen to an utterance's kept audio: heard again, or texts weighed against it.
 pub trait Rehear: Send {
     /// What was heard the second time from the audio `first` was heard from; `None` when it
     /// cannot be heard again (the worker restarted, or failed: the first hearing stands).
     fn rehear<'a>(&'a mut self, first: &'a Transcript)
     -> Pin<Box<dyn Future<Output = Option<Transcript>> + Send + 'a>>;
+
+    /// How likely whisper finds each of `texts` as the transcript of the audio `first` was
+    /// heard from (`smart_voice::weighed_names`); `None` when it cannot say (no audio, the
+    /// worker restarted or failed: the transcript stands as written).
+    fn weigh<'a>(
+        &'a mut self,
+        _first: &'a Transcript,
+        _texts: &'a [String],
+    ) -> Pin<Box<dyn Future<Output = Option<Vec<Weight>>> + Send + 'a>> {
+        Box::pin(async { None })
+    }
+}
+
+fn or_as_written(result: Result<Vec<Weight>, VoiceWorkerError>) -> Option<Vec<Weight>> {
+    match result {
+        Ok(s) => Some(s),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not weigh what may have been said; the transcript stands as written");
+            None
+        }
+    }
 }
 
 fn or_first_stands(result: Result<Transcript, VoiceWorkerError>) -> Option<Transcript> {
@@ -81,6 +111,14 @@ impl Rehear for Voice {
     ) -> Pin<Box<dyn Future<Output = Option<Transcript>> + Send + 'a>> {
         Box::pin(async move { or_first_stands(Voice::rehear(self, first).await) })
     }
+
+    fn weigh<'a>(
+        &'a mut self,
+        first: &'a Transcript,
+        texts: &'a [String],
+    ) -> Pin<Box<dyn Future<Output = Option<Vec<Weight>>> + Send + 'a>> {
+        Box::pin(async move { or_as_written(Voice::weigh(self, first, texts).await) })
+    }
 }
 
 impl Rehear for VoiceSupervisor {
@@ -89,6 +127,14 @@ impl Rehear for VoiceSupervisor {
         first: &'a Transcript,
     ) -> Pin<Box<dyn Future<Output = Option<Transcript>> + Send + 'a>> {
         Box::pin(async move { or_first_stands(VoiceSupervisor::rehear(self, first).await) })
+    }
+
+    fn weigh<'a>(
+        &'a mut self,
+        first: &'a Transcript,
+        texts: &'a [String],
+    ) -> Pin<Box<dyn Future<Output = Option<Vec<Weight>>> + Send + 'a>> {
+        Box::pin(async move { or_as_written(VoiceSupervisor::weigh(self, first, texts).await) })
     }
 }
 

@@ -16,6 +16,7 @@ use crate::worker::Backoff;
 use smart_voice::protocol::{
     self, CaptureMode, Event, EventLine, LoadVoice, Loaded, Request, Transcript, VoiceError, VoiceErrorCode,
 };
+use smart_voice::weighed_names::Weight;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -179,6 +180,21 @@ impl Voice {
         }
     }
 
+    /// How likely whisper finds each of `texts` as the transcript of the utterance `first`
+    /// was heard from ([`Request::Weigh`]): one encoder pass over the utterance and a decoder
+    /// pass per text.
+    pub async fn weigh(&mut self, first: &Transcript, texts: &[String]) -> Result<Vec<Weight>, VoiceWorkerError> {
+        let seconds = first.end_ms.saturating_sub(first.start_ms) / 1000 + 1;
+        let deadline = self.timeouts.request + self.timeouts.per_audio_second * seconds.min(30) as u32;
+        let request = Request::Weigh { start_ms: first.start_ms, end_ms: first.end_ms, texts: texts.to_vec() };
+        match self.call_within(request, "weigh", deadline).await? {
+            Event::Weighed { logp, tokens } if logp.len() == texts.len() && tokens.len() == texts.len() => {
+                Ok(logp.into_iter().zip(tokens).map(|(logp, tokens)| Weight { logp, tokens }).collect())
+            }
+            other => Err(VoiceWorkerError::Garbage(format!("weigh was answered with {other:?}"))),
+        }
+    }
+
     /// The next event the worker produced on its own (or for a request sent with
     /// [`Voice::send`]); `Ok(None)` when `timeout` passes first.
     pub async fn next_event(&mut self, timeout: Option<Duration>) -> Result<Option<EventLine>, VoiceWorkerError> {
@@ -245,6 +261,7 @@ fn op_name(r: &Request) -> &'static str {
         Request::PushToTalk { .. } => "push_to_talk",
         Request::StopCapture => "stop_capture",
         Request::Rehear { .. } => "rehear",
+        Request::Weigh { .. } => "weigh",
         Request::Speak { .. } => "speak",
         Request::Earcon { .. } => "earcon",
         Request::Health => "health",
@@ -356,6 +373,21 @@ impl VoiceSupervisor {
             )));
         };
         let result = voice.rehear(first).await;
+        self.after(&result).await;
+        result
+    }
+
+    /// [`Voice::weigh`] through the supervised worker; like a second hearing, not asked of a
+    /// worker started since the utterance was heard.
+    pub async fn weigh(&mut self, first: &Transcript, texts: &[String]) -> Result<Vec<Weight>, VoiceWorkerError> {
+        let alive = self.voice.as_mut().is_some_and(|v| !v.has_exited());
+        let (true, Some(voice)) = (alive, self.voice.as_mut()) else {
+            return Err(VoiceWorkerError::Answered(VoiceError::new(
+                VoiceErrorCode::NotKept,
+                "the voice worker stopped since the utterance was heard; nothing to weigh",
+            )));
+        };
+        let result = voice.weigh(first, texts).await;
         self.after(&result).await;
         result
     }

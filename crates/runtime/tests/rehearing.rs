@@ -15,6 +15,7 @@ use smart_runtime::rehearing::Rehear;
 use smart_runtime::{Assistant, Bus, BusEvent, Engine, FixedClock, InitOptions, SayOptions, SayReport};
 use smart_signals::KeyStoreKind;
 use smart_voice::protocol::Transcript;
+use smart_voice::weighed_names::Weight;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -26,11 +27,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 struct Given {
     answer: Option<&'static str>,
     asked: Vec<(u64, u64)>,
+    /// When set, what weighing finds: the transcript as written, and a text naming
+    /// newsletter.json in place of "tools, letter.json"; every other text far less likely.
+    weights: Option<(f32, f32)>,
+    /// The texts each weighing was asked about.
+    weighed: Vec<Vec<String>>,
 }
 
 impl Given {
     fn new(answer: Option<&'static str>) -> Given {
-        Given { answer, asked: vec![] }
+        Given { answer, asked: vec![], weights: None, weighed: vec![] }
     }
 }
 
@@ -42,6 +48,26 @@ impl Rehear for Given {
         self.asked.push((first.start_ms, first.end_ms));
         let t = self.answer.take().map(|text| Transcript { text: text.into(), ..heard("", 0) });
         Box::pin(async move { t })
+    }
+
+    fn weigh<'a>(
+        &'a mut self,
+        first: &'a Transcript,
+        texts: &'a [String],
+    ) -> Pin<Box<dyn Future<Output = Option<Vec<Weight>>> + Send + 'a>> {
+        self.weighed.push(texts.to_vec());
+        let scores = self.weights.map(|(written, named)| {
+            texts
+                .iter()
+                .map(|t| match t {
+                    t if *t == first.text => written,
+                    t if t.contains("newsletter.json") && !t.contains("tools") => named,
+                    _ => -50.0,
+                })
+                .map(|logp| Weight { logp, tokens: 8 })
+                .collect()
+        });
+        Box::pin(async move { scores })
     }
 }
 
@@ -68,7 +94,7 @@ struct Setup {
 fn setup() -> Setup {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("root");
-    for f in ["inbox/a.txt", "docs/notes.txt", "old/notes.txt"] {
+    for f in ["inbox/a.txt", "docs/notes.txt", "old/notes.txt", "newsletter.json"] {
         std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
         std::fs::write(root.join(f), "x").unwrap();
     }
@@ -235,4 +261,61 @@ fn a_turn_heard_twice_keeps_the_id_its_speech_began_with() {
         .unwrap();
     assert!(written.iter().any(|(k, _)| k == "committed"), "{written:?}");
     assert!(written.iter().all(|(_, c)| c == turn.as_str()), "{written:?}");
+}
+
+#[test]
+fn a_name_weighed_likelier_than_what_whisper_wrote_is_read_instead() {
+    // What broke: "delete newsletter.json" heard "Delete tools, letter.json." — too far from the
+    // name for the transcript alone, clearly the name to whisper weighing it against the audio.
+    let mut s = setup();
+    let (root, a) = (s.root.clone(), &mut s.a);
+    let mut again = Given { weights: Some((-14.9, -5.8)), ..Given::new(None) };
+    let r = hear(a, &root, &heard("Hash tools, letter.json.", 0), Some(&mut again));
+    let weighed = again.weighed.first().cloned().unwrap_or_default();
+    assert_eq!(
+        weighed.first().map(String::as_str),
+        Some("Hash tools, letter.json."),
+        "what was written is weighed too"
+    );
+    assert!(weighed.iter().any(|t| t == "Hash newsletter.json."), "{weighed:?}");
+    assert_eq!(tool(&r), Some("fs.hash"), "{r:?}");
+    assert_eq!(r.steps[0].proposal.args["path"], smart_kernel::slash_path(&root.join("newsletter.json")));
+    let w = r.weighed.as_ref().unwrap();
+    assert_eq!(w.taken.as_deref(), Some("Hash newsletter.json."));
+    assert_eq!(w.name.as_deref(), Some("newsletter.json"));
+    assert!((w.gain - 9.1).abs() < 0.01, "{w:?}");
+    assert!(w.alternatives >= 1, "{w:?}");
+    assert_eq!(s.models_asked(), 0);
+}
+
+#[test]
+fn what_whisper_wrote_stands_when_no_name_is_clearly_likelier_or_nothing_can_be_weighed() {
+    let mut s = setup();
+    let root = s.root.clone();
+    let models = s.models.clone();
+    let a = &mut s.a;
+    for weights in [Some((-6.0, -5.8)), Some((-5.0, -9.0)), None] {
+        let mut again = Given { weights, ..Given::new(None) };
+        let before = models.load(Ordering::SeqCst);
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let t = heard("Hash tools, letter.json.", 0);
+        let r = rt.block_on(a.hear_with(&smart_runtime::TurnId::new(), &t, &opts(&root), Some(&mut again)));
+        assert_eq!(again.weighed.len(), 1, "{weights:?}");
+        assert_eq!(
+            r.as_ref().ok().and_then(|h| match h {
+                Heard::Turn(t) => t.weighed.clone(),
+                _ => None,
+            }),
+            None
+        );
+        // Read as written, the sentence names no file: the templates cannot answer it, and
+        // the model (which this assistant has not) is asked — not the newsletter.json guessed.
+        assert!(matches!(r, Err(AssistantError::NothingToPerceive)), "{weights:?}: {r:?}");
+        assert_eq!(models.load(Ordering::SeqCst), before + 1, "{weights:?}");
+    }
+    // A transcript that sounds like no name is not weighed at all.
+    let mut again = Given { weights: Some((-5.0, -1.0)), ..Given::new(None) };
+    let r = hear(a, &root, &heard("Hash docs slash notes dot txt.", 0), Some(&mut again));
+    assert!(again.weighed.is_empty(), "{:?}", again.weighed);
+    assert_eq!(tool(&r), Some("fs.hash"), "{r:?}");
 }

@@ -117,6 +117,9 @@ struct Kept {
     start_ms: u64,
     end_ms: u64,
     strip: Option<String>,
+    /// whisper's state after hearing it, kept for the newest utterance only (the one the
+    /// runtime weighs, if any): weighing then needs no encoder pass of its own.
+    encoded: Option<stt::Encoded>,
 }
 
 fn err(code: VoiceErrorCode, message: impl Into<String>) -> VoiceError {
@@ -170,6 +173,10 @@ impl<W: Write> Worker<W> {
             Request::Rehear { start_ms, end_ms } => {
                 let t = self.rehear(start_ms, end_ms)?;
                 Ok(self.send(id, Event::Transcript(t)))
+            }
+            Request::Weigh { start_ms, end_ms, texts } => {
+                let (logp, tokens) = self.weigh(start_ms, end_ms, &texts)?.into_iter().unzip();
+                Ok(self.send(id, Event::Weighed { logp, tokens }))
             }
             Request::Speak { text } => {
                 self.output.speak(&text);
@@ -318,12 +325,13 @@ impl<W: Write> Worker<W> {
                     let Some(models) = self.models.as_mut() else { continue };
                     let vad_ms = models.vad.take_time().as_millis() as u64;
                     match models.stt.transcribe(&audio, true) {
-                        Ok(heard) => {
+                        Ok(mut heard) => {
                             let text = match &strip {
                                 Some(phrase) => smart_voice::wake_phrase::strip(&heard.text, phrase),
                                 None => heard.text.clone(),
                             };
-                            self.keep(Kept { audio, start_ms, end_ms, strip });
+                            let encoded = heard.encoded.take();
+                            self.keep(Kept { audio, start_ms, end_ms, strip, encoded });
                             Event::Transcript(transcript(text, heard, start_ms, end_ms, vad_ms))
                         }
                         Err(e) => Event::Error(err(VoiceErrorCode::Stt, e)),
@@ -398,7 +406,7 @@ impl<W: Write> Worker<W> {
         } else {
             // The speech was the phrase and the command, and it has been transcribed.
             events.push(Event::Transcript(transcript(rest, heard, start_ms, end_ms, vad_ms)));
-            self.keep(Kept { audio: audio.to_vec(), start_ms, end_ms, strip: Some(phrase) });
+            self.keep(Kept { audio: audio.to_vec(), start_ms, end_ms, strip: Some(phrase), encoded: None });
         }
         Some(events)
     }
@@ -412,15 +420,14 @@ impl<W: Write> Worker<W> {
             total -= ms(&oldest);
         }
         if total <= KEPT_AUDIO_MS {
+            self.kept.iter_mut().for_each(|k| k.encoded = None);
             self.kept.push_back(utterance);
         }
     }
 
-    /// A kept utterance heard again with whisper's whole window ([`Request::Rehear`]).
-    fn rehear(&mut self, start_ms: u64, end_ms: u64) -> Result<Transcript, VoiceError> {
-        let models =
-            self.models.as_ref().ok_or_else(|| err(VoiceErrorCode::NotLoaded, "no voice models are loaded"))?;
-        let last = self.kept.iter().rev().find(|k| k.start_ms == start_ms && k.end_ms == end_ms).ok_or_else(|| {
+    /// The kept utterance from `start_ms` to `end_ms`.
+    fn kept(&self, start_ms: u64, end_ms: u64) -> Result<&Kept, VoiceError> {
+        self.kept.iter().rev().find(|k| k.start_ms == start_ms && k.end_ms == end_ms).ok_or_else(|| {
             err(
                 VoiceErrorCode::NotKept,
                 format!(
@@ -428,7 +435,37 @@ impl<W: Write> Worker<W> {
                     KEPT_AUDIO_MS / 1000
                 ),
             )
-        })?;
+        })
+    }
+
+    /// How likely whisper finds each of `texts` for a kept utterance ([`Request::Weigh`]). An
+    /// utterance that began with the wake phrase is weighed with it: each text is the phrase
+    /// and then the text, so the texts differ only where they differ.
+    fn weigh(&mut self, start_ms: u64, end_ms: u64, texts: &[String]) -> Result<Vec<(f32, u32)>, VoiceError> {
+        smart_voice::protocol::weighable(texts).map_err(|e| err(VoiceErrorCode::BadRequest, e))?;
+        self.kept(start_ms, end_ms)?;
+        let models =
+            self.models.as_ref().ok_or_else(|| err(VoiceErrorCode::NotLoaded, "no voice models are loaded"))?;
+        let Some(last) = self.kept.iter_mut().rev().find(|k| k.start_ms == start_ms && k.end_ms == end_ms) else {
+            return Err(err(VoiceErrorCode::NotKept, "the utterance is not kept"));
+        };
+        let texts: Vec<String> = texts
+            .iter()
+            .map(|t| match &last.strip {
+                Some(phrase) => format!(" {phrase}, {}", t.trim()),
+                None => format!(" {}", t.trim()),
+            })
+            .collect();
+        let scores =
+            models.stt.weigh(&last.audio, &texts, last.encoded.as_mut()).map_err(|e| err(VoiceErrorCode::Stt, e))?;
+        Ok(scores.into_iter().map(|s| (s.logp, u32::try_from(s.tokens).unwrap_or(u32::MAX))).collect())
+    }
+
+    /// A kept utterance heard again with whisper's whole window ([`Request::Rehear`]).
+    fn rehear(&mut self, start_ms: u64, end_ms: u64) -> Result<Transcript, VoiceError> {
+        let models =
+            self.models.as_ref().ok_or_else(|| err(VoiceErrorCode::NotLoaded, "no voice models are loaded"))?;
+        let last = self.kept(start_ms, end_ms)?;
         let heard = models.stt.transcribe(&last.audio, false).map_err(|e| err(VoiceErrorCode::Stt, e))?;
         // The wake phrase must be heard again too: left in, it would be read as the request.
         let text = match &last.strip {
@@ -589,7 +626,7 @@ fn main() -> ExitCode {
 fn phrase_is_likely(stt: &stt::Stt, audio: &[f32], phrase: &str, heard: &str) -> bool {
     let mut texts = smart_voice::wake_phrase::written_forms(phrase);
     texts.push(format!(" {}", heard.trim()));
-    let Ok(mut scores) = stt.weigh(audio, &texts) else { return false };
+    let Ok(mut scores) = stt.weigh(audio, &texts, None) else { return false };
     let Some(heard) = scores.pop() else { return false };
     let best = scores.into_iter().max_by(|a, b| a.per_token().total_cmp(&b.per_token()));
     best.is_some_and(|p| smart_voice::wake_phrase::sounds_like_phrase(&p, &heard))
@@ -610,7 +647,7 @@ fn score_texts(args: &[String]) -> ExitCode {
         let mut texts: Vec<String> = args[2..].to_vec();
         texts.push(format!(" {}", heard.text));
         let started = Instant::now();
-        let scores = stt.weigh(&audio, &texts)?;
+        let scores = stt.weigh(&audio, &texts, None)?;
         let ms = started.elapsed().as_millis();
         let mut line: Vec<String> =
             texts.iter().zip(scores).map(|(t, s)| format!("{t:?} {:.2}/{}", s.logp, s.tokens)).collect();

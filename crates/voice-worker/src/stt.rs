@@ -26,7 +26,14 @@ pub struct Stt {
     expect: Option<Expectation>,
 }
 
+/// whisper's state after hearing an utterance with the trimmed window: its encoder has been
+/// run over that audio, so texts can be weighed against it without running it again.
+pub struct Encoded(whisper_rs::WhisperState);
+
 pub struct Heard {
+    /// The state that heard it, for weighing ([`Stt::weigh`]); only for the trimmed window,
+    /// which is the window weighing uses.
+    pub encoded: Option<Encoded>,
     pub text: String,
     pub confidence: f32,
     pub no_speech: f32,
@@ -124,6 +131,7 @@ impl Stt {
         }
         let detected = whisper_rs::get_lang_str(state.full_lang_id_from_state()).unwrap_or("en").to_string();
         Ok(Heard {
+            encoded: trim.then_some(Encoded(state)),
             text: collapse_repeats(&clean(&text)),
             confidence: if p_n == 0 { 0.0 } else { p_sum / p_n as f32 },
             no_speech,
@@ -146,15 +154,30 @@ impl Stt {
     /// Texts that begin alike share the decoder's work up to where they part. (Forcing each text
     /// through `full` from the logits hook gives the same scores, to the hundredth, at the cost
     /// of an encoder pass per text.)
-    pub fn weigh(&self, samples: &[f32], texts: &[String]) -> Result<Vec<Scored>, String> {
-        let mut state = self.ctx.create_state().map_err(|e| format!("whisper state: {e:?}"))?;
-        let mut params = self.one_pass();
-        params.set_max_tokens(1);
+    ///
+    /// `encoded`: the state that heard `samples` ([`Heard::encoded`]); its encoder's work is
+    /// used as it is, which saves the one pass over the audio that weighing would cost.
+    pub fn weigh(
+        &self,
+        samples: &[f32],
+        texts: &[String],
+        encoded: Option<&mut Encoded>,
+    ) -> Result<Vec<Scored>, String> {
         let language =
             if self.multilingual { self.language.clone().unwrap_or_else(|| "en".into()) } else { "en".into() };
-        params.set_language(Some(language.as_str()));
-        params.set_audio_ctx(audio_ctx_for(samples.len(), self.max_ctx));
-        state.full(params, &at_least_a_second(samples)).map_err(|e| format!("whisper failed: {e:?}"))?;
+        let mut own;
+        let state = match encoded {
+            Some(Encoded(state)) => state,
+            None => {
+                own = self.ctx.create_state().map_err(|e| format!("whisper state: {e:?}"))?;
+                let mut params = self.one_pass();
+                params.set_max_tokens(1);
+                params.set_language(Some(language.as_str()));
+                params.set_audio_ctx(audio_ctx_for(samples.len(), self.max_ctx));
+                own.full(params, &at_least_a_second(samples)).map_err(|e| format!("whisper failed: {e:?}"))?;
+                &mut own
+            }
+        };
 
         let eot = self.ctx.token_eot();
         let mut start = vec![self.ctx.token_sot()];

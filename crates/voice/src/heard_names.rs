@@ -42,7 +42,7 @@ pub const MAX_NAMES: usize = 5_000;
 const MAX_RUN: usize = 6;
 
 /// Words a run may not start or end on.
-const FUNCTION_WORDS: &[&str] = &[
+pub(crate) const FUNCTION_WORDS: &[&str] = &[
     "a",
     "an",
     "the",
@@ -94,7 +94,7 @@ const FUNCTION_WORDS: &[&str] = &[
 /// exactly like it: an article ("replaced by a later version" is not the folder Letters — a
 /// person says "the Letters folder" or "Letters", never "a Letters"), and a subject, which a
 /// verb follows ("could you write up a patch" is not the file roadmap.pdf).
-const BEFORE_NO_NAME: &[&str] =
+pub(crate) const BEFORE_NO_NAME: &[&str] =
     &["a", "an", "i", "you", "we", "they", "he", "she", "i'll", "you'll", "we'll", "i'd", "you'd"];
 
 impl Lexicon {
@@ -128,6 +128,11 @@ impl Lexicon {
     pub fn is_empty(&self) -> bool {
         self.phrases.is_empty()
     }
+
+    /// Each name as written, with the sound code of the way it is said.
+    pub(crate) fn names(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.phrases.iter().map(|p| (p.written.as_str(), p.code.as_str()))
+    }
 }
 
 /// How many sound edits a phrase of `len` sounds may differ by and still be heard as it: none
@@ -136,7 +141,7 @@ fn allowed(len: usize) -> usize {
     len / 6
 }
 
-fn bare(w: &str) -> String {
+pub(crate) fn bare(w: &str) -> String {
     w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()
 }
 

@@ -16,6 +16,7 @@
 //! - [`heard_names`]: misheard file and folder names put right, against the names that exist.
 //! - [`heard_paths`]: a spoken path whose parts mostly exist put right as a whole.
 //! - [`spoken`]: file names said aloud ("old dot log") written back for the proposers.
+//! - [`weighed_names`]: names that sound loosely like what was heard, for whisper to weigh.
 //! - [`wake_phrase`]: whether whisper's transcript begins with the wake phrase, and the rest.
 //! - [`wer`]: word error rate, for the tests and the benchmark.
 
@@ -31,6 +32,7 @@ pub mod preroll;
 pub mod protocol;
 pub mod spoken;
 pub mod wake_phrase;
+pub mod weighed_names;
 pub mod wer;
 
 pub use emergency::emergency_word;

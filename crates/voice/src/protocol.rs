@@ -66,6 +66,16 @@ pub enum Request {
         start_ms: u64,
         end_ms: u64,
     },
+    /// How likely whisper finds each of `texts` as the transcript of the kept utterance from
+    /// `start_ms` to `end_ms`: the transcript it wrote and the ways it may have been meant
+    /// ([`crate::weighed_names`]). At most [`MAX_WEIGHED`] texts of at most
+    /// [`MAX_WEIGHED_CHARS`] characters. Answered by [`Event::Weighed`] with this request's id,
+    /// or a `not_kept` error as for [`Request::Rehear`].
+    Weigh {
+        start_ms: u64,
+        end_ms: u64,
+        texts: Vec<String>,
+    },
     /// Say a reply with the platform's speech synthesiser, if there is an output.
     Speak {
         text: String,
@@ -133,6 +143,23 @@ pub struct Expect {
 /// How much audio the voice worker keeps for [`Request::Rehear`]: the latest utterances of
 /// the current capture or file, up to two minutes (under 8 MB of samples) in all.
 pub const KEPT_AUDIO_MS: u64 = 120_000;
+
+/// At most this many texts are weighed at once ([`Request::Weigh`]), each at most this long:
+/// every one is a pass of whisper's decoder.
+pub const MAX_WEIGHED: usize = 16;
+pub const MAX_WEIGHED_CHARS: usize = 400;
+
+/// Why `texts` cannot be weighed in one [`Request::Weigh`], if they cannot.
+pub fn weighable(texts: &[String]) -> Result<(), String> {
+    if texts.is_empty() || texts.len() > MAX_WEIGHED {
+        return Err(format!("{} texts to weigh; 1 to {MAX_WEIGHED}", texts.len()));
+    }
+    if let Some(t) = texts.iter().find(|t| t.chars().count() > MAX_WEIGHED_CHARS) {
+        let head: String = t.chars().take(40).collect();
+        return Err(format!("the text \"{head}…\" is longer than {MAX_WEIGHED_CHARS} characters"));
+    }
+    Ok(())
+}
 
 /// At most this many phrases, each at most [`MAX_PHRASE_CHARS`] long: the worker tokenizes
 /// every written form of each at load, and a trie over them is walked at every decoding step.
@@ -250,6 +277,12 @@ pub enum Event {
         text: String,
     },
     Transcript(Transcript),
+    /// The answer to [`Request::Weigh`]: whisper's log-likelihood of each text, in order (the
+    /// sum over its tokens and its end, given the audio alone), and how many tokens each is.
+    Weighed {
+        logp: Vec<f32>,
+        tokens: Vec<u32>,
+    },
     /// A file has been listened to the end.
     Done {
         audio_ms: u64,

@@ -1,0 +1,348 @@
+//! Names whisper may have heard, weighed against the audio.
+//!
+//! [`crate::heard_names`] puts a misheard name right from the transcript alone, and so must be
+//! strict: a short name may differ from what was heard by no sound at all ("misk" is not taken
+//! for the folder `misc`), a longer one by one sound in six ("tools letter.json" is not taken for
+//! `newsletter.json`), because everyday words sound like many names and the text alone cannot
+//! tell them apart. The audio can. whisper will say how likely it finds any text as the
+//! transcript of the utterance it heard (the wake word's acoustic check uses the same
+//! measure), and its greedy transcript is often *not* the likeliest text: on espeak-ng's
+//! "list the files in misc in Pictures", whisper wrote "misk" yet finds "misc" likelier (−11.6
+//! against −13.0); "delete newsletter.json", written "Delete tools, letter.json.", is −5.8
+//! against −14.9 as written.
+//!
+//! So a transcript whose words sound *loosely* like names that exist gets a few alternatives —
+//! [`alternatives`]: the transcript with one run of words replaced by a nearby name;
+//! [`path_alternatives`]: the words after a folder's name replaced by "slash" and the name of
+//! something in it ("Wallpapers, Ash Old." for `Wallpapers/old`) — and the
+//! voice worker weighs them with the transcript against the kept audio. [`choose`] takes an
+//! alternative only when whisper finds it likelier than what it wrote, by a margin
+//! ([`MARGIN`]). The looseness is safe because the audio decides, not the spelling: a name
+//! that was not said is less likely than the words that were.
+//!
+//! What keeps it from inventing names, before the audio is asked at all:
+//! - a run is never a command word on its own ("rebuild" is not `rebuilt.log`), nor begins
+//!   on the verb a command opens with, nor holds a function word, nor follows a word after which no name is said — the same rules as
+//!   [`crate::heard_names`], whose exact matches are left to it;
+//! - a run that already is a name is left alone, and so is one of fewer than three sounds;
+//! - at most [`MAX_ALTERNATIVES`], the nearest first, so that weighing stays a fraction of a
+//!   second.
+
+use crate::command_words::{is_command_word, says_what_to_do};
+use crate::heard_names::{BEFORE_NO_NAME, FUNCTION_WORDS, Lexicon, bare};
+use crate::phonetic::{code, distance};
+
+/// At most this many alternatives are weighed for one utterance.
+pub const MAX_ALTERNATIVES: usize = 6;
+
+/// How much likelier (natural log, summed over the text's tokens) an alternative must be than
+/// the transcript whisper wrote. Not zero: two texts that differ by a token's worth of
+/// spelling ("Misc" and "misc") score within a fraction of a nat of each other, and a name must
+/// be clearly what was heard to replace what whisper wrote.
+pub const MARGIN: f32 = 0.5;
+
+/// How much likelier a token, on average, an alternative must be than what whisper wrote.
+pub const MARGIN_PER_TOKEN: f32 = 0.1;
+
+const MAX_RUN: usize = 4;
+
+/// Fewer sounds than this is too little to weigh: "in", "a", "to" sound like many names.
+const MIN_SOUNDS: usize = 3;
+
+/// How many sound edits a name of `len` sounds may be from the words heard and still be
+/// weighed: looser than [`crate::heard_names`]'s, since the audio decides.
+fn loose(len: usize) -> usize {
+    1 + len / 5
+}
+
+/// One way the transcript may have been meant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Alternative {
+    /// The transcript with the run replaced, to weigh and, if chosen, to read.
+    pub text: String,
+    /// The name put in.
+    pub name: String,
+}
+
+/// How a name is said to whisper: the way whisper writes what it hears, with spaces where the
+/// name has underscores ("shopping list.docx" for `shopping_list.docx`), so that a name is not
+/// weighed down by a spelling no one hears. [`crate::heard_names`] writes it back exactly.
+fn said(name: &str) -> String {
+    name.replace('_', " ")
+}
+
+/// `transcript` with one run of words replaced by a name of `lexicon` that sounds loosely like
+/// it, for each such run and name, the nearest first; at most [`MAX_ALTERNATIVES`].
+pub fn alternatives(transcript: &str, lexicon: &Lexicon) -> Vec<Alternative> {
+    let words: Vec<&str> = transcript.split_whitespace().collect();
+    if lexicon.is_empty() || words.is_empty() {
+        return vec![];
+    }
+    // (distance, name's sounds, start, end, name)
+    let mut found: Vec<(usize, usize, usize, usize, &str)> = vec![];
+    for start in 0..words.len() {
+        if start.checked_sub(1).is_some_and(|b| BEFORE_NO_NAME.contains(&bare(words[b]).as_str())) {
+            continue;
+        }
+        for end in start + 1..=(start + MAX_RUN).min(words.len()) {
+            let run = &words[start..end];
+            // A clause's end inside a run is not inside a name.
+            if run[..run.len() - 1].iter().any(|w| w.ends_with(['.', '?', '!', ';'])) {
+                break;
+            }
+            if run.iter().any(|w| FUNCTION_WORDS.contains(&bare(w).as_str())) {
+                break;
+            }
+            // The first word of a command says what to do ("Hash docs" is not `inbox`).
+            if start == 0 && says_what_to_do(&bare(run[0])) {
+                break;
+            }
+            // A command word on its own is not a name ("rebuild" is not `rebuilt.log`); with
+            // more words it may be part of one whisper misheard ("tools, letter" for newsletter).
+            if run.len() == 1 && is_command_word(&bare(run[0])) {
+                continue;
+            }
+            let text = run.join(" ");
+            let heard = code(&text);
+            if heard.len() < MIN_SOUNDS {
+                continue;
+            }
+            let spelled = bare(&text);
+            let mut near: Vec<(usize, usize, &str)> = vec![];
+            for (written, c) in lexicon.names() {
+                if bare(written) == spelled || bare(&said(written)) == spelled {
+                    // What was heard is this name already: nothing to weigh for this run.
+                    near.clear();
+                    break;
+                }
+                if c.len() < MIN_SOUNDS {
+                    continue;
+                }
+                if let Some(d) = distance(&heard, c, loose(c.len())) {
+                    near.push((d, c.len(), written));
+                }
+            }
+            near.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
+            found.extend(near.into_iter().take(2).map(|(d, len, w)| (d, len, start, end, w)));
+        }
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)).then(a.3.cmp(&b.3)));
+    let mut out: Vec<Alternative> = vec![];
+    for (_, _, start, end, name) in found {
+        if out.len() == MAX_ALTERNATIVES {
+            break;
+        }
+        let text = replaced(&words, start, end, &said(name));
+        if text != transcript && !out.iter().any(|a| a.text == text) {
+            out.push(Alternative { text, name: name.to_string() });
+        }
+    }
+    out
+}
+
+/// At most this many alternatives of [`path_alternatives`] for one utterance.
+pub const MAX_PATH_ALTERNATIVES: usize = 4;
+
+/// How many words after a misheard "slash" may be the name of what is in the folder.
+const AFTER_FOLDER: usize = 3;
+
+/// `transcript` with a misheard "slash" after a folder's name, and the words after it,
+/// replaced by "slash" and the name of something in that folder: "Wallpapers, Ash Old." may be
+/// "Wallpapers slash old", "pictures, hash, move." "pictures slash misc". whisper often hears
+/// the spoken separator as another word ("hash", "ash", "flash"), and the name after it is then
+/// too far from what was heard for its sound alone to say which it is ("hash move" is nothing
+/// like "slash misc" on paper, and −24.7 against −17.1 to whisper). The folder said before it
+/// narrows the names that can follow to that folder's entries, so every entry is a candidate,
+/// the nearest in sound first, and the audio decides. `paths`: the relative paths that exist,
+/// `/`-separated. At most [`MAX_PATH_ALTERNATIVES`].
+pub fn path_alternatives<S: AsRef<str>>(transcript: &str, paths: &[S]) -> Vec<Alternative> {
+    let words: Vec<&str> = transcript.split_whitespace().collect();
+    if words.len() < 3 || paths.is_empty() {
+        return vec![];
+    }
+    // Each folder's name (lower case) and the names of its entries.
+    let mut inside: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
+    for p in paths {
+        if let Some((parent, name)) = p.as_ref().trim_matches('/').rsplit_once('/') {
+            let folder = parent.rsplit('/').next().unwrap_or(parent).to_lowercase();
+            let names = inside.entry(folder).or_default();
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    let separator = code("slash");
+    // (distance, the separator's index, the end of the words after it, entry)
+    let mut found: Vec<(usize, usize, usize, &str)> = vec![];
+    for start in 0..words.len() {
+        for end in start + 1..=(start + 2).min(words.len()) {
+            let folder_said = bare(&words[start..end].join(" "));
+            let Some(entries) =
+                inside.iter().find(|(folder, _)| crate::spoken::same_but_plural(&folder_said, folder)).map(|(_, e)| e)
+            else {
+                continue;
+            };
+            // The word after the folder's name must sound like a separator and not be one.
+            let Some(sep) = words.get(end).map(|w| bare(w)) else { continue };
+            if sep == "slash" || sep.is_empty() || distance(&code(&sep), &separator, 2).is_none() {
+                continue;
+            }
+            for after in end + 2..=(end + 1 + AFTER_FOLDER).min(words.len()) {
+                let heard = code(&words[end + 1..after].join(" "));
+                if heard.is_empty() {
+                    continue;
+                }
+                for entry in entries {
+                    let c = code(&said(entry));
+                    if let Some(d) = distance(&heard, &c, heard.len().max(c.len())) {
+                        found.push((d, end, after, entry));
+                    }
+                }
+            }
+        }
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)).then(a.3.cmp(b.3)));
+    let mut out: Vec<Alternative> = vec![];
+    for (_, start, end, entry) in found {
+        if out.len() == MAX_PATH_ALTERNATIVES {
+            break;
+        }
+        let text = replaced(&words, start, end, &format!("slash {}", said(entry)));
+        if text != transcript && !out.iter().any(|a| a.text == text) {
+            out.push(Alternative { text, name: entry.to_string() });
+        }
+    }
+    out
+}
+
+/// `words` with `words[start..end]` replaced by `with`, keeping the punctuation the last of
+/// them ended on.
+fn replaced(words: &[&str], start: usize, end: usize, with: &str) -> String {
+    let last = words[end - 1];
+    let kept: String = last.chars().rev().take_while(|c| matches!(c, ',' | '.' | '?' | '!')).collect();
+    let mut out: Vec<String> = words[..start].iter().map(|w| w.to_string()).collect();
+    out.push(format!("{with}{}", kept.chars().rev().collect::<String>()));
+    out.extend(words[end..].iter().map(|w| w.to_string()));
+    out.join(" ")
+}
+
+/// How likely whisper finds a text: the sum of its tokens' log-probabilities, and how many
+/// tokens it is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Weight {
+    pub logp: f32,
+    pub tokens: u32,
+}
+
+impl Weight {
+    fn per_token(&self) -> f32 {
+        self.logp / self.tokens.max(1) as f32
+    }
+}
+
+/// Which alternative to take, given how likely whisper finds the transcript it wrote
+/// (`heard`) and each alternative, in order (`weighed`): the likeliest, when it beats what was
+/// written by [`MARGIN`] in all and by [`MARGIN_PER_TOKEN`] a token. Both, because a sum
+/// favours fewer tokens: "There are not any duets in there." → "There are not minutes in
+/// there." (a file) gains 4.4 by losing two tokens, and only 0.09 a token. A missing or
+/// non-finite score takes nothing.
+pub fn choose(heard: Weight, weighed: &[Weight]) -> Option<usize> {
+    if !heard.logp.is_finite() {
+        return None;
+    }
+    let (best, w) =
+        weighed.iter().enumerate().filter(|(_, w)| w.logp.is_finite()).max_by(|a, b| a.1.logp.total_cmp(&b.1.logp))?;
+    (w.logp > heard.logp + MARGIN && w.per_token() > heard.per_token() + MARGIN_PER_TOKEN).then_some(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(heard: &str, names: &[&str]) -> Vec<String> {
+        alternatives(heard, &Lexicon::of_names(names)).into_iter().map(|a| a.text).collect()
+    }
+
+    #[test]
+    fn names_that_sound_loosely_like_what_was_heard_are_offered() {
+        // What broke: "misk" for the folder misc, and "tools letter.json" for newsletter.json,
+        // too far for the transcript alone to put right.
+        let names = ["misc", "Pictures", "newsletter.json", "journal.png", "resume.txt"];
+        let misk = texts("List the files in misk in pictures.", &names);
+        assert!(misk.contains(&"List the files in misc in pictures.".to_string()), "{misk:?}");
+        let news = texts("Delete tools, letter.json.", &names);
+        assert!(news.contains(&"Delete newsletter.json.".to_string()), "{news:?}");
+        // A name written with underscores is offered as it is heard.
+        let shop = texts("open shopping lust.docx", &["shopping_list.docx"]);
+        assert!(shop.contains(&"open shopping list.docx".to_string()), "{shop:?}");
+    }
+
+    #[test]
+    fn nothing_is_offered_where_no_name_could_have_been_said() {
+        let names = ["rebuilt.log", "misc", "Pictures", "Letters", "roadmap.pdf", "summer"];
+        for heard in [
+            // A command word on its own is never a name.
+            "rebuild the index",
+            // Names heard as they are.
+            "scan Pictures",
+            "list the files in misc in pictures",
+            // Function words and what follows an article or a subject.
+            "what is in it",
+            "replaced by a later version",
+            "could you write up a patch",
+            "",
+        ] {
+            assert_eq!(texts(heard, &names), Vec::<String>::new(), "{heard}");
+        }
+        // The verb a command opens with is not part of a name: "Hash docs" is not `inbox`.
+        assert_eq!(texts("Hash docs slash notes dot txt.", &["inbox", "docs", "notes.txt"]), Vec::<String>::new());
+        assert!(alternatives("scan misk", &Lexicon::default()).is_empty());
+    }
+
+    #[test]
+    fn at_most_a_few_alternatives_the_nearest_first() {
+        let names: Vec<String> = (0..40).map(|i| format!("notes{i}.txt")).chain(["nodes.txt".into()]).collect();
+        let got = texts("read notes.txt", &names.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(got.len() <= MAX_ALTERNATIVES, "{got:?}");
+        assert_eq!(got.first().map(String::as_str), Some("read nodes.txt"), "{got:?}");
+    }
+
+    #[test]
+    fn a_misheard_slash_and_name_after_a_folder_are_offered_as_what_is_in_it() {
+        let paths = ["Wallpapers/old", "Wallpapers/old/a.txt", "Pictures/misc", "Pictures/misc/x.txt", "notes.txt"];
+        let texts =
+            |heard: &str| -> Vec<String> { path_alternatives(heard, &paths).into_iter().map(|a| a.text).collect() };
+        let old = texts("Draft, quarantine for Wallpapers, Ash Old.");
+        assert!(old.contains(&"Draft, quarantine for Wallpapers, slash old.".to_string()), "{old:?}");
+        let misc = texts("zip up, pictures, hash, move.");
+        assert!(misc.contains(&"zip up, pictures, slash misc.".to_string()), "{misc:?}");
+        // A path already said with its separator is left to the transcript's own reading; a
+        // folder followed by no word like a separator, or no folder, offers nothing.
+        assert!(texts("zip up pictures slash misk").is_empty());
+        assert!(texts("scan the pictures folder").is_empty());
+        assert!(texts("scan pictures and misc").is_empty());
+        assert!(texts("hash notes.txt").is_empty());
+        assert!(path_alternatives("scan pictures misc", &[] as &[&str]).is_empty());
+    }
+
+    fn w(logp: f32, tokens: u32) -> Weight {
+        Weight { logp, tokens }
+    }
+
+    #[test]
+    fn an_alternative_is_taken_only_when_clearly_likelier_than_what_was_written() {
+        // misk → misc; tools, letter → newsletter.
+        assert_eq!(choose(w(-15.1, 10), &[w(-11.6, 9), w(-14.6, 9)]), Some(0));
+        assert_eq!(choose(w(-14.9, 8), &[w(-11.9, 7), w(-5.8, 6)]), Some(1));
+        // Within the margin, what whisper wrote stands.
+        assert_eq!(choose(w(-5.65, 7), &[w(-5.35, 7)]), None);
+        assert_eq!(choose(w(-5.0, 5), &[w(-7.0, 5), w(-6.0, 5)]), None);
+        // What broke: likelier in all only by being shorter — "mustered" taken for a name,
+        // estimate (−22.8 in 12 tokens against −21.2 in 11), "any duets" for minutes.json's stem.
+        assert_eq!(choose(w(-22.78, 12), &[w(-21.20, 11)]), None);
+        assert_eq!(choose(w(-18.31, 10), &[w(-13.95, 8)]), None);
+        assert_eq!(choose(w(-5.0, 5), &[]), None);
+        assert_eq!(choose(w(f32::NAN, 5), &[w(-1.0, 5)]), None);
+        assert_eq!(choose(w(-5.0, 5), &[w(f32::NAN, 5), w(-4.0, 5)]), Some(1));
+    }
+}
