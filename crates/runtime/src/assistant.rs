@@ -206,6 +206,38 @@ async fn weigh(
     })
 }
 
+/// The names and paths under the roots, as hearing compares a transcript with them.
+struct HeardTree {
+    lexicon: smart_voice::heard_names::Lexicon,
+    /// Relative, `/`-separated.
+    paths: Vec<String>,
+}
+
+/// The ways `text` may have been meant, to weigh against its audio
+/// (`smart_voice::weighed_names`): a name that exists under the roots in place of words that
+/// sound loosely like it, or "slash" and an entry's name after its folder's.
+fn ways_it_may_have_been_meant(text: &str, tree: &HeardTree) -> Vec<smart_voice::weighed_names::Alternative> {
+    let mut ways = smart_voice::weighed_names::alternatives(text, &tree.lexicon);
+    for a in smart_voice::weighed_names::path_alternatives(text, &tree.paths) {
+        if !ways.iter().any(|b| b.text == a.text) {
+            ways.push(a);
+        }
+    }
+    ways
+}
+
+/// The transcript as a request: the names whisper misheard put right against the names that
+/// exist anywhere under the roots (nearest first, `smart_voice::heard_names`), the spoken
+/// spellings of paths written back (`smart_voice::spoken`, against the working folder's
+/// `names`), then a path whose parts mostly exist put right as a whole
+/// (`smart_voice::heard_paths`). Open hearing (no `tree`) keeps only the spellings.
+fn heard_as_request(text: &str, names: &[String], tree: Option<&HeardTree>) -> String {
+    let Some(tree) = tree else { return smart_voice::spoken::as_request(text, names) };
+    let text = smart_voice::heard_names::correct(text, &tree.lexicon);
+    let request = smart_voice::spoken::as_request(&text, names);
+    smart_voice::heard_paths::correct(&request, &tree.paths)
+}
+
 /// Every prompt a model could be shown for `tools` — each format, each ranking style — with no
 /// utterance: what an eval checks its folder tree against (no name of the tree may appear in a
 /// prompt).
@@ -612,66 +644,43 @@ impl Assistant {
             return Ok(Heard::Emergency { word: word.to_string(), report: Some(report) });
         }
         self.fire(corr, Trigger::TranscriptReady);
+        let tree = self.heard_tree();
         // Weighed only where the utterance can be listened to again (`hear` has no way to).
-        let weighed = match rehear.as_deref_mut() {
-            Some(again) => {
-                let ways = self.ways_it_may_have_been_meant(text);
+        let weighed = match (rehear.as_deref_mut(), &tree) {
+            (Some(again), Some(tree)) => {
+                let ways = ways_it_may_have_been_meant(text, tree);
                 if ways.is_empty() { None } else { weigh(transcript, again, ways).await }
             }
-            None => None,
+            _ => None,
         };
-        let request = self.heard_in(weighed.as_ref().and_then(|w| w.taken.as_deref()).unwrap_or(text), opts);
+        let taken = weighed.as_ref().and_then(|w| w.taken.as_deref()).unwrap_or(text);
+        let request = self.heard_in(taken, opts, tree.as_ref());
         let mut report = self.guarded_turn(turn, &request, opts, Said::Heard { first: transcript, rehear }).await?;
         report.weighed = weighed;
         Ok(Heard::Turn(report))
     }
 
-    /// The ways `text` may have been meant, to weigh against its audio
-    /// (`smart_voice::weighed_names`): a name that exists under the roots in place of words that
-    /// sound loosely like it, or "slash" and an entry's name after its folder's. None under open
-    /// hearing.
-    fn ways_it_may_have_been_meant(&self, text: &str) -> Vec<smart_voice::weighed_names::Alternative> {
+    /// What hearing puts a transcript right against: the names and paths under the roots (the
+    /// nearest first, at most `smart_voice::heard_names::MAX_NAMES`). `None` under open hearing,
+    /// which puts nothing right. Walked once per hearing, for weighing and reading alike.
+    fn heard_tree(&self) -> Option<HeardTree> {
         if self.understand_opts.open_hearing {
-            return vec![];
+            return None;
         }
         let limits =
             crate::understanding::WalkLimits { entries: smart_voice::heard_names::MAX_NAMES, ..Default::default() };
         let walked = crate::understanding::vocabulary(self.engine.roots(), limits);
         let names: Vec<&str> = walked.entries.iter().map(|e| e.name()).collect();
-        let lexicon = smart_voice::heard_names::Lexicon::of_names(&names);
-        let paths: Vec<&str> = walked.entries.iter().map(|e| e.rel.as_str()).filter(|r| !r.is_empty()).collect();
-        let mut ways = smart_voice::weighed_names::alternatives(text, &lexicon);
-        for a in smart_voice::weighed_names::path_alternatives(text, &paths) {
-            if !ways.iter().any(|b| b.text == a.text) {
-                ways.push(a);
-            }
-        }
-        ways
+        Some(HeardTree {
+            lexicon: smart_voice::heard_names::Lexicon::of_names(&names),
+            paths: walked.entries.iter().map(|e| e.rel.clone()).filter(|r| !r.is_empty()).collect(),
+        })
     }
 
-    /// [`Assistant::heard_as_request`] against the names of the person's working folder.
-    fn heard_in(&self, text: &str, opts: &SayOptions) -> String {
+    /// [`heard_as_request`] against the names of the person's working folder.
+    fn heard_in(&self, text: &str, opts: &SayOptions, tree: Option<&HeardTree>) -> String {
         let names = self.working_folder(opts).map(|b| crate::model_choice::folder_vocabulary(&b)).unwrap_or_default();
-        self.heard_as_request(text, &names)
-    }
-
-    /// The transcript as a request: the names whisper misheard put right against the names
-    /// that exist anywhere under the roots (nearest first, `smart_voice::heard_names`), the
-    /// spoken spellings of paths written back (`smart_voice::spoken`, against the working
-    /// folder's `names`), then a path whose parts mostly exist put right as a whole
-    /// (`smart_voice::heard_paths`). Open hearing keeps only the spellings.
-    fn heard_as_request(&self, text: &str, names: &[String]) -> String {
-        if self.understand_opts.open_hearing {
-            return smart_voice::spoken::as_request(text, names);
-        }
-        let limits =
-            crate::understanding::WalkLimits { entries: smart_voice::heard_names::MAX_NAMES, ..Default::default() };
-        let walked = crate::understanding::vocabulary(self.engine.roots(), limits);
-        let all: Vec<&str> = walked.entries.iter().map(|e| e.name()).collect();
-        let text = smart_voice::heard_names::correct(text, &smart_voice::heard_names::Lexicon::of_names(&all));
-        let request = smart_voice::spoken::as_request(&text, names);
-        let paths: Vec<&str> = walked.entries.iter().map(|e| e.rel.as_str()).filter(|r| !r.is_empty()).collect();
-        smart_voice::heard_paths::correct(&request, &paths)
+        heard_as_request(text, &names, tree)
     }
 
     /// A heard search's topic put right against the words the library index holds
@@ -913,7 +922,7 @@ impl Assistant {
         {
             return answer;
         }
-        let request = self.heard_in(said, opts);
+        let request = self.heard_in(said, opts, self.heard_tree().as_ref());
         if request.trim().eq_ignore_ascii_case(report.utterance.trim()) {
             return answer;
         }

@@ -3,8 +3,8 @@
 //!
 //! Weighing comes first and is cheaper: when words of the transcript sound loosely like names
 //! that exist (`smart_voice::weighed_names`), the worker says how likely whisper finds the
-//! transcript with each such name in place of those words, against the same audio — one
-//! encoder pass over the utterance and a short decoder pass per text — and a name clearly
+//! transcript with each such name in place of those words, against the same audio — a short
+//! decoder pass per text, on the state that heard the utterance — and a name clearly
 //! likelier than what whisper wrote is read instead ("misk" is the folder misc when the audio
 //! says so). The rest of this essay is about the second hearing.
 //!

@@ -425,9 +425,9 @@ impl<W: Write> Worker<W> {
         }
     }
 
-    /// The kept utterance from `start_ms` to `end_ms`.
-    fn kept(&self, start_ms: u64, end_ms: u64) -> Result<&Kept, VoiceError> {
-        self.kept.iter().rev().find(|k| k.start_ms == start_ms && k.end_ms == end_ms).ok_or_else(|| {
+    /// Where in [`Worker::kept`] the utterance from `start_ms` to `end_ms` is.
+    fn kept_at(&self, start_ms: u64, end_ms: u64) -> Result<usize, VoiceError> {
+        self.kept.iter().rposition(|k| k.start_ms == start_ms && k.end_ms == end_ms).ok_or_else(|| {
             err(
                 VoiceErrorCode::NotKept,
                 format!(
@@ -443,12 +443,10 @@ impl<W: Write> Worker<W> {
     /// and then the text, so the texts differ only where they differ.
     fn weigh(&mut self, start_ms: u64, end_ms: u64, texts: &[String]) -> Result<Vec<(f32, u32)>, VoiceError> {
         smart_voice::protocol::weighable(texts).map_err(|e| err(VoiceErrorCode::BadRequest, e))?;
-        self.kept(start_ms, end_ms)?;
+        let at = self.kept_at(start_ms, end_ms)?;
         let models =
             self.models.as_ref().ok_or_else(|| err(VoiceErrorCode::NotLoaded, "no voice models are loaded"))?;
-        let Some(last) = self.kept.iter_mut().rev().find(|k| k.start_ms == start_ms && k.end_ms == end_ms) else {
-            return Err(err(VoiceErrorCode::NotKept, "the utterance is not kept"));
-        };
+        let last = &mut self.kept[at];
         let texts: Vec<String> = texts
             .iter()
             .map(|t| match &last.strip {
@@ -465,7 +463,7 @@ impl<W: Write> Worker<W> {
     fn rehear(&mut self, start_ms: u64, end_ms: u64) -> Result<Transcript, VoiceError> {
         let models =
             self.models.as_ref().ok_or_else(|| err(VoiceErrorCode::NotLoaded, "no voice models are loaded"))?;
-        let last = self.kept(start_ms, end_ms)?;
+        let last = &self.kept[self.kept_at(start_ms, end_ms)?];
         let heard = models.stt.transcribe(&last.audio, false).map_err(|e| err(VoiceErrorCode::Stt, e))?;
         // The wake phrase must be heard again too: left in, it would be read as the request.
         let text = match &last.strip {
