@@ -1056,6 +1056,13 @@ impl Assistant {
         if topic && !searched_twice {
             cued.push("rag.search");
         }
+        // A record's place said in the store's own shape ("in your reminders, under boiler") asks
+        // for a record as its words would: once if no word did, twice if one did.
+        let record = understand::args::names_a_record(&reading);
+        let record_worded = cued.contains(&"db.upsert");
+        if record && !record_worded {
+            cued.push("db.upsert");
+        }
         // A tool only the person's own words ask for is left out when they were not said (a
         // batch's name alone is not them: "restore batch 0123…" is no purge).
         let unsaid = understand::cues::unsaid(&reading, &mentions, &is_name, &cued);
@@ -1063,6 +1070,9 @@ impl Assistant {
         let mut twice = understand::cues::said_twice(&reading, &mentions, &is_name, &cued);
         if searched_twice && !twice.contains(&"rag.search") {
             twice.push("rag.search");
+        }
+        if record && record_worded && !twice.contains(&"db.upsert") {
+            twice.push("db.upsert");
         }
         let lifts: Vec<&str> = cued.iter().chain(&twice).copied().collect();
         let ranking = understand::cues::weigh(&model_ranking, &lifts, thresholds.cue_boost);
@@ -1076,7 +1086,9 @@ impl Assistant {
             Understood::Call { tool, args } => match understand::beyond::overrule(&tool, &cued, unserved, &fill) {
                 Some(reply) => reply,
                 // The status report no word asked for: the model's answer to what it cannot place.
-                None if understand::beyond::unasked_status(&tool, &reading, &mentions, &is_name) => Understood::NoCall,
+                None if understand::beyond::unasked_status(&tool, &reading, &mentions, &is_name) => {
+                    understand::beyond::cued_instead_of_status(&ranking, &cued, &fill).unwrap_or(Understood::NoCall)
+                }
                 None => Understood::Call { tool, args },
             },
             Understood::Ask { question } => {
@@ -1084,6 +1096,10 @@ impl Assistant {
             }
             other => other,
         };
+        let newest = ctx.newest.as_ref().map(|(tool, _)| tool.as_str());
+        let understood = understand::decide::the_newest_when_unsaid(understood, &reading, &fill, named, newest);
+        let understood =
+            understand::decide::unsure_of_the_default(understood, &fill, named, &cued, model_ranking.best_call);
         Ok(match understood {
             Understood::Call { tool, args } => {
                 Answer::Call { source: ProposalSource::Model, tool, args, timings: Some(timings) }

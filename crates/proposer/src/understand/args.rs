@@ -727,12 +727,20 @@ fn result_limit(lower: &[String]) -> Option<(u64, usize)> {
             _ => number_before(words),
         }
     };
+    // "no more than five" as "at most five".
+    let at_most = |i: usize| {
+        lower[i] == "than" && i >= 2 && lower[i - 1] == "more" && matches!(lower[i - 2].as_str(), "no" | "not")
+    };
     let after = lower.iter().enumerate().find_map(|(i, w)| {
-        if !LIMIT_WORDS.contains(&w.as_str()) {
+        let said_at = if at_most(i) {
+            i - 2
+        } else if LIMIT_WORDS.contains(&w.as_str()) {
+            i
+        } else {
             return None;
-        }
+        };
         let run = lower[i + 1..].iter().take_while(|x| number_word(x) && x.as_str() != "a").count();
-        (run > 0).then(|| value(&lower[i + 1..i + 1 + run]).map(|n| (n, i))).flatten()
+        (run > 0).then(|| value(&lower[i + 1..i + 1 + run]).map(|n| (n, said_at))).flatten()
     });
     let before = || {
         lower.iter().enumerate().skip(1).find_map(|(j, w)| {
@@ -828,8 +836,15 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
     // "A should be B", "it says A but it should say B", "A becomes B".
     // "A must become B" as "A should be B".
     // "typed A … and it's supposed to be B" as "A should be B".
-    for (mid, skip_after) in [("should", 2usize), ("must", 2), ("supposed", 3), ("becomes", 1)] {
-        let modal = matches!(mid, "should" | "must" | "supposed");
+    // "it says A, it ought to say B" as "A should say B"; "I've written A where I meant B".
+    for (mid, skip_after) in
+        [("should", 2usize), ("must", 2), ("supposed", 3), ("ought", 3), ("becomes", 1), ("meant", 1)]
+    {
+        let modal = matches!(mid, "should" | "must" | "supposed" | "ought");
+        // "meant" is the new text's only after "I" ("where I meant B"), its subject.
+        if mid == "meant" && at(mid).is_none_or(|m| m == 0 || lower[m - 1] != "i") {
+            continue;
+        }
         if let Some(m) = at(mid) {
             // "should really say", "should actually be": the adverb is not the new text.
             let skip_after = if modal
@@ -844,7 +859,8 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
             // "… but it should say", "… where it should say", "it says A there, it should say
             // B", "and it's supposed to be B": the joint is not the old text.
             let joint = |w: &str| matches!(w, "but" | "where" | "when" | "and" | "though" | "yet" | "there" | "here");
-            let a_end = if modal && m >= 2 && matches!(lower[m - 1].as_str(), "it" | "it's" | "its") {
+            let subject = if mid == "meant" { &["i"][..] } else { &["it", "it's", "its"][..] };
+            let a_end = if (modal || mid == "meant") && m >= 2 && subject.contains(&lower[m - 1].as_str()) {
                 let mut e = m - 1;
                 while e > 0 && joint(lower[e - 1].as_str()) {
                     e -= 1;
@@ -870,7 +886,7 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
                 .rposition(|w| {
                     matches!(
                         w.as_str(),
-                        "says" | "say" | "that" | "so" | "typo" | "it" | "it's" | "its" | "typed" | "wrote"
+                        "says" | "say" | "that" | "so" | "typo" | "it" | "it's" | "its" | "typed" | "wrote" | "written"
                     )
                 })
                 .map_or(0, |i| i + 1);
@@ -916,7 +932,12 @@ fn patch(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     };
     // The file's name and the words that point at it ("in", "the file") are not the edit.
     let mut start = file.start;
-    while start > 0 && matches!(r.words[start - 1].to_lowercase().as_str(), "in" | "of" | "the" | "file" | "from") {
+    while start > 0
+        && matches!(
+            r.words[start - 1].to_lowercase().as_str(),
+            "in" | "inside" | "within" | "of" | "the" | "file" | "from"
+        )
+    {
         start -= 1;
     }
     let words: Vec<String> = r.words[..start].iter().chain(&r.words[file.end..]).cloned().collect();
@@ -970,8 +991,10 @@ const NOTE_MARKERS: &[&[&str]] = &[
 
 /// Words after "key" or "value" that are not the key or the value itself ("the key to the
 /// shed is under the mat" names no key).
-const NOT_A_KEY: &[&str] =
-    &["to", "is", "for", "of", "in", "on", "that", "the", "a", "an", "and", "was", "are", "with", "as", "from"];
+const NOT_A_KEY: &[&str] = &[
+    "to", "is", "for", "of", "in", "on", "that", "the", "a", "an", "and", "was", "are", "with", "as", "from", "my",
+    "your", "his", "her", "our", "their",
+];
 
 /// A record whose parts the person named: "in the collection clients under the key acme: pays
 /// always late", "save a note with key nimbus9: client prefers British spelling", "make a record
@@ -987,10 +1010,16 @@ fn named_record(r: &Reading) -> Option<Value> {
             && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
             && !NOT_A_KEY.contains(&w)
     };
-    // "in reminders under tangerine: oven guy comes tuesday": a collection named, then the key
-    // after "under" without the word "key".
-    let in_collection_under =
-        |i: usize| lower[i] == "under" && i >= 2 && lower[i - 2] == "in" && is_collection(&lower[i - 1]);
+    // "in reminders under tangerine: oven guy comes tuesday", "in your reminders, under
+    // boiler, that …": a collection named, then the key after "under" without the word "key".
+    // Where the phrase starts ("in"), if `i` is its "under".
+    let collection_phrase = |i: usize| -> Option<usize> {
+        let c = i.checked_sub(1).filter(|_| lower[i] == "under" && is_collection(&lower[i - 1]))?;
+        let at = c.checked_sub(1)?;
+        let at = if matches!(lower[at].as_str(), "my" | "your" | "our") { at.checked_sub(1)? } else { at };
+        (lower[at] == "in").then_some(at)
+    };
+    let in_collection_under = |i: usize| collection_phrase(i).is_some();
     let k = (0..lower.len())
         .find(|&i| lower[i] == "key" && word_after(i).is_some())
         .or_else(|| (0..lower.len()).find(|&i| in_collection_under(i) && word_after(i).is_some()))?;
@@ -1029,9 +1058,72 @@ fn named_record(r: &Reading) -> Option<Value> {
             value.pop();
         }
     }
+    while value.last().is_some_and(|w| matches!(w.to_lowercase().as_str(), "please" | "thanks")) {
+        value.pop();
+    }
+    if value.is_empty() && value_from > k {
+        value = said_before_the_key(r, &lower, k, (0..=k).find_map(collection_phrase));
+    }
     let value = value.join(" ");
     (!value.is_empty() && !key.is_empty())
         .then(|| json!({ "collection": collection, "key": key.chars().take(200).collect::<String>(), "value": value }))
+}
+
+/// Whether the sentence names where a record goes by the record store's own shape — "in your
+/// reminders, under boiler", "the collection ideas", "with key nimbus9", "under the key acme" —
+/// and so asks for a record whatever its words for asking ("Put it in your notes, under
+/// grandson, that his birthday is …" ranked a search first). "the key to the shed" and "the
+/// key exchange" are no such shape.
+pub fn names_a_record(r: &Reading) -> bool {
+    let lower = r.lower();
+    let shaped = (0..lower.len()).any(|i| match lower[i].as_str() {
+        "collection" => true,
+        "key" => {
+            i > 0 && matches!(lower[i - 1].as_str(), "with" | "under")
+                || (i > 1 && lower[i - 1] == "the" && matches!(lower[i - 2].as_str(), "with" | "under"))
+        }
+        "under" => {
+            i >= 2
+                && (lower[i - 2] == "in"
+                    || (i >= 3 && lower[i - 3] == "in" && matches!(lower[i - 2].as_str(), "my" | "your" | "our")))
+        }
+        _ => false,
+    });
+    shaped && named_record(r).is_some()
+}
+
+/// What to keep, said before where it goes: "note down: boiler service is on friday — put it in
+/// reminders under key boiler", "remember that I prefer large writing, put it in preferences
+/// under font". The words after what asks for a note ([`NOTE_MARKERS`]) up to the phrase that
+/// names the collection (`phrase`, where its "in" is) or the key, without the words that lead
+/// to it ("put it", "and save it").
+fn said_before_the_key<'r>(r: &'r Reading, lower: &[String], key_at: usize, phrase: Option<usize>) -> Vec<&'r str> {
+    let mut end = phrase.unwrap_or(key_at);
+    while end > 0 && matches!(lower[end - 1].as_str(), "under" | "the" | "with" | "using" | "at" | "as") {
+        end -= 1;
+    }
+    // A dash before the clause ("friday — put it in …") is no part of what to keep either.
+    while end > 0
+        && (matches!(lower[end - 1].as_str(), "put" | "it" | "and" | "save" | "store" | "file" | "keep" | "then")
+            || !lower[end - 1].contains(char::is_alphanumeric))
+    {
+        end -= 1;
+    }
+    // The marker said first, the longest there ("remember that", not "remember").
+    let start = NOTE_MARKERS
+        .iter()
+        .filter_map(|m| {
+            (0..end)
+                .find(|&i| i + m.len() <= end && lower[i..i + m.len()].iter().zip(m.iter()).all(|(a, b)| a == b))
+                .map(|i| (i, m.len()))
+        })
+        .min_by_key(|&(i, len)| (i, std::cmp::Reverse(len)))
+        .map_or(0, |(i, len)| i + len);
+    let mut start = start.min(end);
+    while start < end && matches!(lower[start].as_str(), "that" | "for" | "me" | "down") {
+        start += 1;
+    }
+    r.words[start..end].iter().map(String::as_str).collect()
 }
 
 fn record(r: &Reading) -> Filled {
@@ -1099,12 +1191,36 @@ fn record(r: &Reading) -> Filled {
 /// A bundle's budget when none is said.
 const DEFAULT_BUDGET: u64 = 2000;
 
-/// "in 2000 tokens", "at most 500 tokens", "under 1000 tokens".
+/// "in 2000 tokens", "at most 500 tokens", "under 1000 tokens", "about a thousand of those
+/// token things"; "under five hundred tokens, no, make it eight hundred" is eight hundred.
 fn budget(r: &Reading) -> Option<u64> {
     let lower = r.lower();
     let t = lower.iter().position(|w| w == "tokens" || w == "token")?;
-    let digits = (t > 0).then(|| lower[t - 1].replace(',', "").parse::<u64>().ok()).flatten();
-    digits.or_else(|| number_before(&lower[..t])).filter(|n| (1..=32_000).contains(n))
+    let said = |words: &[String]| {
+        let digits = words.last().and_then(|w| w.replace(',', "").parse::<u64>().ok());
+        digits.or_else(|| number_before(words)).filter(|n| (1..=32_000).contains(n))
+    };
+    // The number put right after the tokens: a correcting word, what leads to the number, the number.
+    let lead_up =
+        |w: &str| matches!(w, "make" | "it" | "that" | "let's" | "say" | "i" | "mean" | "no" | "sorry" | "actually");
+    let corrected = (t + 1..lower.len())
+        .find(|&c| matches!(lower[c].as_str(), "no" | "sorry" | "actually" | "rather"))
+        .and_then(|c| {
+            let from = (c..lower.len()).find(|&i| !lead_up(&lower[i]))?;
+            let number_word = |w: &String| {
+                w.replace(',', "").parse::<u64>().is_ok()
+                    || number_before(std::slice::from_ref(w)).is_some()
+                    || matches!(w.as_str(), "a" | "and")
+            };
+            let end = (from..lower.len()).find(|&i| !number_word(&lower[i])).unwrap_or(lower.len());
+            (end > from).then(|| said(&lower[from..end])).flatten()
+        });
+    // Words between the number and "tokens" that only point at them ("of those").
+    let mut end = t;
+    while end > 0 && matches!(lower[end - 1].as_str(), "of" | "those" | "these" | "the" | "them") {
+        end -= 1;
+    }
+    corrected.or_else(|| said(&lower[..end]))
 }
 
 /// A number written in words that ends where `words` ends ("two thousand five hundred",
@@ -1193,11 +1309,7 @@ fn points_at_the_list(lower: &[String]) -> bool {
 /// ("I've read through the change you drafted for summary.txt … write it into the file for
 /// real" stood in a bundle of summary.txt for applying the patch).
 fn points_at_prepared(lower: &[String], what: &str) -> bool {
-    let nouns: &[&str] = if what == "patch" {
-        &["patch", "change", "changes", "fix", "edit", "correction"]
-    } else {
-        &["plan", "move", "moves", "reorganization", "reorganisation", "rearrangement"]
-    };
+    let nouns = prepared_nouns(what);
     let definite = lower.iter().enumerate().any(|(i, w)| {
         nouns.contains(&w.as_str())
             && lower[i.saturating_sub(2)..i].iter().any(|d| matches!(d.as_str(), "the" | "that" | "this" | "your"))
@@ -1209,6 +1321,37 @@ fn points_at_prepared(lower: &[String], what: &str) -> bool {
     let planning = lower.windows(2).any(|w| w[0] == "plan" && w[1].ends_with("ing"));
     let not_yet = lower.iter().any(|w| w == "yet") || lower.windows(2).any(|w| w[0] == "for" && w[1] == "now");
     definite && !new_one && !planning && !not_yet
+}
+
+/// The words for what an applying tool applies (`what`: "patch" or "move plan").
+fn prepared_nouns(what: &str) -> &'static [&'static str] {
+    if what == "patch" {
+        &["patch", "change", "changes", "fix", "edit", "correction"]
+    } else {
+        &["plan", "move", "moves", "reorganization", "reorganisation", "rearrangement"]
+    }
+}
+
+/// Whether the sentence has a word for what `tool` applies, however else it says it: one only
+/// it means ("that diff looks right", "patch it in", "the find and replace you prepared", "do
+/// the moving now"), or one of its nouns said as a thing ("yes make that edit"; not "if I
+/// change my mind"). Not for a tool that applies nothing prepared.
+pub fn words_for_what_it_applies(r: &Reading, tool: &str) -> bool {
+    let Some(Recipe::Apply(what)) = recipe(tool) else { return false };
+    let own: &[&str] = if what == "patch" {
+        &["patch", "patches", "diff", "diffs", "replace", "edit"]
+    } else {
+        &["plan", "plans", "move", "moves", "moving", "rename", "renaming", "renames"]
+    };
+    let nouns = prepared_nouns(what);
+    let lower = r.lower();
+    lower.iter().enumerate().any(|(i, w)| {
+        own.contains(&w.as_str())
+            || (nouns.contains(&w.as_str())
+                && lower[i.saturating_sub(2)..i]
+                    .iter()
+                    .any(|d| matches!(d.as_str(), "the" | "that" | "this" | "your" | "a")))
+    })
 }
 
 /// A hash said in the sentence: a word of eight or more hex digits with at least one digit and
@@ -1490,6 +1633,26 @@ mod tests {
     }
 
     #[test]
+    fn a_record_named_in_the_stores_shape_is_known_by_it() {
+        for said in [
+            "Put it in your notes, under grandson, that his birthday is the ninth of March",
+            "make a note in your reminders, under boiler, that the man is coming on the fourteenth",
+            "save a note with key nimbus9: client prefers British spelling",
+            "remember in the collection clients under the key acme: pays always late",
+        ] {
+            assert!(names_a_record(&read(said)), "{said}");
+        }
+        for said in [
+            "remember that the key to the shed is under the mat",
+            "find documents about the key exchange protocol",
+            "the charger is in the drawer under my desk",
+            "what's in Letters",
+        ] {
+            assert!(!names_a_record(&read(said)), "{said}");
+        }
+    }
+
+    #[test]
     fn a_record_whose_collection_and_key_are_named_keeps_them() {
         // What broke (a tenth author's sentences): the collection was always notes, the key made
         // of the first words ("in_collection_clients"), or no record at all.
@@ -1536,6 +1699,27 @@ mod tests {
                 "tangerine",
                 "oven guy comes tuesday",
             ),
+            // What broke (an eighteenth and a nineteenth author): the collection said as "your
+            // reminders", and the note said before where it goes — the key was the last word,
+            // so the whole sentence became a note in `notes`.
+            (
+                "make a note in your reminders, under boiler, that the man is coming on the fourteenth",
+                "reminders",
+                "boiler",
+                "the man is coming on the fourteenth",
+            ),
+            (
+                "note down: boiler service is on friday — put in reminders under key boiler",
+                "reminders",
+                "boiler",
+                "boiler service is on friday",
+            ),
+            (
+                "remember that I prefer large writing? Put it in preferences under font, please.",
+                "preferences",
+                "font",
+                "I prefer large writing",
+            ),
         ] {
             assert_eq!(
                 args("db.upsert", said),
@@ -1549,6 +1733,11 @@ mod tests {
             "notes"
         );
         assert_eq!(args("db.upsert", "remember that my boots are in storage under the stairs")["collection"], "notes");
+        assert_eq!(
+            args("db.upsert", "remember that the charger is in the drawer under my desk")["collection"],
+            "notes"
+        );
+        assert_eq!(args("db.upsert", "remember that the charger is in my drawer under my desk")["collection"], "notes");
         // "the key to …" names no key: the note reads as before.
         assert_eq!(args("db.upsert", "remember that the key to the shed is under the mat")["collection"], "notes");
         assert_eq!(
@@ -1642,6 +1831,14 @@ mod tests {
         assert_eq!(b("bundle budget.xlsx in fifteen hundred tokens"), json!(1500));
         assert_eq!(b("bundle budget.xlsx in a thousand tokens"), json!(1000));
         assert_eq!(b("bundle budget.xlsx in three hundred and fifty tokens"), json!(350));
+        // What broke (a nineteenth author's): words between the number and "tokens", and a
+        // number put right after it — both read as the default or the first number.
+        assert_eq!(b("gather budget.xlsx, something within about a thousand of those token things"), json!(1000));
+        assert_eq!(b("join up budget.xlsx, keep it under five hundred tokens, no, make it eight hundred"), json!(800));
+        assert_eq!(b("bundle budget.xlsx in 500 tokens, sorry, 1,500"), json!(1500));
+        assert_eq!(b("bundle budget.xlsx in 500 tokens, no actually a thousand please"), json!(1000));
+        // A "no" after the tokens with no number after it changes nothing.
+        assert_eq!(b("bundle budget.xlsx in 500 tokens, no rush"), json!(500));
         // No number at all: the default, and nothing in the sentence for it.
         assert_eq!(b("bundle budget.xlsx in some tokens"), json!({"defaulted": 2000}));
         assert_eq!(b("bundle budget.xlsx"), json!({"defaulted": 2000}));
@@ -1689,6 +1886,11 @@ mod tests {
         assert_eq!(args("rag.search", "search for top secret plans"), json!({"query": "top secret plans"}));
         assert_eq!(args("rag.search", "find documents about code review"), json!({"query": "code review"}));
         assert_eq!(args("rag.search", "find 2020 documents about taxes"), json!({"query": "taxes"}));
+        // What broke (a nineteenth author's): "no more than five of them" was no limit, and
+        // "of them" was taken for the topic's marker.
+        let said = args("rag.search", "I'm trying to find something I wrote about tides, no more than five of them");
+        assert_eq!(said["limit"], 5);
+        assert!(said["query"].as_str().is_some_and(|q| q.starts_with("tides")), "{said}");
         // What broke (a thirteenth author's): a kind said after the topic became the topic, a
         // corrected kind was not the one meant, and "just give me five" was no limit.
         assert_eq!(
@@ -1718,6 +1920,10 @@ mod tests {
             // What broke (a thirteenth author's): "there" before the joint, and "supposed to be".
             "shopping_list.md ugh it says tuesday there it should say thursday",
             "the new girl typed tuesday in shopping_list.md and it's supposed to be thursday",
+            // What broke (a nineteenth author's): "ought to say" and "where I meant" were no
+            // edit, so the patch drafted before was applied, or the person asked what to replace.
+            "Oh dear, in shopping_list.md it says tuesday... it ought to say thursday. Could you sort out a correction",
+            "In shopping_list.md I've written tuesday where I meant thursday; could you prepare the change",
         ] {
             assert_eq!(
                 args("propose.patch", said),
@@ -1725,6 +1931,14 @@ mod tests {
                 "{said}"
             );
         }
+        // What broke (an eighteenth author's): "inside" before the file stayed in the new text.
+        assert_eq!(
+            args(
+                "propose.patch",
+                "kindly replace the word tuesday with thursday inside shopping_list.md, only prepare"
+            ),
+            json!({"path": "/r/shopping_list.md", "find": "tuesday", "replace": "thursday"})
+        );
         // What broke: whisper heard "it says tuesday" as "it's an tuesday", and "Fix it's an
         // tuesday" was the find.
         assert_eq!(

@@ -38,6 +38,8 @@ pub const CORRECTIONS: &[&str] = &[
     "sorry",
     "correction",
     "wait",
+    // Last, and only before a name: "to Blueprints, ah no, to Band Practice".
+    "no",
 ];
 
 /// Words after the phrase that only lead up to the correction.
@@ -53,7 +55,11 @@ const REPLACES: &[&[&str]] = &[&["make", "it"], &["make", "that"], &["i", "mean"
 const BETWEEN: &[&str] = &["folder", "file", "directory", "one", "please"];
 
 /// Prepositions said again before the corrected name.
-const PREPOSITIONS: &[&str] = &["in", "into", "to", "under", "inside", "from", "on", "onto"];
+const PREPOSITIONS: &[&str] = &["in", "into", "to", "under", "inside", "from", "on", "onto", "of"];
+
+/// How many words may stand between a name and a phrase that corrects it when they are not
+/// filler words: "check Wallpapers for identical documents, oh no, sorry, I mean Band Practice".
+const FAR: usize = 5;
 
 /// The sentence with what was put right left out, or `None` when nothing was corrected.
 pub fn corrected(reading: &Reading, mentions: &[Mention]) -> Option<String> {
@@ -82,18 +88,18 @@ pub fn corrected(reading: &Reading, mentions: &[Mention]) -> Option<String> {
         while before > 0 && BETWEEN.contains(&lower[before - 1].as_str()) && !covered(before - 1) {
             before -= 1;
         }
+        // The first name's own preposition goes when the person says one again ("into Letters,
+        // no wait, into Pictures").
+        let from_of = |m: &Mention| match again {
+            Some(_) if m.start > 0 && PREPOSITIONS.contains(&lower[m.start - 1].as_str()) => m.start - 1,
+            _ => m.start,
+        };
+        let bare_no = len == 1 && lower[at] == "no";
         let span = if corrects_name {
             named
                 .iter()
                 .find(|m| m.end == before)
-                .map(|m| {
-                    // "into Letters, no wait, into Pictures": the first preposition goes too.
-                    let from = match again {
-                        Some(_) if m.start > 0 && PREPOSITIONS.contains(&lower[m.start - 1].as_str()) => m.start - 1,
-                        _ => m.start,
-                    };
-                    (from, again.unwrap_or(next))
-                })
+                .map(|m| (from_of(m), again.unwrap_or(next)))
                 // "into archive, no wait, into notes", the first word no name of ours: the same
                 // preposition said again marks what it replaces.
                 .or_else(|| {
@@ -101,7 +107,22 @@ pub fn corrected(reading: &Reading, mentions: &[Mention]) -> Option<String> {
                         .filter(|&p| before >= 2 && lower[before - 2] == lower[p] && !covered(before - 1))
                         .map(|p| (before - 2, p))
                 })
-        } else if replaces && before > 0 && !covered(before - 1) && next < lower.len() && !covered(next) {
+                // Words between the name and the phrase ("… Wallpapers for identical documents,
+                // oh no, sorry, I mean Band Practice"): they stay; the name goes, and so does
+                // the phrase. Only the nearest name, a few words back, in the same place in the
+                // request (the same preposition before both, or none: "put a.txt somewhere, no
+                // wait, into notes" corrects "somewhere", not the file); never for a bare "no".
+                .or_else(|| {
+                    let m = named.iter().filter(|m| m.end < before && before - m.end <= FAR).max_by_key(|m| m.end)?;
+                    let its_preposition =
+                        m.start.checked_sub(1).map(|p| lower[p].as_str()).filter(|w| PREPOSITIONS.contains(w));
+                    let same_place = its_preposition == again.map(|p| lower[p].as_str());
+                    (!bare_no && same_place && drops.last().is_none_or(|&(_, end)| end <= from_of(m))).then(|| {
+                        drops.push((from_of(m), m.end));
+                        (at, next)
+                    })
+                })
+        } else if replaces && !bare_no && before > 0 && !covered(before - 1) && next < lower.len() && !covered(next) {
             Some((before - 1, next))
         } else {
             None
@@ -187,6 +208,52 @@ mod tests {
             .as_deref(),
             Some("move Pictures into Wallpapers")
         );
+    }
+
+    #[test]
+    fn a_bare_no_between_two_names_puts_the_first_right() {
+        // What broke (an eighteenth author): "ah no" (a filler and "no") was no correction, and
+        // the plan moved to both folders.
+        assert_eq!(
+            with_names(
+                "I am wanting playlist.json to go to Blueprints, ah no, to Band Practice",
+                &[(3, 4), (7, 8), (10, 12)]
+            )
+            .as_deref(),
+            Some("I am wanting playlist.json to go to Band Practice")
+        );
+        // "of" is said again as "into" is: "the scan of Wallpapers… no sorry, of Band Practice".
+        assert_eq!(
+            with_names("do the scan of the folder Wallpapers... no sorry, of Band Practice", &[(6, 7), (10, 12)])
+                .as_deref(),
+            Some("do the scan of the folder of Band Practice")
+        );
+        // A bare "no" corrects a name only: before a word it is an answer or a word of its own.
+        assert_eq!(with_names("swap cat for dog no make it fish in notes.txt", &[(8, 9)]), None);
+        assert_eq!(with_names("is there anything in Letters no one has opened", &[(4, 5)]), None);
+    }
+
+    #[test]
+    fn a_name_put_right_a_few_words_later_replaces_the_nearest_name() {
+        // What broke (a nineteenth author): words between the name and the correction, so the
+        // first folder was searched.
+        assert_eq!(
+            with_names(
+                "check Wallpapers for identical documents, oh no, sorry, I mean Band Practice, the other section",
+                &[(1, 2), (10, 12)]
+            )
+            .as_deref(),
+            Some("check for identical documents oh Band Practice the other section")
+        );
+        // Not further back than a few words, and never for a bare "no".
+        assert_eq!(
+            with_names(
+                "look in Pictures and tell me which of the old drafts are stale sorry Lectures",
+                &[(2, 3), (13, 14)]
+            ),
+            None
+        );
+        assert_eq!(with_names("check Wallpapers for identical documents no Band Practice", &[(1, 2), (6, 8)]), None);
     }
 
     #[test]

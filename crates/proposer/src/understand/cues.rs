@@ -44,7 +44,12 @@ pub const BOOST: f32 = 8.0;
 /// Cue phrases per tool, lower case. A word ending in `*` matches any word it begins
 /// ("duplicat*": duplicate, duplicates, duplicated); the others match whole words.
 pub const CUES: &[(&str, &[&str])] = &[
-    ("fs.hash", &["hash", "checksum", "checksums", "fingerprint", "sha256", "blake3"]),
+    // "blake3" as whisper writes it heard: "Blake 3", "Blake three", "Blake free" (a "th" heard
+    // as "f"; three of the last spoken passes' eleven "blake3"s).
+    (
+        "fs.hash",
+        &["hash", "checksum", "checksums", "fingerprint", "sha256", "blake3", "blake 3", "blake three", "blake free"],
+    ),
     (
         "rag.search",
         &[
@@ -423,7 +428,8 @@ fn of_own_memory(words: &[String], at: usize) -> bool {
         && at > 0
         && match words[at - 1].as_str() {
             "i" | "we" | "can't" | "cant" | "cannot" | "couldn't" | "could" => true,
-            "to" => at < 2 || !matches!(words[at - 2].as_str(), "you" | "u" | "me"),
+            // "would you be so kind as to remember that …" asks, as "I want you to" does.
+            "to" => at < 2 || !matches!(words[at - 2].as_str(), "you" | "u" | "me" | "as"),
             _ => false,
         }
 }
@@ -693,6 +699,10 @@ mod tests {
     fn everyday_words_for_discarding_and_reviewing_are_cues() {
         // What broke (authors-dev): read the file; drafted a context bundle; applied the old plan.
         assert!(cued_in("um just bin the lease agreement for now, I can restore it later").contains(&"fs.quarantine"));
+        // What broke (spoken): "blake3" heard as two words was no word for hashing.
+        for heard in ["Blake free on shopping list.docx.", "I need the Blake 3 of journal.png", "blake three of it"] {
+            assert_eq!(cued_in(heard), vec!["fs.hash"], "{heard}");
+        }
         assert!(
             cued_in("write up the cover letter as candidates for quarantine so I can review them first")
                 .contains(&"propose.quarantine")
@@ -777,6 +787,13 @@ mod tests {
         );
         assert!(cued_in("I can't remember what's in there").is_empty());
         assert_eq!(cued_in("I want you to remember that the gate code is 1990"), vec!["db.upsert"]);
+        // What broke (a nineteenth author's): "be so kind as to remember" was the person's memory.
+        assert_eq!(
+            cued_in(
+                "Would you be so kind as to remember that I prefer large writing? Put it in preferences under font"
+            ),
+            vec!["db.upsert"]
+        );
         assert_eq!(cued_in("are there duplicated photos here"), vec!["cluster.duplicates"]);
         // What broke (a fifth author's sentences): a record, an encoding, where a file belongs.
         assert_eq!(cued_in("save a record: the gate code = 1990"), vec!["db.upsert"]);

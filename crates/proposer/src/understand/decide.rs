@@ -51,6 +51,7 @@
 
 use super::args::{Filled, Missing, Recipe, has_extension, recipe};
 use super::rank::{Ranking, USES};
+use super::reading::Reading;
 use super::vocab::EntryKind;
 use serde_json::Value;
 
@@ -137,6 +138,65 @@ fn uses(tool: &str) -> &str {
 /// `abs` as the person would say it: relative to the working folder when inside it.
 fn shown(abs: &str, base: &str) -> String {
     abs.strip_prefix(base).map(|r| r.trim_start_matches('/')).filter(|r| !r.is_empty()).unwrap_or(abs).to_string()
+}
+
+/// "Go ahead, let's do it", "yes, carry it out": applying, with nothing said of what, applies
+/// what was prepared last. The ranking cannot know which of a pending patch and a newer move
+/// plan "it" is (a nineteenth author's "Go ahead, dear … let's do it" after a move plan applied
+/// an older patch); `newest` can: the tool that applies the newest thing prepared. Only between
+/// applying tools, only when neither the chosen one nor the newest one was given anything by
+/// the sentence nor named by a word for it ("yes make that edit" is the patch), and never when
+/// a name was said.
+pub fn the_newest_when_unsaid(
+    understood: Understood,
+    reading: &Reading,
+    fill: &dyn Fn(&str) -> Filled,
+    named: bool,
+    newest: Option<&str>,
+) -> Understood {
+    let Understood::Call { tool, args } = understood else {
+        return understood;
+    };
+    let applies = |t: &str| matches!(recipe(t), Some(Recipe::Apply(_)));
+    let worded = |t: &str| super::args::words_for_what_it_applies(reading, t);
+    if let Some(newest) =
+        newest.filter(|n| !named && *n != tool && applies(n) && applies(&tool) && !worded(n) && !worded(&tool))
+        && matches!(fill(&tool), Filled::Implied(_))
+        && let Filled::Implied(newest_args) = fill(newest)
+    {
+        return Understood::Call { tool: newest.to_string(), args: newest_args };
+    }
+    Understood::Call { tool, args }
+}
+
+/// Below this chance of a call (the model's own), a call whose only argument is the working
+/// folder by default is not taken on the model's word alone.
+pub const UNSURE_OF_A_CALL: f32 = 0.5;
+
+/// "What's the capital of Australia? I've forgotten" ranked the stale-documents report first
+/// with a call at 0.26: above the least chance of a call, and the report needs nothing from the
+/// sentence, so the working folder stood in as its folder. A request about the working folder
+/// says so in some way — a name, a word for the tool (`cued`), or a model sure there is a call;
+/// with none of these the sentence is no request for that tool, and there is no call.
+pub fn unsure_of_the_default(
+    understood: Understood,
+    fill: &dyn Fn(&str) -> Filled,
+    named: bool,
+    cued: &[&str],
+    model_call: f32,
+) -> Understood {
+    match understood {
+        Understood::Call { ref tool, .. }
+            if !named
+                && model_call < UNSURE_OF_A_CALL
+                && !cued.contains(&tool.as_str())
+                && matches!(recipe(tool), Some(Recipe::OnePath { .. }))
+                && matches!(fill(tool), Filled::Defaulted(_)) =>
+        {
+            Understood::NoCall
+        }
+        other => other,
+    }
 }
 
 /// What to tell the person when `tool`'s arguments are not all there.
@@ -485,6 +545,72 @@ mod tests {
             decide(&hidden, &fills, true, "/r", &t),
             Understood::Call { tool: "fs.read".into(), args: json!({"paths": ["/r/c.pdf"]}) }
         );
+    }
+
+    #[test]
+    fn a_default_folder_on_an_unsure_call_that_nothing_asked_for_is_no_call() {
+        let fills = |tool: &str| match tool {
+            "infer.superseded_docs" => Filled::Defaulted(json!({"path": "/r"})),
+            "fs.scan" => Filled::Args(json!({"path": "/r/Letters"})),
+            _ => Filled::Missing(Missing::Words("what to search for")),
+        };
+        let stale = || Understood::Call { tool: "infer.superseded_docs".into(), args: json!({"path": "/r"}) };
+        // What broke (a nineteenth author's): "What's the capital of Australia?" at 0.26.
+        assert_eq!(unsure_of_the_default(stale(), &fills, false, &[], 0.26), Understood::NoCall);
+        // A word for it ("what's stale?"), a model sure of a call, or a name: the call stands.
+        assert_eq!(unsure_of_the_default(stale(), &fills, false, &["infer.superseded_docs"], 0.26), stale());
+        assert_eq!(unsure_of_the_default(stale(), &fills, false, &[], 0.9), stale());
+        assert_eq!(unsure_of_the_default(stale(), &fills, true, &[], 0.26), stale());
+        // A folder said is no default.
+        let scan = Understood::Call { tool: "fs.scan".into(), args: json!({"path": "/r/Letters"}) };
+        assert_eq!(unsure_of_the_default(scan.clone(), &fills, false, &[], 0.2), scan);
+    }
+
+    #[test]
+    fn applying_with_nothing_said_of_what_applies_what_was_prepared_last() {
+        let unsaid = |tool: &str| match tool {
+            "apply.move" => Filled::Implied(json!({"proposal": "ab"})),
+            "apply.patch" => Filled::Implied(json!({"proposal": "cd"})),
+            _ => Filled::Missing(Missing::Words("what to replace")),
+        };
+        let patch = || Understood::Call { tool: "apply.patch".into(), args: json!({"proposal": "cd"}) };
+        let go = crate::understand::reading::read("Go ahead, dear. It can be undone if I change my mind, so do it.");
+        let plan = Understood::Call { tool: "apply.move".into(), args: json!({"proposal": "ab"}) };
+        // What broke (a nineteenth author): "Go ahead, dear … let's do it" after a move plan
+        // applied the patch drafted before it.
+        assert_eq!(the_newest_when_unsaid(patch(), &go, &unsaid, false, Some("apply.move")), plan.clone());
+        // The newest is what was chosen, or no applying tool: as chosen.
+        assert_eq!(the_newest_when_unsaid(patch(), &go, &unsaid, false, Some("apply.patch")), patch());
+        assert_eq!(the_newest_when_unsaid(patch(), &go, &unsaid, false, Some("fs.quarantine")), patch());
+        assert_eq!(the_newest_when_unsaid(patch(), &go, &unsaid, false, None), patch());
+        // The sentence said what ("apply the patch"), or named a file: as chosen.
+        let said = |tool: &str| match tool {
+            "apply.patch" => Filled::Args(json!({"proposal": "cd"})),
+            other => unsaid(other),
+        };
+        assert_eq!(the_newest_when_unsaid(patch(), &go, &said, false, Some("apply.move")), patch());
+        assert_eq!(the_newest_when_unsaid(patch(), &go, &unsaid, true, Some("apply.move")), patch());
+        // A word for what is applied, though no hash: "yes make that edit" is the patch (dev:95,
+        // broken by the first version of this rule).
+        for worded in [
+            "yes make that edit",
+            "uh yeah that diff looks right, apply it",
+            "patch it in.",
+            "go ahead with the find and replace you prepared",
+        ] {
+            let worded = crate::understand::reading::read(worded);
+            assert_eq!(the_newest_when_unsaid(patch(), &worded, &unsaid, false, Some("apply.move")), patch());
+        }
+        // And the other way: "do the moving now" is the plan, though a patch was made after it.
+        let moving = crate::understand::reading::read("do the moving now");
+        assert_eq!(the_newest_when_unsaid(plan.clone(), &moving, &unsaid, false, Some("apply.patch")), plan);
+        // Not a call, or a call that applies nothing: untouched.
+        assert_eq!(
+            the_newest_when_unsaid(Understood::NoCall, &go, &unsaid, false, Some("apply.move")),
+            Understood::NoCall
+        );
+        let scan = Understood::Call { tool: "fs.scan".into(), args: json!({"path": "/r"}) };
+        assert_eq!(the_newest_when_unsaid(scan.clone(), &go, &unsaid, false, Some("apply.move")), scan);
     }
 
     #[test]
