@@ -1334,8 +1334,8 @@ fn prepared_nouns(what: &str) -> &'static [&'static str] {
 
 /// Whether the sentence has a word for what `tool` applies, however else it says it: one only
 /// it means ("that diff looks right", "patch it in", "the find and replace you prepared", "do
-/// the moving now"), or one of its nouns said as a thing ("yes make that edit"; not "if I
-/// change my mind"). Not for a tool that applies nothing prepared.
+/// the moving now"), or one of its nouns said as a thing ("yes make that edit", "apply my fix";
+/// not "if I change my mind"). Not for a tool that applies nothing prepared.
 pub fn words_for_what_it_applies(r: &Reading, tool: &str) -> bool {
     let Some(Recipe::Apply(what)) = recipe(tool) else { return false };
     let own: &[&str] = if what == "patch" {
@@ -1350,7 +1350,7 @@ pub fn words_for_what_it_applies(r: &Reading, tool: &str) -> bool {
             || (nouns.contains(&w.as_str())
                 && lower[i.saturating_sub(2)..i]
                     .iter()
-                    .any(|d| matches!(d.as_str(), "the" | "that" | "this" | "your" | "a")))
+                    .any(|d| matches!(d.as_str(), "the" | "that" | "this" | "your" | "a" | "my" | "our")))
     })
 }
 

@@ -597,6 +597,8 @@ mod tests {
             "uh yeah that diff looks right, apply it",
             "patch it in.",
             "go ahead with the find and replace you prepared",
+            // Heard: "OK apply my fix." (spoken dev:94, broken by the rule's second version).
+            "OK apply my fix.",
         ] {
             let worded = crate::understand::reading::read(worded);
             assert_eq!(the_newest_when_unsaid(patch(), &worded, &unsaid, false, Some("apply.move")), patch());
