@@ -996,6 +996,24 @@ const NOT_A_KEY: &[&str] = &[
     "your", "his", "her", "our", "their",
 ];
 
+/// A word that can name a record collection: short, lower case, letters, digits and `_`.
+fn is_collection(w: &str) -> bool {
+    w.len() <= 32
+        && w.starts_with(|c: char| c.is_ascii_lowercase())
+        && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !NOT_A_KEY.contains(&w)
+}
+
+/// "in reminders under tangerine: oven guy comes tuesday", "in your reminders, under boiler,
+/// that …": a collection named, then the key after "under" without the word "key". Where the
+/// phrase starts (its "in"), if the lower-case word at `i` is its "under".
+fn collection_phrase(lower: &[String], i: usize) -> Option<usize> {
+    let c = i.checked_sub(1).filter(|_| lower[i] == "under" && is_collection(&lower[i - 1]))?;
+    let at = c.checked_sub(1)?;
+    let at = if matches!(lower[at].as_str(), "my" | "your" | "our") { at.checked_sub(1)? } else { at };
+    (lower[at] == "in").then_some(at)
+}
+
 /// A record whose parts the person named: "in the collection clients under the key acme: pays
 /// always late", "save a note with key nimbus9: client prefers British spelling", "make a record
 /// in deadlines with the key pancake7, the value is: deliver on Friday". Only with a key said;
@@ -1004,22 +1022,7 @@ const NOT_A_KEY: &[&str] = &[
 fn named_record(r: &Reading) -> Option<Value> {
     let lower = r.lower();
     let word_after = |i: usize| lower.get(i + 1).filter(|w| !NOT_A_KEY.contains(&w.as_str()));
-    let is_collection = |w: &str| {
-        w.len() <= 32
-            && w.starts_with(|c: char| c.is_ascii_lowercase())
-            && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-            && !NOT_A_KEY.contains(&w)
-    };
-    // "in reminders under tangerine: oven guy comes tuesday", "in your reminders, under
-    // boiler, that …": a collection named, then the key after "under" without the word "key".
-    // Where the phrase starts ("in"), if `i` is its "under".
-    let collection_phrase = |i: usize| -> Option<usize> {
-        let c = i.checked_sub(1).filter(|_| lower[i] == "under" && is_collection(&lower[i - 1]))?;
-        let at = c.checked_sub(1)?;
-        let at = if matches!(lower[at].as_str(), "my" | "your" | "our") { at.checked_sub(1)? } else { at };
-        (lower[at] == "in").then_some(at)
-    };
-    let in_collection_under = |i: usize| collection_phrase(i).is_some();
+    let in_collection_under = |i: usize| collection_phrase(&lower, i).is_some();
     let k = (0..lower.len())
         .find(|&i| lower[i] == "key" && word_after(i).is_some())
         .or_else(|| (0..lower.len()).find(|&i| in_collection_under(i) && word_after(i).is_some()))?;
@@ -1062,7 +1065,7 @@ fn named_record(r: &Reading) -> Option<Value> {
         value.pop();
     }
     if value.is_empty() && value_from > k {
-        value = said_before_the_key(r, &lower, k, (0..=k).find_map(collection_phrase));
+        value = said_before_the_key(r, &lower, k, (0..=k).find_map(|i| collection_phrase(&lower, i)));
     }
     let value = value.join(" ");
     (!value.is_empty() && !key.is_empty())
@@ -1082,11 +1085,7 @@ pub fn names_a_record(r: &Reading) -> bool {
             i > 0 && matches!(lower[i - 1].as_str(), "with" | "under")
                 || (i > 1 && lower[i - 1] == "the" && matches!(lower[i - 2].as_str(), "with" | "under"))
         }
-        "under" => {
-            i >= 2
-                && (lower[i - 2] == "in"
-                    || (i >= 3 && lower[i - 3] == "in" && matches!(lower[i - 2].as_str(), "my" | "your" | "our")))
-        }
+        "under" => collection_phrase(&lower, i).is_some(),
         _ => false,
     });
     shaped && named_record(r).is_some()
@@ -1207,11 +1206,7 @@ fn budget(r: &Reading) -> Option<u64> {
         .find(|&c| matches!(lower[c].as_str(), "no" | "sorry" | "actually" | "rather"))
         .and_then(|c| {
             let from = (c..lower.len()).find(|&i| !lead_up(&lower[i]))?;
-            let number_word = |w: &String| {
-                w.replace(',', "").parse::<u64>().is_ok()
-                    || number_before(std::slice::from_ref(w)).is_some()
-                    || matches!(w.as_str(), "a" | "and")
-            };
+            let number_word = |w: &str| w.replace(',', "").parse::<u64>().is_ok() || spelled_number_word(w);
             let end = (from..lower.len()).find(|&i| !number_word(&lower[i])).unwrap_or(lower.len());
             (end > from).then(|| said(&lower[from..end])).flatten()
         });
@@ -1223,42 +1218,48 @@ fn budget(r: &Reading) -> Option<u64> {
     corrected.or_else(|| said(&lower[..end]))
 }
 
+/// The value of a number word below a hundred ("seven", "forty").
+fn unit(w: &str) -> Option<u64> {
+    const UNITS: &[&str] = &[
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: &[&str] = &["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+    UNITS
+        .iter()
+        .position(|u| *u == w)
+        .map(|i| i as u64)
+        .or_else(|| TENS.iter().position(|t| *t == w).map(|i| 20 + 10 * i as u64))
+}
+
+/// A word that may be part of a number written in words ("a", "thousand", "and", "five").
+fn spelled_number_word(w: &str) -> bool {
+    unit(w).is_some() || matches!(w, "hundred" | "thousand" | "and" | "a")
+}
+
 /// A number written in words that ends where `words` ends ("two thousand five hundred",
 /// "fifteen hundred", "a thousand"): a budget said aloud or typed as words.
 fn number_before(words: &[String]) -> Option<u64> {
-    fn unit(w: &str) -> Option<u64> {
-        const UNITS: &[&str] = &[
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-        ];
-        const TENS: &[&str] = &["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
-        UNITS
-            .iter()
-            .position(|u| *u == w)
-            .map(|i| i as u64)
-            .or_else(|| TENS.iter().position(|t| *t == w).map(|i| 20 + 10 * i as u64))
-    }
     // The words of the number: from the last word back while they are number words.
-    let is_number_word = |w: &str| unit(w).is_some() || matches!(w, "hundred" | "thousand" | "and" | "a");
-    let start = words.iter().rposition(|w| !is_number_word(w)).map_or(0, |i| i + 1);
+    let start = words.iter().rposition(|w| !spelled_number_word(w)).map_or(0, |i| i + 1);
     let said = &words[start..];
     if !said.iter().any(|w| unit(w).is_some() || w == "hundred" || w == "thousand") {
         return None;
@@ -1309,11 +1310,7 @@ fn points_at_the_list(lower: &[String]) -> bool {
 /// ("I've read through the change you drafted for summary.txt … write it into the file for
 /// real" stood in a bundle of summary.txt for applying the patch).
 fn points_at_prepared(lower: &[String], what: &str) -> bool {
-    let nouns = prepared_nouns(what);
-    let definite = lower.iter().enumerate().any(|(i, w)| {
-        nouns.contains(&w.as_str())
-            && lower[i.saturating_sub(2)..i].iter().any(|d| matches!(d.as_str(), "the" | "that" | "this" | "your"))
-    });
+    let definite = said_as_a_thing(lower, prepared_nouns(what), &["the", "that", "this", "your"]);
     let new_one = lower
         .iter()
         .any(|w| matches!(w.as_str(), "draft" | "make" | "create" | "prepare" | "again" | "new" | "another"));
@@ -1343,14 +1340,16 @@ pub fn words_for_what_it_applies(r: &Reading, tool: &str) -> bool {
     } else {
         &["plan", "plans", "move", "moves", "moving", "rename", "renaming", "renames"]
     };
-    let nouns = prepared_nouns(what);
     let lower = r.lower();
+    lower.iter().any(|w| own.contains(&w.as_str()))
+        || said_as_a_thing(&lower, prepared_nouns(what), &["the", "that", "this", "your", "a", "my", "our"])
+}
+
+/// Whether one of `nouns` is said with one of `determiners` at most two words before it ("that
+/// diff", "the fix you drafted"): a thing pointed at, not a verb ("change my mind").
+fn said_as_a_thing(lower: &[String], nouns: &[&str], determiners: &[&str]) -> bool {
     lower.iter().enumerate().any(|(i, w)| {
-        own.contains(&w.as_str())
-            || (nouns.contains(&w.as_str())
-                && lower[i.saturating_sub(2)..i]
-                    .iter()
-                    .any(|d| matches!(d.as_str(), "the" | "that" | "this" | "your" | "a" | "my" | "our")))
+        nouns.contains(&w.as_str()) && lower[i.saturating_sub(2)..i].iter().any(|d| determiners.contains(&d.as_str()))
     })
 }
 

@@ -117,8 +117,9 @@ pub fn corrected(reading: &Reading, mentions: &[Mention]) -> Option<String> {
                     let its_preposition =
                         m.start.checked_sub(1).map(|p| lower[p].as_str()).filter(|w| PREPOSITIONS.contains(w));
                     let same_place = its_preposition == again.map(|p| lower[p].as_str());
-                    (!bare_no && same_place && drops.last().is_none_or(|&(_, end)| end <= from_of(m))).then(|| {
-                        drops.push((from_of(m), m.end));
+                    let from = from_of(m);
+                    (!bare_no && same_place && drops.last().is_none_or(|&(_, end)| end <= from)).then(|| {
+                        drops.push((from, m.end));
                         (at, next)
                     })
                 })
