@@ -143,12 +143,11 @@ fn init_refuses_bad_roots_and_leaves_nothing_behind() {
     assert_eq!(out.status.code(), Some(1));
     assert!(!s.data.exists(), "a failed init leaves no data dir");
     // The data dir inside a root would let the tools move the ledger.
-    let out = s
-        .cmd()
-        .env("SMART_DATA_DIR", s.root.join("smart-data"))
-        .args(["init", "--root", s.root.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = output(s.cmd().env("SMART_DATA_DIR", s.root.join("smart-data")).args([
+        "init",
+        "--root",
+        s.root.to_str().unwrap(),
+    ]));
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("inside root"));
     assert!(!s.root.join("smart-data").exists());

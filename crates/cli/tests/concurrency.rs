@@ -46,14 +46,14 @@ fn spawn_calls(s: &Smart, calls: Vec<(String, String)>) -> std::thread::JoinHand
         calls
             .into_iter()
             .map(|(tool, args)| {
-                let out = std::process::Command::new(&bin)
-                    .env("SMART_DATA_DIR", &data)
-                    .env("SMART_KEY_STORE", "file")
-                    .env("SMART_NOW_MS", now.to_string())
-                    .current_dir(&root)
-                    .args(["--json", "call", &tool, "--args", &args])
-                    .output()
-                    .unwrap();
+                let out = output(
+                    std::process::Command::new(&bin)
+                        .env("SMART_DATA_DIR", &data)
+                        .env("SMART_KEY_STORE", "file")
+                        .env("SMART_NOW_MS", now.to_string())
+                        .current_dir(&root)
+                        .args(["--json", "call", &tool, "--args", &args]),
+                );
                 let text = String::from_utf8_lossy(&out.stdout).to_string();
                 let v = serde_json::from_str(text.trim())
                     .unwrap_or_else(|_| Value::String(format!("{text} / {}", String::from_utf8_lossy(&out.stderr))));

@@ -73,12 +73,13 @@ fn reads_while_the_root_is_swapped_for_a_link_never_see_outside() {
     let mut outcomes: BTreeMap<String, u32> = BTreeMap::new();
     for _ in 0..CALLS {
         s.advance(10);
-        let out = s
-            .cmd()
-            .current_dir(s.tmp.path())
-            .args(["--json", "call", "fs.read", "--args", &format!(r#"{{"path": "{}"}}"#, notes.display())])
-            .output()
-            .unwrap();
+        let out = output(s.cmd().current_dir(s.tmp.path()).args([
+            "--json",
+            "call",
+            "fs.read",
+            "--args",
+            &format!(r#"{{"path": "{}"}}"#, notes.display()),
+        ]));
         let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
         assert!(!text.contains("outside text"), "a read went through the swapped root: {text}");
         let v: serde_json::Value =
@@ -115,12 +116,13 @@ fn patches_while_the_root_is_swapped_for_a_link_never_write_outside() {
         std::fs::write(&outside_file, &twin).unwrap();
         let swapper = Swapper::start(&s.root, &link);
         s.advance(10);
-        let out = s
-            .cmd()
-            .current_dir(s.tmp.path())
-            .args(["--json", "call", "apply.patch", "--args", &format!(r#"{{"proposal": "{patch}"}}"#)])
-            .output()
-            .unwrap();
+        let out = output(s.cmd().current_dir(s.tmp.path()).args([
+            "--json",
+            "call",
+            "apply.patch",
+            "--args",
+            &format!(r#"{{"proposal": "{patch}"}}"#),
+        ]));
         swapper.stop();
         let v: serde_json::Value =
             serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap_or_default();

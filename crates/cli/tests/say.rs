@@ -131,12 +131,13 @@ fn a_cue_word_tilts_a_ranking_that_leans_elsewhere() {
     s.write("inbox/a.txt", "a");
     let w = leaning_worker(&s);
     let propose = |text: &str| {
-        let out = s
-            .cmd()
-            .env("SMART_PROPOSER_WORKER", &w)
-            .args(["--json", "say", "--propose-only", "--no-templates", text])
-            .output()
-            .unwrap();
+        let out = output(s.cmd().env("SMART_PROPOSER_WORKER", &w).args([
+            "--json",
+            "say",
+            "--propose-only",
+            "--no-templates",
+            text,
+        ]));
         assert!(out.status.success(), "{text}: {}", String::from_utf8_lossy(&out.stderr));
         let v: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("not JSON ({e}); stderr {}", String::from_utf8_lossy(&out.stderr)));

@@ -263,14 +263,14 @@ fn fixture(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
 /// Runs `smart --json ARGS` on the data dir `data` at the pinned time `now_ms`, with the file key
 /// store: (exit code, the JSON it printed or null, the text it printed).
 fn run_at(data: &std::path::Path, now_ms: u64, args: &[&str]) -> (i32, Value, String) {
-    let out = std::process::Command::new(bin())
-        .env("SMART_DATA_DIR", data)
-        .env("SMART_KEY_STORE", "file")
-        .env("SMART_NOW_MS", now_ms.to_string())
-        .arg("--json")
-        .args(args)
-        .output()
-        .unwrap();
+    let out = output(
+        std::process::Command::new(bin())
+            .env("SMART_DATA_DIR", data)
+            .env("SMART_KEY_STORE", "file")
+            .env("SMART_NOW_MS", now_ms.to_string())
+            .arg("--json")
+            .args(args),
+    );
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     (out.status.code().unwrap_or(-1), serde_json::from_str::<Value>(text.trim()).unwrap_or(Value::Null), text)
 }
@@ -410,12 +410,12 @@ fn the_assistant_says_what_it_knows_before_it_asks() {
         s.json(&["artifact", "register", "--name", "docs plan", "--type", "plan", "--pointer", "plans/docs.md"]);
     assert_eq!(c, 0, "{v}");
     let worker = asking_worker(s.root.parent().unwrap());
-    let out = s
-        .cmd()
-        .env("SMART_PROPOSER_WORKER", &worker)
-        .args(["--json", "say", "--no-templates", "sort that out"])
-        .output()
-        .unwrap();
+    let out = output(s.cmd().env("SMART_PROPOSER_WORKER", &worker).args([
+        "--json",
+        "say",
+        "--no-templates",
+        "sort that out",
+    ]));
     let text = String::from_utf8_lossy(&out.stdout);
     let v: Value = serde_json::from_str(text.trim())
         .unwrap_or_else(|e| panic!("{e}: {text} {}", String::from_utf8_lossy(&out.stderr)));
