@@ -1015,6 +1015,10 @@ impl Assistant {
             }
             None => (text, reading, mentions),
         };
+        // "bet", "alright go" right after a plan, a patch or a list was drafted: carry it out.
+        if let Some((tool, args)) = understand::assent::applies(&reading, &ctx) {
+            return Ok(Answer::Call { source: ProposalSource::Template, tool, args, timings: None });
+        }
         let mut cued = understand::cues::cued(&reading, &mentions, &is_name);
         // "my jeans need a patch on the knee" tells; the model would apply the last patch.
         if understand::statement::tells(text, &mentions, &cued) {
@@ -1355,6 +1359,7 @@ mod tests {
             batches: vec![],
             recent: vec![],
             recent_tool: None,
+            just_prepared: None,
         };
         let phrase = PhraseContext {
             base: base.clone(),

@@ -132,8 +132,13 @@ impl Engine {
                 _ => None,
             })
             .collect();
+        let mut just_prepared: Option<Option<String>> = None;
         for row in committed.iter().rev() {
             if let Ok(KernelEvent::Committed { tool, artifact, call_hash, .. }) = row.event() {
+                // The newest commit only: what an assent right now would carry out.
+                just_prepared.get_or_insert_with(|| {
+                    artifact.as_ref().and(smart_tools::exec::applied_by(&tool)).map(str::to_string)
+                });
                 if let Some(a) = artifact
                     && let Some(applies) = smart_tools::exec::applied_by(&tool)
                     && !artifacts.contains_key(applies)
@@ -153,7 +158,7 @@ impl Engine {
             }
         }
         let (recent, recent_tool) = recent.map_or((vec![], None), |(named, tool)| (named, Some(tool)));
-        Ok(References { artifacts, newest, recent, recent_tool })
+        Ok(References { artifacts, newest, recent, recent_tool, just_prepared: just_prepared.flatten() })
     }
 }
 
@@ -165,6 +170,8 @@ pub struct References {
     pub recent: Vec<String>,
     /// The tool of the call `recent` comes from.
     pub recent_tool: Option<String>,
+    /// The tool that applies what the newest committed call prepared, if it prepared something.
+    pub just_prepared: Option<String>,
 }
 
 /// Everything understanding needs to know about where the person is, gathered now.
@@ -182,6 +189,7 @@ pub fn context(engine: &Engine, base: &Path, limits: WalkLimits) -> Result<Conte
         // compares them with the vocabulary's `/`-joined names.
         recent: refs.recent.iter().map(|p| smart_kernel::slash_path(Path::new(p))).collect(),
         recent_tool: refs.recent_tool,
+        just_prepared: refs.just_prepared,
     })
 }
 

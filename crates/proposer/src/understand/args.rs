@@ -36,6 +36,9 @@ pub struct Context {
     pub recent: Vec<String>,
     /// The tool of that call: "quarantine them" right after a list was drafted is that list.
     pub recent_tool: Option<String>,
+    /// The tool that applies what the newest committed call prepared, if it prepared something
+    /// ([`super::assent`]: "bet" right after a move plan carries it out).
+    pub just_prepared: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -799,7 +802,14 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
         ("corrects", &["to"]),
         ("turn", &["into"]),
         ("turns", &["into"]),
+        ("fix", &["to"]),
     ];
+    // "it says octopus, fix that to linen", "it reads A so change it to B": the old words were
+    // said before the verb, and the verb's object only points back at them.
+    let said_before = |v: usize| {
+        let says = lower[..v].iter().rposition(|w| matches!(w.as_str(), "says" | "said" | "reads"))?;
+        Some(text(says + 1, v)).filter(|a| !a.is_empty())
+    };
     // "the change you drafted", "a fix": after an article the word is a thing, not the verb.
     let verb_at = |w: &str| at(w).filter(|&v| v == 0 || !matches!(lower[v - 1].as_str(), "the" | "a" | "your" | "my"));
     for (verb, seps) in pairs {
@@ -807,6 +817,11 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
             for sep in *seps {
                 if let Some(s) = lower[v + 1..].iter().position(|x| x == sep).map(|s| s + v + 1) {
                     let (a, b) = (text(v + 1, s), text(s + 1, words.len()));
+                    let pointer = a.is_empty() || matches!(a.to_lowercase().as_str(), "it" | "this");
+                    let a = match said_before(v) {
+                        Some(said) if pointer => said,
+                        _ => a,
+                    };
                     if !a.is_empty() && !b.is_empty() {
                         return Some((a, b));
                     }
@@ -837,10 +852,18 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
     // "A must become B" as "A should be B".
     // "typed A … and it's supposed to be B" as "A should be B".
     // "it says A, it ought to say B" as "A should say B"; "I've written A where I meant B".
-    for (mid, skip_after) in
-        [("should", 2usize), ("must", 2), ("supposed", 3), ("ought", 3), ("becomes", 1), ("meant", 1)]
-    {
-        let modal = matches!(mid, "should" | "must" | "supposed" | "ought");
+    // "it shouldve been B", typed without its apostrophe, as "it should be B".
+    for (mid, skip_after) in [
+        ("should", 2usize),
+        ("should've", 2),
+        ("shouldve", 2),
+        ("must", 2),
+        ("supposed", 3),
+        ("ought", 3),
+        ("becomes", 1),
+        ("meant", 1),
+    ] {
+        let modal = matches!(mid, "should" | "should've" | "shouldve" | "must" | "supposed" | "ought");
         // "meant" is the new text's only after "I" ("where I meant B"), its subject.
         if mid == "meant" && at(mid).is_none_or(|m| m == 0 || lower[m - 1] != "i") {
             continue;
@@ -935,7 +958,7 @@ fn patch(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     while start > 0
         && matches!(
             r.words[start - 1].to_lowercase().as_str(),
-            "in" | "inside" | "within" | "of" | "the" | "file" | "from"
+            "in" | "inside" | "within" | "of" | "the" | "file" | "from" | "that" | "this"
         )
     {
         start -= 1;
@@ -1399,6 +1422,7 @@ mod tests {
             batches: vec!["0123456789abcdef".into()],
             recent: vec!["/r/budget.xlsx".into()],
             recent_tool: Some("fs.read".into()),
+            just_prepared: None,
         }
     }
 
@@ -1923,10 +1947,23 @@ mod tests {
             // edit, so the patch drafted before was applied, or the person asked what to replace.
             "Oh dear, in shopping_list.md it says tuesday... it ought to say thursday. Could you sort out a correction",
             "In shopping_list.md I've written tuesday where I meant thursday; could you prepare the change",
+            // What broke (a twenty-first author's): "shouldve" typed without its apostrophe, and
+            // "in that file" before the name kept "in that" in the new text.
+            "theres a typo in shopping_list.md it says tuesday but it shouldve been thursday",
+            "replace the word tuesday with thursday in that file shopping_list.md",
         ] {
             assert_eq!(
                 args("propose.patch", said),
                 json!({"path": "/r/shopping_list.md", "find": "tuesday", "replace": "thursday"}),
+                "{said}"
+            );
+        }
+        // What broke (a twenty-first author's, after reading a file): "ew it says octopus fix that
+        // to linen" found no old words, since "that" only points back at them.
+        for said in ["ew it says octopus fix that to linen", "it says octopus, change it to linen"] {
+            assert_eq!(
+                args("propose.patch", said),
+                json!({"path": "/r/budget.xlsx", "find": "octopus", "replace": "linen"}),
                 "{said}"
             );
         }

@@ -130,6 +130,73 @@ pub const UNSERVED_ACTS: &[(&str, &str)] = &[
 const PRINTING: &[&str] = &["print", "printed", "printout", "print-out"];
 const PAPER: &[&str] = &["copies", "copy", "double-sided", "single-sided", "paper", "printer", "a4", "colour", "color"];
 
+/// Printing for someone else is the printer's too ("can u print journal.png for my teacher");
+/// "print it for me" is how some people ask to see it.
+const FOR_SOMEONE: &[&str] = &["my", "our", "his", "her", "their", "the"];
+
+/// Sending or sharing a file to a person or an app: no tool sends anything anywhere ("send
+/// agenda.png to my friend on discord" proposed reading it). A verb of sending with a person
+/// ([`PEOPLE`]) after "to" or "with", or an app ([`APPS`]) anywhere. Not "send it to Letters",
+/// which puts a file in a folder.
+const SENDING: &[&str] = &["send", "sending", "share", "sharing", "forward", "upload", "uploading", "post"];
+const PEOPLE: &[&str] = &[
+    "friend",
+    "friends",
+    "mum",
+    "mom",
+    "dad",
+    "boss",
+    "teacher",
+    "sister",
+    "brother",
+    "wife",
+    "husband",
+    "partner",
+    "team",
+    "colleague",
+    "colleagues",
+    "client",
+    "clients",
+    "family",
+    "girlfriend",
+    "boyfriend",
+    "kids",
+    "class",
+    "manager",
+    "accountant",
+    "lawyer",
+    "doctor",
+];
+const APPS: &[&str] = &[
+    "discord",
+    "whatsapp",
+    "slack",
+    "telegram",
+    "instagram",
+    "youtube",
+    "tiktok",
+    "facebook",
+    "twitter",
+    "messenger",
+    "snapchat",
+    "reddit",
+    "teams",
+    "zoom",
+    "dropbox",
+    "icloud",
+    "onedrive",
+];
+
+/// Whether the sentence sends or shares something with a person or an app ([`SENDING`]).
+fn sends_away(said: &Said, lower: &[String]) -> bool {
+    let to_someone = lower.windows(3).any(|w| {
+        matches!(w[0].as_str(), "to" | "with")
+            && FOR_SOMEONE.contains(&w[1].as_str())
+            && PEOPLE.contains(&w[2].trim_end_matches([',', '.', '!', '?']))
+    });
+    SENDING.iter().any(|v| said.has(v)) && (to_someone || APPS.iter().any(|a| said.has(a)))
+}
+
 /// Words after "remind me" that make it a question: "remind me which folders I've given you".
 const QUESTION_WORDS: &[&str] =
     &["which", "what", "what's", "whats", "where", "how", "who", "whether", "if", "why", "of"];
@@ -213,8 +280,14 @@ pub fn asked_for(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str)
         .or_else(|| opening_act(&lower, mentions).map(|what| Unserved { what, act: true, words: "" }))
         .or_else(|| {
             let has = |set: &[&str]| set.iter().any(|w| said.has(w));
-            (has(PRINTING) && has(PAPER)).then_some(Unserved { what: "printing", act: true, words: "" })
+            let for_someone = lower.windows(2).any(|w| w[0] == "for" && FOR_SOMEONE.contains(&w[1].as_str()));
+            (has(PRINTING) && (has(PAPER) || for_someone)).then_some(Unserved {
+                what: "printing",
+                act: true,
+                words: "",
+            })
         })
+        .or_else(|| sends_away(&said, &lower).then_some(Unserved { what: "sending files", act: true, words: "" }))
         .or_else(|| {
             UNSERVED.iter().find(|(word, _)| said.has(word)).map(|(_, what)| Unserved { what, act: false, words: "" })
         })
@@ -383,6 +456,14 @@ mod tests {
         // A seventeenth author: printers, payments, the web, installing.
         assert_eq!(asked("print quote.md double-sided, two copies please"), Some("printing"));
         assert_eq!(asked("print the text of quote.md"), None);
+        // A twenty-first author: printing for someone, sending to a person or an app.
+        assert_eq!(asked("can u print journal.png for my teacher"), Some("printing"));
+        assert_eq!(asked("print quote.md for me"), None);
+        assert_eq!(asked("send agenda.png to my friend on discord"), Some("sending files"));
+        assert_eq!(asked("share the budget with my accountant"), Some("sending files"));
+        assert_eq!(asked("upload the clip to youtube"), Some("sending files"));
+        assert_eq!(asked("send agenda.png to the Letters folder"), None);
+        assert_eq!(asked("find the notes my friend sent"), None);
         assert_eq!(asked("pay the water bill from the joint account today"), Some("payments"));
         assert_eq!(asked("search online for a cheap school backpack"), Some("the web"));
         assert_eq!(asked("install the update for the printer driver"), Some("installing software"));

@@ -181,6 +181,8 @@ pub const CUES: &[(&str, &[&str])] = &[
             "were moved",
             "got moved",
             "old-to-new",
+            "old to new",
+            "used to be",
             "should point",
             "old links",
             "links to",
@@ -243,6 +245,7 @@ pub const CUES: &[(&str, &[&str])] = &[
             "toss",
             "chuck",
             "ditch",
+            "yeet*",
         ],
     ),
     // Not "archive", "tar" or "gz": "what's in the tar file" asks for a listing.
@@ -474,8 +477,29 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
         .filter(|(tool, phrases)| phrases.iter().any(|p| if *tool == RECORD { said.has(p) } else { before_content(p) }))
         .map(|(tool, _)| *tool)
         .collect();
-    if !tools.contains(&MOVE) && places(&said.words, mentions) {
-        tools.push(MOVE);
+    if places(&said.words, mentions) {
+        if !tools.contains(&MOVE) {
+            tools.push(MOVE);
+        }
+        // "chuck transcript.json into Band Practice": a verb that throws a thing away puts it
+        // somewhere once a place is named; only another word for the quarantine keeps it.
+        let discards_otherwise = quarantine_cues().any(|p| !PLACING.contains(p) && said.has(p));
+        if !discards_otherwise {
+            tools.retain(|t| *t != QUARANTINE);
+        }
+    }
+    // "add guest_list.csv to a yeet list" ("a throw away list"): an act said with "a … list"
+    // drafts the list.
+    let a_list = (0..said.words.len()).any(|i| {
+        matches!(said.words[i].as_str(), "list" | "lists")
+            && !said.covered[i]
+            && said.words[i.saturating_sub(3)..i].iter().any(|w| w == "a")
+    });
+    if a_list && tools.contains(&QUARANTINE) {
+        tools.retain(|t| *t != QUARANTINE);
+        if !tools.contains(&LIST) {
+            tools.push(LIST);
+        }
     }
     let (words, covered) = (&said.words, &said.covered);
     // "but don't actually move it", "don't apply it yet": what is asked for is the proposal
@@ -500,11 +524,26 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
 }
 
 const MOVE: &str = "propose.move";
+const QUARANTINE: &str = "fs.quarantine";
+
+fn quarantine_cues() -> impl Iterator<Item = &'static &'static str> {
+    CUES.iter().filter(|(tool, _)| *tool == QUARANTINE).flat_map(|(_, phrases)| phrases.iter())
+}
+
+/// Whether the quarantine's own words are said (cued or not: a list drafted with them lifts
+/// the list instead, [`cued`]).
+fn the_act_said(said: &Said) -> bool {
+    quarantine_cues().any(|p| said.has(p))
+}
 
 /// Everyday verbs for putting a thing somewhere ("stick playlist.json in Blueprints", "tidy
-/// journal.png into Wallpapers, it shouldn't be lying around loose"). Not "move", which also
-/// names a plan to carry out, nor "file", a noun as often ("the file notes.txt in Letters").
-const PLACING: &[&str] = &["put", "stick", "stash", "shove", "pop", "place", "tuck", "tidy", "slot", "park", "drop"];
+/// journal.png into Wallpapers, it shouldn't be lying around loose", "chuck it into Letters").
+/// Not "move", which also names a plan to carry out, nor "file", a noun as often ("the file
+/// notes.txt in Letters"). Some also throw things away ("chuck", "toss", "dump"): with a place
+/// named they put.
+const PLACING: &[&str] = &[
+    "put", "stick", "stash", "shove", "pop", "place", "tuck", "tidy", "slot", "park", "drop", "chuck", "toss", "dump",
+];
 
 /// Whether the words put something named somewhere named: a [`PLACING`] verb before the first
 /// thing named, and a second thing after "in", "into", "inside" or "under" — the model had
@@ -539,7 +578,7 @@ pub fn said_twice<'t>(
                 .flat_map(|(_, phrases)| phrases.iter().filter_map(|p| said.span(p)))
                 .collect();
             spans.iter().any(|a| spans.iter().any(|b| a.1 <= b.0))
-                || (*tool == LIST && cued.contains(&"fs.quarantine") && TO_REVIEW.iter().any(|p| said.has(p)))
+                || (*tool == LIST && the_act_said(&said) && TO_REVIEW.iter().any(|p| said.has(p)))
         })
         .collect()
 }
@@ -821,9 +860,15 @@ mod tests {
             cued_in("the thing that used to be at old.pdf is now new.pdf, make the old-to-new mapping"),
             vec!["propose.redirects"]
         );
+        // What broke (a twenty-first author's): "used to be" with no "at", "old to new" unhyphenated.
+        assert_eq!(
+            cued_in("that file used to be old.pdf but now its new.pdf, do the old to new map thing"),
+            vec!["propose.redirects"]
+        );
         // The list is lifted by its own words; "quarantine" alone lifts the act.
         assert_eq!(cued_in("get old.pdf out of the way, put it in quarantine"), vec!["fs.quarantine"]);
-        assert_eq!(cued_in("draft a quarantine list with old.pdf"), vec!["propose.quarantine", "fs.quarantine"]);
+        // "a … list" drafts one: the act's word is no longer lifted beside it.
+        assert_eq!(cued_in("draft a quarantine list with old.pdf"), vec!["propose.quarantine"]);
         assert_eq!(cued_in("Which drafts are out of date?"), vec!["infer.superseded_docs"]);
         assert_eq!(cued_in("What\u{2019}s the context?"), vec!["orbit.get_context"]);
         // "out" and "date" apart are not the phrase; "hashtag" is not "hash".
@@ -901,6 +946,24 @@ mod tests {
         assert!(cues_of("read playlist.json in Blueprints").is_empty());
         assert!(cues_of("put playlist.json somewhere sensible").is_empty());
         assert!(cues_of("is playlist.json in Blueprints").is_empty());
+        // What broke (a twenty-first author's): "chuck" threw the file away; with a place named
+        // it puts, and only another word for the quarantine keeps that.
+        assert_eq!(cues_of("chuck playlist.json into Blueprints they dont belong here"), vec!["propose.move"]);
+        assert_eq!(cues_of("chuck playlist.json"), vec!["fs.quarantine"]);
+        let both = cues_of("chuck playlist.json into Blueprints and quarantine it");
+        assert!(both.contains(&"fs.quarantine") && both.contains(&"propose.move"), "{both:?}");
+    }
+
+    #[test]
+    fn an_act_said_with_a_list_drafts_the_list() {
+        // What broke (a twenty-first author's): "add … to a yeet list, ill review it tomorrow"
+        // ranked a context bundle; "yeet" was no word for the quarantine either.
+        assert_eq!(cued_in("yeet notes.txt right now"), vec!["fs.quarantine"]);
+        assert_eq!(cued_in("alright add notes.txt to a yeet list ill review it tomorrow"), vec!["propose.quarantine"]);
+        assert_eq!(cued_in("add notes.txt to a throw away list"), vec!["propose.quarantine"]);
+        assert_eq!(cued_in("put notes.txt on a list to delete"), vec!["propose.quarantine"]);
+        // The list already drafted is carried out by the act.
+        assert_eq!(cued_in("delete everything on the list"), vec!["fs.quarantine"]);
     }
 
     #[test]

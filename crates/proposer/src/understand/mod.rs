@@ -19,13 +19,15 @@
 //!    plain reply when the sentence asks for something no tool does (mail, alarms, music),
 //!    and [`retracted`] one when the person took the request back ("… no wait, forget it");
 //!    [`statement`] says when a sentence tells instead of asks ("my jeans need a patch on the
-//!    knee"): no call.
+//!    knee"): no call; [`assent`] applies what was just prepared when the person only says go
+//!    ahead ("bet", "alright go").
 //!
 //! Everything here is pure — the model's scores come in as numbers — so every rule is tested
 //! without a model, and the runtime only gathers the facts (the folder tree, the ledger's
 //! newest artifacts) and the scores.
 
 pub mod args;
+pub mod assent;
 pub mod beyond;
 pub mod corrected;
 pub mod cues;

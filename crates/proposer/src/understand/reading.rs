@@ -66,12 +66,26 @@ const SHORTHAND: &[(&str, &str)] = &[
     ("lemme", "let me"),
     ("gimme", "give me"),
     ("wanna", "want to"),
+    ("aight", "alright"),
+    ("yea", "yeah"),
+    ("em", "them"),
+    ("smth", "something"),
+    ("tho", "though"),
+    ("yeet", "throw away"),
+    ("yeeting", "throwing away"),
     ("lol", ""),
     ("lmao", ""),
     ("ngl", ""),
     ("tbh", ""),
     ("yo", ""),
+    ("bruh", ""),
+    ("fr", ""),
+    ("lowkey", ""),
 ];
+
+/// Shorthand typed with a slash, whole tokens only ("swap walnut w/ cedar"): the slash would
+/// otherwise stay on the word it shortens ("with/").
+const SLASHED: &[(&str, &str)] = &[("w/", "with"), ("w/o", "without")];
 
 /// `utterance` with texting [`SHORTHAND`] spelled out, its punctuation kept: what the rest of
 /// understanding reads, typed or heard.
@@ -102,6 +116,11 @@ pub fn spelled_out(utterance: &str) -> String {
         // Conditions.pdf").
         if token == "+" {
             out.push("and".into());
+            continue;
+        }
+        let bare = token.trim_end_matches([',', '.', '!', '?', ';', ':']);
+        if let Some((_, long)) = SLASHED.iter().find(|(short, _)| bare.eq_ignore_ascii_case(short)) {
+            out.push(format!("{long}{}", &token[bare.len()..]));
             continue;
         }
         let (start, end) = split(token);
@@ -373,6 +392,15 @@ mod tests {
         use super::spelled_out;
         assert_eq!(spelled_out("can u list Letters pls"), "can you list Letters please");
         assert_eq!(spelled_out("swap walnut w cedar in notes.txt"), "swap walnut with cedar in notes.txt");
+        // What broke (a twenty-first author's): "replace the word octopus w/ nineteen in that
+        // file …" read "with/", and no replacement was found.
+        assert_eq!(
+            spelled_out("replace octopus w/ nineteen, w/o asking"),
+            "replace octopus with nineteen, without asking"
+        );
+        assert_eq!(spelled_out("aight move em like u said"), "alright move them like you said");
+        // "yeet transcript.json rn" was read as a request to read it.
+        assert_eq!(spelled_out("yeet transcript.json rn"), "throw away transcript.json right now");
         assert_eq!(spelled_out("move it... nvm actually dont"), "move it... never mind actually dont");
         assert_eq!(spelled_out("ngl, r ur files ok? lol."), "are your files ok?.");
         // A name is not shorthand: upper case, or inside a word or a path.
