@@ -490,9 +490,14 @@ fn moves(r: &Reading, mentions: &[Mention], ctx: &Context, redirect: bool) -> Fi
 /// "rename minutes.docx scratch.txt", as a shell's `mv` is typed (and as whisper writes "…
 /// to scratch dot txt" when it drops the "to"): after "rename", a name that exists and then a
 /// new name, and nothing else named, is the new name for it. The index of the new name.
+/// So is a new name said as what the thing should be called ("newsletter.json ought really to be
+/// called scratch.txt").
 fn renamed_as(r: &Reading, mentions: &[&Mention]) -> Option<usize> {
     let [old, new] = mentions else { return None };
-    let said_rename = r.lower()[..old.start].iter().any(|w| matches!(w.as_str(), "rename" | "mv"));
+    let lower = r.lower();
+    let said_rename = lower[..old.start].iter().any(|w| matches!(w.as_str(), "rename" | "mv"))
+        || (old.end < new.start
+            && lower.get(new.start.saturating_sub(1)).is_some_and(|w| matches!(w.as_str(), "called" | "named")));
     (said_rename && !old.candidates().is_empty() && matches!(new.kind, MentionKind::New(_))).then_some(1)
 }
 
@@ -587,6 +592,11 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         .find(|m| {
             m.preposition.as_deref().is_some_and(|p| {
                 matches!(p, "in" | "inside" | "within" | "under" | "through" | "across" | "among" | "throughout")
+                    // "confine yourself to the Recipes collection", "limit it to Recipes".
+                    || (p == "to"
+                        && lower[m.start.saturating_sub(5)..m.start]
+                            .iter()
+                            .any(|w| matches!(w.as_str(), "confine" | "limit" | "restrict" | "stick" | "keep")))
             })
         })
         .or_else(|| mentions.iter().filter(is_dir).find(|m| first_marker.is_some_and(|k| m.end <= k)));
@@ -612,6 +622,11 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     let kinds = search_kinds(&lower, mentions, start);
     let end = kinds.iter().map(|(_, from)| *from).find(|from| (start..end).contains(from)).unwrap_or(end);
     let mut topic: Vec<&str> = r.words[start..end].iter().map(String::as_str).collect();
+    // "… on telescope, but confine yourself to …": "but" goes on to something else (a search
+    // cannot leave words out, so "bread but not rye" loses nothing it could do).
+    if let Some(k) = topic.iter().skip(1).position(|w| w.eq_ignore_ascii_case("but")) {
+        topic.truncate(k + 1);
+    }
     // "… search for that but only in Wallpapers": words that lead on to the narrowing.
     while topic.last().is_some_and(|w| matches!(w.to_lowercase().as_str(), "only" | "just" | "but" | "and" | "so")) {
         topic.pop();
@@ -964,7 +979,40 @@ fn patch(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         start -= 1;
     }
     let words: Vec<String> = r.words[..start].iter().chain(&r.words[file.end..]).cloned().collect();
-    match find_replace(&words) {
+    // The whole edit said before the file ("change octopus to nineteen in the notes at
+    // meeting notes.txt; a scribal error of my own"): what follows the file is no part of it.
+    // The words that point at the file may then name it too ("in the notes at", "in the
+    // document called"), as long as they open with a preposition.
+    let pointing = |w: &str| {
+        matches!(
+            w,
+            "in" | "inside"
+                | "within"
+                | "of"
+                | "the"
+                | "file"
+                | "from"
+                | "that"
+                | "this"
+                | "at"
+                | "called"
+                | "named"
+                | "notes"
+                | "document"
+                | "doc"
+                | "manuscript"
+                | "piece"
+        )
+    };
+    let mut lead = start;
+    while lead > 0 && pointing(r.words[lead - 1].to_lowercase().as_str()) {
+        lead -= 1;
+    }
+    let opens =
+        |i: usize| matches!(r.words[i].to_lowercase().as_str(), "in" | "inside" | "within" | "at" | "of" | "from");
+    let lead = (lead..start).find(|&i| opens(i)).unwrap_or(start);
+    let said_before = (file.start > 0).then(|| find_replace(&r.words[..lead])).flatten();
+    match said_before.or_else(|| find_replace(&words)) {
         Some((find, replace)) => Filled::Args(json!({ "path": path, "find": find, "replace": replace })),
         None => Filled::Missing(Missing::Words("what to replace, and with what")),
     }
@@ -1530,6 +1578,14 @@ mod tests {
             json!({"moves": [{"from": "/r/Recipes/2021/soup.md", "to": "/r/Recipes/soup.md"}]})
         );
         assert_eq!(f("propose.move", "rename budget.xlsx soup.md"), Filled::Missing(Missing::Destination));
+        // What broke (a twenty-second author's): the new name said as what it should be called.
+        assert_eq!(
+            args(
+                "propose.move",
+                "The manuscript budget.xlsx ought really to be called accounts.xlsx; draw up the renaming"
+            ),
+            json!({"moves": [{"from": "/r/budget.xlsx", "to": "/r/accounts.xlsx"}]})
+        );
         assert_eq!(
             args("propose.redirects", "record that Taxes/old 2019.pdf moved to budget.xlsx"),
             json!({"moves": [{"from": "/r/Taxes/old 2019.pdf", "to": "/r/budget.xlsx"}]})
@@ -1935,6 +1991,16 @@ mod tests {
             json!({"query": "telescopes last spring", "limit": 5, "path_prefix": "/r/Recipes"})
         );
         assert_eq!(args("rag.search", "search for the door code"), json!({"query": "door code"}));
+        // What broke (a twenty-second author's): the narrowing said after a comma went into the
+        // topic, and "confine yourself to" said no place.
+        assert_eq!(
+            args(
+                "rag.search",
+                "Search the concordance, if you please, for anything touching on telescope, but confine yourself to the Recipes collection."
+            ),
+            json!({"query": "telescope", "path_prefix": "/r/Recipes"})
+        );
+
         // From a place that still exists is a move, not a redirect.
         assert!(matches!(f("propose.redirects", "redirect budget.xlsx to Recipes"), Filled::Missing(_)));
         for said in [
@@ -1967,6 +2033,15 @@ mod tests {
                 "{said}"
             );
         }
+        // What broke (a twenty-second author's): what came after the file went into the new
+        // text ("… in the notes at shopping_list.md; a scribal error of my own").
+        assert_eq!(
+            args(
+                "propose.patch",
+                "It would be a kindness if you would change tuesday to thursday in the notes at shopping_list.md; a scribal error of my own, I regret to say."
+            ),
+            json!({"path": "/r/shopping_list.md", "find": "tuesday", "replace": "thursday"})
+        );
         // What broke (an eighteenth author's): "inside" before the file stayed in the new text.
         assert_eq!(
             args(

@@ -110,6 +110,7 @@ pub const UNSERVED_ACTS: &[(&str, &str)] = &[
     ("turn on the", "smart home devices"),
     ("turn off the", "smart home devices"),
     ("play something", "music"),
+    ("play me", "music"),
     ("play a song", "music"),
     ("search online", "the web"),
     ("look online", "the web"),
@@ -166,6 +167,21 @@ const PEOPLE: &[&str] = &[
     "accountant",
     "lawyer",
     "doctor",
+    "editor",
+    "publisher",
+    "landlord",
+    "agent",
+    "tutor",
+    "professor",
+    "student",
+    "students",
+    "daughter",
+    "son",
+    "neighbour",
+    "neighbor",
+    "cousin",
+    "aunt",
+    "uncle",
 ];
 const APPS: &[&str] = &[
     "discord",
@@ -464,6 +480,9 @@ mod tests {
         assert_eq!(asked("upload the clip to youtube"), Some("sending files"));
         assert_eq!(asked("send agenda.png to the Letters folder"), None);
         assert_eq!(asked("find the notes my friend sent"), None);
+        // A twenty-second author: posting to an editor, music asked for by what to play.
+        assert_eq!(asked("Kindly post agenda.png to the editor of the Review"), Some("sending files"));
+        assert_eq!(asked("Play me a little Bach, would you"), Some("music"));
         assert_eq!(asked("pay the water bill from the joint account today"), Some("payments"));
         assert_eq!(asked("search online for a cheap school backpack"), Some("the web"));
         assert_eq!(asked("install the update for the printer driver"), Some("installing software"));

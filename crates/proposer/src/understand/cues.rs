@@ -96,7 +96,19 @@ pub const CUES: &[(&str, &[&str])] = &[
     ),
     // What a listing shows beside the names ("I wonder what's taking up all the space in
     // Wallpapers/old" ranked the duplicates first).
-    ("fs.scan", &["taking up", "takes up", "how much space", "how big", "kinds and sizes", "names and sizes"]),
+    (
+        "fs.scan",
+        &[
+            "taking up",
+            "takes up",
+            "how much space",
+            "how big",
+            "how large",
+            "kinds and sizes",
+            "names and sizes",
+            "inventory",
+        ],
+    ),
     ("cluster.duplicates", &["duplicat*", "identical", "same content"]),
     (
         "infer.superseded_docs",
@@ -164,6 +176,9 @@ pub const CUES: &[(&str, &[&str])] = &[
             "set up the move",
             "set up a move",
             "should live",
+            "be called",
+            "be named",
+            "be renamed",
         ],
     ),
     (
@@ -183,6 +198,8 @@ pub const CUES: &[(&str, &[&str])] = &[
             "old-to-new",
             "old to new",
             "used to be",
+            "formerly",
+            "old location",
             "should point",
             "old links",
             "links to",
@@ -206,6 +223,8 @@ pub const CUES: &[(&str, &[&str])] = &[
             "review it first",
             "candidates for",
             "for review",
+            "for my review",
+            "touch nothing",
         ],
     ),
     // Not "record that": "record that Scans/old.pdf moved to todo.xlsx" asks for a redirect.
@@ -224,6 +243,7 @@ pub const CUES: &[(&str, &[&str])] = &[
             "add a record",
             "keep a record",
             "my preferences",
+            "on record that",
         ],
     ),
     // Not "remove": "remove the word colour from notes.txt" is an edit.
@@ -249,8 +269,12 @@ pub const CUES: &[(&str, &[&str])] = &[
         ],
     ),
     // Not "archive", "tar" or "gz": "what's in the tar file" asks for a listing.
-    ("fs.compact", &["compress*", "zip", "tarball"]),
-    ("rebuild.index", &["rebuild", "reindex", "re-index", "regenerate", "from scratch"]),
+    // "… and set the originals aside": what the archive replaces, in the tool's own description.
+    ("fs.compact", &["compress*", "zip", "tarball", "originals"]),
+    (
+        "rebuild.index",
+        &["rebuild", "reindex", "re-index", "regenerate", "from scratch", "afresh", "from the beginning"],
+    ),
     // Only the purge's own word: "for good" or "permanently" also go with a quarantine or a
     // move, and the purge is the one tool whose work cannot be undone.
     ("quarantine.purge", &["purge"]),
@@ -275,6 +299,8 @@ pub const OWN_WORDS_ONLY: &[(&str, &[&str])] = &[
             "forever",
             "for ever",
             "irreversibl*",
+            "irrevocabl*",
+            "once and for all",
             "no undo",
             "empty the",
             "empty out",
@@ -427,14 +453,21 @@ fn occurs(phrase: &str, raw: &[String], words: &[String], covered: &[bool]) -> O
 /// I wrote about it", "I can't remember", "as I remember it" — which asks for no record. "I want
 /// you to remember that …" and "help me remember" do.
 fn of_own_memory(words: &[String], at: usize) -> bool {
+    // "I cannot for the life of me remember whether…": the person's own negation a few words
+    // back ("don't move it, just remember that …" still asks).
+    let cannot = (at.saturating_sub(6).max(1)..at).any(|k| {
+        matches!(words[k].as_str(), "can't" | "cant" | "cannot" | "couldn't" | "don't" | "dont" | "never")
+            && matches!(words[k - 1].as_str(), "i" | "we")
+    });
     words[at] == "remember"
         && at > 0
-        && match words[at - 1].as_str() {
-            "i" | "we" | "can't" | "cant" | "cannot" | "couldn't" | "could" => true,
-            // "would you be so kind as to remember that …" asks, as "I want you to" does.
-            "to" => at < 2 || !matches!(words[at - 2].as_str(), "you" | "u" | "me" | "as"),
-            _ => false,
-        }
+        && (cannot
+            || match words[at - 1].as_str() {
+                "i" | "we" | "can't" | "cant" | "cannot" | "couldn't" | "could" => true,
+                // "would you be so kind as to remember that …" asks, as "I want you to" does.
+                "to" => at < 2 || !matches!(words[at - 2].as_str(), "you" | "u" | "me" | "as"),
+                _ => false,
+            })
 }
 
 /// Whether the phrase of `parts` is said in `words` starting at `start`.
@@ -825,6 +858,9 @@ mod tests {
             vec!["rag.search"]
         );
         assert!(cued_in("I can't remember what's in there").is_empty());
+        // What broke (a twenty-second author's): a note for "I cannot for the life of me remember".
+        assert!(cued_in("who wrote it? I cannot for the life of me remember whether it was I").is_empty());
+        assert_eq!(cued_in("don't move it, just remember that the code is 1234"), vec!["db.upsert"]);
         assert_eq!(cued_in("I want you to remember that the gate code is 1990"), vec!["db.upsert"]);
         // What broke (a nineteenth author's): "be so kind as to remember" was the person's memory.
         assert_eq!(

@@ -166,8 +166,25 @@ pub fn the_newest_when_unsaid(
     {
         return Understood::Call { tool: newest.to_string(), args: newest_args };
     }
+    // "Then let the renaming be carried out" ranked applying the patch: when the chosen tool
+    // applies something no word names and the words name what another tool applies, that one.
+    if applies(&tool)
+        && !named
+        && !worded(&tool)
+        && matches!(fill(&tool), Filled::Implied(_))
+        && let Some((other, other_args)) =
+            APPLYING.iter().filter(|t| **t != tool && worded(t)).find_map(|t| match fill(t) {
+                Filled::Implied(a) | Filled::Args(a) => Some((t.to_string(), a)),
+                _ => None,
+            })
+    {
+        return Understood::Call { tool: other, args: other_args };
+    }
     Understood::Call { tool, args }
 }
+
+/// The tools that apply what an earlier turn prepared, by their words ([`the_newest_when_unsaid`]).
+const APPLYING: &[&str] = &["apply.move", "apply.patch"];
 
 /// Below this chance of a call (the model's own), a call whose only argument is the working
 /// folder by default is not taken on the model's word alone.
@@ -606,6 +623,12 @@ mod tests {
         // And the other way: "do the moving now" is the plan, though a patch was made after it.
         let moving = crate::understand::reading::read("do the moving now");
         assert_eq!(the_newest_when_unsaid(plan.clone(), &moving, &unsaid, false, Some("apply.patch")), plan);
+        // What broke (a twenty-second author's): the model chose the patch for words that name
+        // the plan, and the plan was the newest: the words win, whichever is newest.
+        let renaming = crate::understand::reading::read("Capital. Then let the renaming be carried out forthwith.");
+        for newest in [Some("apply.move"), Some("apply.patch"), None] {
+            assert_eq!(the_newest_when_unsaid(patch(), &renaming, &unsaid, false, newest), plan, "{newest:?}");
+        }
         // Not a call, or a call that applies nothing: untouched.
         assert_eq!(
             the_newest_when_unsaid(Understood::NoCall, &go, &unsaid, false, Some("apply.move")),

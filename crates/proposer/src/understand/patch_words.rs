@@ -44,6 +44,8 @@ const REQUEST_TAIL: &[&str] = &[
     "let",
     "let's",
     "write",
+    // "… with linen? No, forgive me, I mean …": a correction, whose own words are not the text.
+    "no",
 ];
 
 /// Where `needle` occurs in `hay` ignoring ASCII case, at word boundaries: the byte range in
@@ -106,7 +108,8 @@ pub fn before_request(said: &str) -> String {
         if !kept.is_empty() && REQUEST_TAIL.contains(&plain.as_str()) {
             break;
         }
-        if let Some(before) = w.strip_suffix(',') {
+        // A comma, or the end of a sentence or clause ("nineteen; a scribal error of my own").
+        if let Some(before) = w.strip_suffix([',', ';', '?', '!']) {
             kept.push(before);
             break;
         }
@@ -156,6 +159,10 @@ mod tests {
         // prepare it, don't apply." replaced with "nineteen Only prepare it".
         assert_eq!(before_request("nineteen Only prepare it"), "nineteen");
         assert_eq!(before_request("linen Please prepare the correction for me"), "linen");
+        // What broke (a twenty-second author's): a semicolon, a question and "no" went on.
+        assert_eq!(before_request("nineteen; a scribal error of my own"), "nineteen");
+        assert_eq!(before_request("linen? No, forgive me"), "linen");
+        assert_eq!(before_request("linen No forgive me the other is quite innocent"), "linen");
     }
 
     #[test]
