@@ -1095,8 +1095,23 @@ impl Assistant {
                 }
                 None => Understood::Call { tool, args },
             },
-            Understood::Ask { question } => {
-                understand::beyond::instead_of_asking(unserved).unwrap_or(Understood::Ask { question })
+            Understood::Ask { question } => match understand::beyond::instead_of_asking(unserved) {
+                Some(reply) => reply,
+                None => understand::decide::cued_when_the_best_cannot(
+                    Understood::Ask { question },
+                    &ranking,
+                    &cued,
+                    &fill,
+                    named,
+                ),
+            },
+            other => other,
+        };
+        // A call to carry out what was prepared, said of nothing prepared, for files a cued
+        // tool takes.
+        let understood = match understood {
+            call @ Understood::Call { .. } => {
+                understand::decide::cued_when_the_best_cannot(call, &ranking, &cued, &fill, named)
             }
             other => other,
         };

@@ -604,7 +604,12 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         Some(m) if first_marker.is_none_or(|k| m.start > k) => m.start.saturating_sub(1),
         _ => lower.len(),
     };
-    let start = lower[..end].iter().rposition(|w| TOPIC_MARKERS.contains(&w.as_str())).map_or(0, |i| i + 1);
+    // The topic is said in the sentence that asks for the search: "… five documents on pottery?
+    // I have not the stamina for a longer reading list" looks for pottery, not a reading list.
+    let (opens, closes) = asking_sentence(r, &lower);
+    let end = end.clamp(opens, closes);
+    let marker = lower[opens..end].iter().rposition(|w| TOPIC_MARKERS.contains(&w.as_str())).map(|i| opens + i);
+    let start = marker.map_or(opens, |i| i + 1);
     // "maximum 5", "give me twenty results": how many, not what about.
     let limit = result_limit(&lower);
     let end = match limit {
@@ -631,11 +636,11 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     while topic.last().is_some_and(|w| matches!(w.to_lowercase().as_str(), "only" | "just" | "but" | "and" | "so")) {
         topic.pop();
     }
-    if start == 0 {
+    if marker.is_none() {
         // With no word like "about" or "for", only a sentence that opens with a search ("look
         // up falconry", "search volcanoes") says what to look for; anything else would turn
         // every sentence into a query.
-        if !lower.first().is_some_and(|w| SEARCH_OPENINGS.contains(&w.as_str())) {
+        if !lower.get(opens).is_some_and(|w| SEARCH_OPENINGS.contains(&w.as_str())) {
             return Filled::Missing(Missing::Words("what to search for"));
         }
         topic.retain(|w| !SEARCH_WORDS.contains(&w.to_lowercase().as_str()));
@@ -691,6 +696,39 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     }
     Filled::Args(args)
 }
+
+/// Where the sentence that asks for a search opens and closes, in words (the close exclusive),
+/// when the reading holds more than one: of the sentences with a topic's marker and a topic
+/// after it (more than a pronoun: "… a look in that search memory of yours" says no topic),
+/// the first that also says a search's opening word; else the first sentence that opens with
+/// one ("Look up falconry. It is for my nephew."); else the first with a topic; else the first
+/// with a marker at all; else the whole reading.
+fn asking_sentence(r: &Reading, lower: &[String]) -> (usize, usize) {
+    let sentences = r.sentences();
+    if sentences.len() < 2 {
+        return (0, lower.len());
+    }
+    let says = |(a, b): (usize, usize), set: &[&str]| lower[a..b].iter().any(|w| set.contains(&w.as_str()));
+    let has_topic = |&(a, b): &(usize, usize)| {
+        lower[a..b].iter().rposition(|w| TOPIC_MARKERS.contains(&w.as_str())).is_some_and(|k| {
+            lower[a + k + 1..b].iter().any(|w| !NO_TOPIC.contains(&w.as_str()) && !POINTING.contains(&w.as_str()))
+        })
+    };
+    let topical: Vec<(usize, usize)> = sentences.iter().copied().filter(has_topic).collect();
+    let opens_a_search =
+        |&&(a, _): &&(usize, usize)| lower.get(a).is_some_and(|w| SEARCH_OPENINGS.contains(&w.as_str()));
+    topical
+        .iter()
+        .find(|&&s| says(s, SEARCH_OPENINGS))
+        .or_else(|| sentences.iter().find(opens_a_search))
+        .or(topical.first())
+        .or_else(|| sentences.iter().find(|&&s| says(s, TOPIC_MARKERS)))
+        .copied()
+        .unwrap_or((0, lower.len()))
+}
+
+/// Words after a topic's marker that say no topic.
+const NO_TOPIC: &[&str] = &["the", "a", "an", "my", "your", "yours", "mine", "me", "you", "us", "some", "any"];
 
 /// The kinds of document a search asks for, in the order said, each with where its words
 /// begin. Before the topic a kind's word alone says it ("only markdown notes about …", "look for
@@ -788,6 +826,24 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
     let at = |w: &str| lower.iter().position(|x| x == w);
     let text = |a: usize, b: usize| -> String {
         let mut ws: Vec<&str> = words[a.min(b)..b].iter().map(String::as_str).collect();
+        // Old or new words end with their sentence: what runs on to the end was said in the
+        // sentence it starts in ("copper should say marble. Is that safe?"), what runs up to a
+        // joint in the sentence that joint is in ("It is wrong. It says A, it should say B").
+        // A sentence's end right at either edge of the span separates nothing in it ("it says
+        // A... it ought to say B").
+        while ws.first() == Some(&SENTENCE_END) {
+            ws.remove(0);
+        }
+        while ws.last() == Some(&SENTENCE_END) {
+            ws.pop();
+        }
+        if b == words.len() {
+            if let Some(k) = ws.iter().position(|w| *w == SENTENCE_END) {
+                ws.truncate(k);
+            }
+        } else if let Some(k) = ws.iter().rposition(|w| *w == SENTENCE_END) {
+            ws.drain(..=k);
+        }
         let lead = |w: &str| {
             matches!(w.to_lowercase().as_str(), "the" | "word" | "every" | "all" | "that" | "text" | "phrase")
         };
@@ -807,9 +863,12 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
         ("replace", &["with", "by"]),
         ("replaces", &["with", "by"]),
         ("replacing", &["with", "by"]),
-        ("change", &["to", "into"]),
-        ("changes", &["to", "into"]),
-        ("changing", &["to", "into"]),
+        ("change", &["to", "into", "for"]),
+        ("changes", &["to", "into", "for"]),
+        ("changing", &["to", "into", "for"]),
+        // "substitute A by B", as "replace A by B" (not "for": "substitute B for A" says it the
+        // other way round).
+        ("substitute", &["with", "by"]),
         ("swap", &["for", "with"]),
         ("swaps", &["for", "with"]),
         ("swapping", &["for", "with"]),
@@ -978,7 +1037,7 @@ fn patch(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     {
         start -= 1;
     }
-    let words: Vec<String> = r.words[..start].iter().chain(&r.words[file.end..]).cloned().collect();
+    let words: Vec<String> = with_sentence_ends(r, (0..start).chain(file.end..r.words.len()));
     // The whole edit said before the file ("change octopus to nineteen in the notes at
     // meeting notes.txt; a scribal error of my own"): what follows the file is no part of it.
     // The words that point at the file may then name it too ("in the notes at", "in the
@@ -1011,11 +1070,26 @@ fn patch(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     let opens =
         |i: usize| matches!(r.words[i].to_lowercase().as_str(), "in" | "inside" | "within" | "at" | "of" | "from");
     let lead = (lead..start).find(|&i| opens(i)).unwrap_or(start);
-    let said_before = (file.start > 0).then(|| find_replace(&r.words[..lead])).flatten();
+    let said_before = (file.start > 0).then(|| find_replace(&with_sentence_ends(r, 0..lead))).flatten();
     match said_before.or_else(|| find_replace(&words)) {
         Some((find, replace)) => Filled::Args(json!({ "path": path, "find": find, "replace": replace })),
         None => Filled::Missing(Missing::Words("what to replace, and with what")),
     }
+}
+
+/// Stands between two sentences in the words [`find_replace`] reads: never a word of a reading.
+const SENTENCE_END: &str = "\u{2029}";
+
+/// The reading's words at `indices`, with [`SENTENCE_END`] after each that ends a sentence.
+fn with_sentence_ends(r: &Reading, indices: impl Iterator<Item = usize>) -> Vec<String> {
+    let mut out = vec![];
+    for i in indices {
+        out.push(r.words[i].clone());
+        if r.ends.get(i).copied().unwrap_or(false) {
+            out.push(SENTENCE_END.to_string());
+        }
+    }
+    out
 }
 
 /// Openings of a note; what follows is the statement.
@@ -1419,8 +1493,13 @@ pub fn words_for_what_it_applies(r: &Reading, tool: &str) -> bool {
 /// Whether one of `nouns` is said with one of `determiners` at most two words before it ("that
 /// diff", "the fix you drafted"): a thing pointed at, not a verb ("change my mind").
 fn said_as_a_thing(lower: &[String], nouns: &[&str], determiners: &[&str]) -> bool {
+    // "the last plan", "that whole move" — not "that you move": a subject between makes the
+    // noun a verb.
+    let subject = |w: &str| matches!(w, "you" | "i" | "we" | "they" | "he" | "she" | "it" | "u");
     lower.iter().enumerate().any(|(i, w)| {
-        nouns.contains(&w.as_str()) && lower[i.saturating_sub(2)..i].iter().any(|d| determiners.contains(&d.as_str()))
+        nouns.contains(&w.as_str())
+            && ((i >= 1 && determiners.contains(&lower[i - 1].as_str()))
+                || (i >= 2 && determiners.contains(&lower[i - 2].as_str()) && !subject(&lower[i - 1])))
     })
 }
 
@@ -1896,6 +1975,12 @@ mod tests {
         // What broke: "… so plan moving that file into Sketches/scanned, just the plan for now".
         assert_eq!(said("plan moving budget.xlsx, just the plan for now"), Filled::Implied(json!({"proposal": plan})));
         assert_eq!(said("the change looks right"), Filled::Implied(json!({"proposal": plan})), "a patch's word");
+        // What broke (a twenty-third author's): "i want that you move X to …" pointed at the plan.
+        assert_eq!(
+            said("i want that you move budget.xlsx to the folder Recipes"),
+            Filled::Implied(json!({"proposal": plan}))
+        );
+        assert_eq!(said("ok do that whole move now"), Filled::Args(json!({"proposal": plan})));
     }
 
     #[test]
@@ -2000,12 +2085,32 @@ mod tests {
             ),
             json!({"query": "telescope", "path_prefix": "/r/Recipes"})
         );
+        // What broke (a twenty-second author's): the next sentence's "for" began the topic.
+        assert_eq!(
+            args(
+                "rag.search",
+                "Might you find me no more than five documents on telescope? I have not the stamina for a longer reading list."
+            ),
+            json!({"query": "telescope", "limit": 5})
+        );
+        // The sentence that asks is the one whose topic counts, wherever it stands.
+        assert_eq!(
+            args("rag.search", "I need them for class tomorrow. Find my notes about tides."),
+            json!({"query": "tides"})
+        );
+        assert_eq!(args("rag.search", "Look up falconry. It is for my nephew."), json!({"query": "falconry"}));
 
         // From a place that still exists is a move, not a redirect.
         assert!(matches!(f("propose.redirects", "redirect budget.xlsx to Recipes"), Filled::Missing(_)));
         for said in [
             "replace tuesday with thursday in shopping_list.md",
             "fix shopping_list.md it says tuesday but it should say thursday",
+            // What broke (a twenty-fifth author's): the next sentence ran on into the new text.
+            "In shopping_list.md tuesday should say thursday. Is that safe?",
+            "There is a mistake in shopping_list.md. It says tuesday, it should say thursday.",
+            // A twenty-third author's: "change A for B", "substitute A by B".
+            "in shopping_list.md change the word tuesday for thursday",
+            "i want that you substitute tuesday by thursday in the file shopping_list.md, vale?",
             // What broke (a thirteenth author's): "there" before the joint, and "supposed to be".
             "shopping_list.md ugh it says tuesday there it should say thursday",
             "the new girl typed tuesday in shopping_list.md and it's supposed to be thursday",

@@ -129,7 +129,8 @@ pub const UNSERVED_ACTS: &[(&str, &str)] = &[
 /// but with paper in the sentence it is the printer's ("print quote.md double-sided, two
 /// copies").
 const PRINTING: &[&str] = &["print", "printed", "printout", "print-out"];
-const PAPER: &[&str] = &["copies", "copy", "double-sided", "single-sided", "paper", "printer", "a4", "colour", "color"];
+const PAPER: &[&str] =
+    &["copies", "copy", "double-sided", "single-sided", "paper", "printer", "a3", "a4", "a5", "colour", "color"];
 
 /// Printing for someone else is the printer's too ("can u print journal.png for my teacher");
 /// "print it for me" is how some people ask to see it.
@@ -203,14 +204,46 @@ const APPS: &[&str] = &[
     "onedrive",
 ];
 
-/// Whether the sentence sends or shares something with a person or an app ([`SENDING`]).
+/// Whether the sentence sends or shares something with a person or an app ([`SENDING`]), asked
+/// as an act: a sending verb in a clause that tells when or why ("… before I send it to my son",
+/// "so we can share it with the team") is the person's own plan, not the request.
 fn sends_away(said: &Said, lower: &[String]) -> bool {
     let to_someone = lower.windows(3).any(|w| {
         matches!(w[0].as_str(), "to" | "with")
             && FOR_SOMEONE.contains(&w[1].as_str())
             && PEOPLE.contains(&w[2].trim_end_matches([',', '.', '!', '?']))
     });
-    SENDING.iter().any(|v| said.has(v)) && (to_someone || APPS.iter().any(|a| said.has(a)))
+    let asked_to_send = (0..lower.len())
+        .any(|at| SENDING.contains(&super::cues::plain(&lower[at]).as_str()) && !in_a_telling_clause(lower, at));
+    SENDING.iter().any(|v| said.has(v)) && asked_to_send && (to_someone || APPS.iter().any(|a| said.has(a)))
+}
+
+/// Words that open a clause telling when or why something happens, when a subject follows them
+/// ("before I", "once we", "so that I").
+const TELLING_OPENERS: &[&str] =
+    &["before", "after", "when", "once", "until", "till", "so", "because", "since", "while", "whenever", "then"];
+const SUBJECTS: &[&str] = &["i", "we", "he", "she", "they", "i'll", "we'll", "i'm", "we're", "i've"];
+
+/// Words that may stand between a clause's subject and its verb ("before I can send it", "so
+/// that we finally share it").
+const BETWEEN_SUBJECT_AND_VERB: &[&str] =
+    &["can", "could", "will", "would", "may", "might", "must", "should", "then", "just", "finally", "also", "actually"];
+
+/// Whether the word at `at` is the verb of a clause that a [`TELLING_OPENERS`] word and a subject
+/// open: "before I send it", "so that I can share it". The reading has no commas, so the clause
+/// is known by its opening right before the verb: in "once we are done send the notes" the
+/// sending is asked for.
+fn in_a_telling_clause(lower: &[String], at: usize) -> bool {
+    let plain = |i: usize| super::cues::plain(&lower[i]);
+    let mut i = at;
+    while i > 0 && BETWEEN_SUBJECT_AND_VERB.contains(&plain(i - 1).as_str()) {
+        i -= 1;
+    }
+    if i < 2 || !SUBJECTS.contains(&plain(i - 1).as_str()) {
+        return false;
+    }
+    let opener = plain(i - 2);
+    TELLING_OPENERS.contains(&opener.as_str()) || (opener == "that" && i >= 3 && plain(i - 3) == "so")
 }
 
 /// Words after "remind me" that make it a question: "remind me which folders I've given you".
@@ -472,6 +505,8 @@ mod tests {
         // A seventeenth author: printers, payments, the web, installing.
         assert_eq!(asked("print quote.md double-sided, two copies please"), Some("printing"));
         assert_eq!(asked("print the text of quote.md"), None);
+        // A twenty-third author: a paper size.
+        assert_eq!(asked("print me quote.md in A3 please"), Some("printing"));
         // A twenty-first author: printing for someone, sending to a person or an app.
         assert_eq!(asked("can u print journal.png for my teacher"), Some("printing"));
         assert_eq!(asked("print quote.md for me"), None);
@@ -480,6 +515,16 @@ mod tests {
         assert_eq!(asked("upload the clip to youtube"), Some("sending files"));
         assert_eq!(asked("send agenda.png to the Letters folder"), None);
         assert_eq!(asked("find the notes my friend sent"), None);
+        // What broke (an eighteenth author, after the sending rule): the sending is what the
+        // person will do after, told in a clause of its own, not asked of SMART.
+        assert_eq!(
+            asked(
+                "please can you show me the files in my blueprints folder with the sizes, before I send it to my son"
+            ),
+            None
+        );
+        assert_eq!(asked("list the Letters folder so that I can share it with my team"), None);
+        assert_eq!(asked("once we are done, send the notes to my team"), Some("sending files"));
         // A twenty-second author: posting to an editor, music asked for by what to play.
         assert_eq!(asked("Kindly post agenda.png to the editor of the Review"), Some("sending files"));
         assert_eq!(asked("Play me a little Bach, would you"), Some("music"));

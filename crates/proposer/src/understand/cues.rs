@@ -107,6 +107,8 @@ pub const CUES: &[(&str, &[&str])] = &[
             "kinds and sizes",
             "names and sizes",
             "inventory",
+            "what files",
+            "just look",
         ],
     ),
     ("cluster.duplicates", &["duplicat*", "identical", "same content"]),
@@ -244,6 +246,10 @@ pub const CUES: &[(&str, &[&str])] = &[
             "keep a record",
             "my preferences",
             "on record that",
+            "keep in mind",
+            "keep it in mind",
+            "bear in mind",
+            "store this",
         ],
     ),
     // Not "remove": "remove the word colour from notes.txt" is an edit.
@@ -261,6 +267,11 @@ pub const CUES: &[(&str, &[&str])] = &[
             "quarantining",
             "set aside",
             "setting aside",
+            "put aside",
+            "put apart",
+            "eliminate",
+            "tidy away",
+            "tidy it away",
             "bin",
             "toss",
             "chuck",
@@ -270,10 +281,20 @@ pub const CUES: &[(&str, &[&str])] = &[
     ),
     // Not "archive", "tar" or "gz": "what's in the tar file" asks for a listing.
     // "… and set the originals aside": what the archive replaces, in the tool's own description.
-    ("fs.compact", &["compress*", "zip", "tarball", "originals"]),
+    ("fs.compact", &["compress*", "zip", "tarball", "originals", "box up", "pack up", "squash"]),
     (
         "rebuild.index",
-        &["rebuild", "reindex", "re-index", "regenerate", "from scratch", "afresh", "from the beginning"],
+        &[
+            "rebuild",
+            "reindex",
+            "re-index",
+            "regenerate",
+            "from scratch",
+            "afresh",
+            "from the beginning",
+            "from the very beginning",
+            "all over again",
+        ],
     ),
     // Only the purge's own word: "for good" or "permanently" also go with a quarantine or a
     // move, and the purge is the one tool whose work cannot be undone.
@@ -300,6 +321,7 @@ pub const OWN_WORDS_ONLY: &[(&str, &[&str])] = &[
             "for ever",
             "irreversibl*",
             "irrevocabl*",
+            "definitiv*",
             "once and for all",
             "no undo",
             "empty the",

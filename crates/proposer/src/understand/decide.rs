@@ -140,6 +140,54 @@ fn shown(abs: &str, base: &str) -> String {
     abs.strip_prefix(base).map(|r| r.trim_start_matches('/')).filter(|r| !r.is_empty()).unwrap_or(abs).to_string()
 }
 
+/// A question instead of a call because the best tool needs a file, a folder or words the
+/// sentence does not give at all, while a tool the person's own words cue (`cued`) can be
+/// called with what was said: that tool, however far behind the model ranked it. "I want to box
+/// up all of Flyers into one of those tar thingies" ranked bundling files 0.91 (it needs files,
+/// and none was named) and the archive, its words said, 0.07; "could you start your list of
+/// everything you know all over again, from scratch?" the bundle before the rebuild. The
+/// person said what they wanted; the model's reading cannot be carried out. So too when the
+/// call is to carry out what an earlier turn prepared, nothing in the sentence says so, and it
+/// names files a cued tool takes ("Could you move quote.png and contacts.docx out of the way
+/// now?" applied the move plan made before). What cannot be undone never stands in.
+pub fn cued_when_the_best_cannot(
+    understood: Understood,
+    ranking: &Ranking,
+    cued: &[&str],
+    fill: &dyn Fn(&str) -> Filled,
+    named: bool,
+) -> Understood {
+    let Some((best, _)) = ranking.tools.first() else {
+        return understood;
+    };
+    let cannot = match &understood {
+        Understood::Ask { .. } => {
+            matches!(fill(best), Filled::Missing(Missing::Path { not_found: None, .. } | Missing::Words(_)))
+        }
+        Understood::Call { tool, .. } => {
+            named
+                && tool == best
+                && matches!(recipe(best), Some(Recipe::Apply(_)))
+                && matches!(fill(best), Filled::Implied(_))
+        }
+        _ => false,
+    };
+    if !cannot || cued.contains(&best.as_str()) {
+        return understood;
+    }
+    ranking
+        .tools
+        .iter()
+        .skip(1)
+        .filter(|(t, _)| cued.contains(&t.as_str()) && !IRREVERSIBLE_STAND_INS.contains(&t.as_str()))
+        .find_map(|(t, _)| match fill(t) {
+            Filled::Args(args) => Some(Understood::Call { tool: t.clone(), args }),
+            Filled::Implied(args) if !named => Some(Understood::Call { tool: t.clone(), args }),
+            _ => None,
+        })
+        .unwrap_or(understood)
+}
+
 /// "Go ahead, let's do it", "yes, carry it out": applying, with nothing said of what, applies
 /// what was prepared last. The ranking cannot know which of a pending patch and a newer move
 /// plan "it" is (a nineteenth author's "Go ahead, dear … let's do it" after a move plan applied
@@ -397,6 +445,52 @@ mod tests {
             }
             _ => Filled::Missing(Missing::Artifact("move plan")),
         }
+    }
+
+    #[test]
+    fn a_cued_tool_stands_in_for_a_best_that_needs_what_was_not_said() {
+        let fill = |tool: &str| match tool {
+            "rag.assemble_context" => Filled::Missing(Missing::Path { wants: Some(EntryKind::File), not_found: None }),
+            "fs.compact" => Filled::Args(json!({"path": "/r/Flyers"})),
+            "quarantine.purge" => Filled::Implied(json!({"batch": "0123456789abcdef"})),
+            _ => Filled::Missing(Missing::Words("what to search for")),
+        };
+        let asked = Understood::Ask { question: "Which file do you mean?".into() };
+        let r = ranking(1.0, &[("rag.assemble_context", 0.91), ("fs.compact", 0.07), ("fs.scan", 0.02)]);
+        // What broke (a twenty-fifth author's): "box up all of Flyers into one of those tar
+        // thingies" asked which file to bundle.
+        assert_eq!(
+            cued_when_the_best_cannot(asked.clone(), &r, &["fs.compact"], &fill, true),
+            Understood::Call { tool: "fs.compact".into(), args: json!({"path": "/r/Flyers"}) }
+        );
+        // Nothing cued, or the best itself cued: the question stands.
+        assert_eq!(cued_when_the_best_cannot(asked.clone(), &r, &[], &fill, true), asked);
+        assert_eq!(cued_when_the_best_cannot(asked.clone(), &r, &["rag.assemble_context"], &fill, true), asked);
+        // The purge never stands in; a cued tool that cannot be called either is no answer.
+        let purge = ranking(1.0, &[("rag.assemble_context", 0.9), ("quarantine.purge", 0.1)]);
+        assert_eq!(cued_when_the_best_cannot(asked.clone(), &purge, &["quarantine.purge"], &fill, false), asked);
+        let search = ranking(1.0, &[("rag.assemble_context", 0.9), ("rag.search", 0.1)]);
+        assert_eq!(cued_when_the_best_cannot(asked.clone(), &search, &["rag.search"], &fill, false), asked);
+        // Only a question is changed.
+        assert_eq!(cued_when_the_best_cannot(Understood::NoCall, &r, &["fs.compact"], &fill, true), Understood::NoCall);
+        // What broke (a twenty-fifth author's): "move quote.png and contacts.docx out of the
+        // way now" carried out the move plan prepared before.
+        let fill = |tool: &str| match tool {
+            "apply.move" => Filled::Implied(json!({"proposal": "ab".repeat(32)})),
+            "fs.quarantine" => Filled::Args(json!({"paths": ["/r/quote.png", "/r/contacts.docx"]})),
+            _ => Filled::Missing(Missing::Destination),
+        };
+        let applied = Understood::Call { tool: "apply.move".into(), args: json!({"proposal": "ab".repeat(32)}) };
+        let r = ranking(1.0, &[("apply.move", 0.46), ("propose.move", 0.18), ("fs.quarantine", 0.02)]);
+        assert_eq!(
+            cued_when_the_best_cannot(applied.clone(), &r, &["fs.quarantine"], &fill, true),
+            Understood::Call {
+                tool: "fs.quarantine".into(),
+                args: json!({"paths": ["/r/quote.png", "/r/contacts.docx"]})
+            }
+        );
+        // Nothing named: "go ahead" carries out the plan, whatever else is cued.
+        assert_eq!(cued_when_the_best_cannot(applied.clone(), &r, &["fs.quarantine"], &fill, false), applied);
     }
 
     #[test]

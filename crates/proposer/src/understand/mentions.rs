@@ -162,7 +162,7 @@ const NOT_IN_A_NAME: &[&str] = &[
     "copy",
 ];
 
-const DIR_NOUNS: &[&str] = &["folder", "folders", "directory", "directories", "dir"];
+const DIR_NOUNS: &[&str] = &["folder", "folders", "directory", "directories", "dir", "drawer", "drawers"];
 
 /// Words after a name that say nothing about it ("compress old now", "scan misc too"): the name
 /// is still the folder's.
@@ -248,10 +248,26 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
             // "no idea", "any minute", "some notes" too: a determiner before the everyday word.
             let article =
                 |i: usize| matches!(lower[i].as_str(), "a" | "an" | "no" | "any" | "some" | "another" | "every");
+            // "the vicar's birthday", "my grandson's name": a word after someone's is theirs,
+            // not a file's stem.
+            let after_possessive =
+                start > 0 && (lower[start - 1].ends_with("'s") || lower[start - 1].ends_with("’s")) && len == 1;
+            // "the version the client has", with a folder called Clients: a plural folder's name
+            // said in the singular after "the", and not as a folder ("the client folder"), is the
+            // everyday word.
+            let the_singular_of = |how: &Match| {
+                len == 1
+                    && *how == Match::Plural
+                    && start > 0
+                    && lower[start - 1] == "the"
+                    && !first.ends_with('s')
+                    && !lower.get(end).is_some_and(|next| DIR_NOUNS.contains(&next.as_str()))
+            };
             let everyday = |how: &Match| {
                 len == 1
                     && matches!(how, Match::Stem | Match::Plural)
-                    && ((start > 0 && article(start - 1)) || (start > 1 && article(start - 2)))
+                    && ((start > 0 && article(start - 1)) || (start > 1 && article(start - 2)) || after_possessive)
+                    || the_singular_of(how)
             };
             // "keep the old recipes", "full of old holiday flyers": a nested folder's one-word
             // name said before a word it describes — a plain word that names nothing — is the
@@ -351,13 +367,28 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
         let name = in_existing_folder_case(&r.words[start..=i].join(" "), v);
         mentions.push(Mention { start, end: i + 1, kind: MentionKind::New(name), preposition: None, wants: None });
     }
-    // Words pointing back.
+    // Words pointing back. Not the "there" of "there are some", "is there anything", which
+    // says something exists, not where.
+    let being = |w: Option<&String>| {
+        w.is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "is" | "are" | "was" | "were" | "be" | "been" | "isn't" | "aren't" | "wasn't" | "weren't"
+            )
+        })
+    };
+    let existential = |i: usize, b: &[&str]| {
+        b == ["there"]
+            && (being(lower.get(i + 1))
+                || (i > 0 && being(lower.get(i - 1)) && lower.get(i + 1).is_some_and(|w| w != "too")))
+    };
     let mut i = 0;
     while i < n {
         let hit = BACK.iter().find(|b| {
             i + b.len() <= n
                 && lower[i..i + b.len()].iter().zip(b.iter()).all(|(x, y)| x == y)
                 && !taken[i..i + b.len()].iter().any(|t| *t)
+                && !existential(i, b)
         });
         match hit {
             Some(b) => {
@@ -592,6 +623,12 @@ mod tests {
         // The verb is not the folder "Scans".
         assert_eq!(said("scan taxes slash 2021"), ["Taxes/2021"]);
         assert_eq!(said("hash that file"), ["back"]);
+        // What broke (a twenty-fifth author's): "I'm sure there are some" and "are there any
+        // old copies …" pointed back at the last call's folder.
+        assert_eq!(said("find duplicates in my working folder, I'm sure there are some"), Vec::<&str>::new());
+        assert_eq!(said("are there any old copies in my main folder"), Vec::<&str>::new());
+        assert_eq!(said("is there anything in there"), ["back"]);
+        assert_eq!(said("put budget.xlsx in there"), ["budget.xlsx", "back"]);
         // What broke (heard): "Read me the content.resume.txt" named nothing.
         assert_eq!(said("read me the content.soup.md in 2021"), ["Recipes/2021/soup.md"]);
         // What broke (a tenth author's sentences): "the fingerprint of this same file" asked which.
@@ -603,6 +640,12 @@ mod tests {
         // What broke (a thirteenth author's): "I got no idea what's in …" read ideas.docx.
         assert_eq!(said("I got no budget what's in recipes slash 2021"), ["Recipes/2021"]);
         assert_eq!(said("hash the budget"), ["?budget.xlsx|Recipes/budget.md"]);
+        // What broke (a twenty-third and a twenty-fifth author): "… the version the client has"
+        // was the folder Clients, and "the vicar's birthday" the file birthday.md.
+        assert_eq!(said("hash budget.xlsx, to compare with the version the recipe has"), ["budget.xlsx"]);
+        assert_eq!(said("remember that the vicar's budget is in march"), Vec::<&str>::new());
+        assert_eq!(said("list the recipe folder"), ["Recipes"]);
+        assert_eq!(said("what is in the recipes"), ["Recipes"]);
         assert_eq!(said("hash the shopping list"), ["shopping_list.md"]);
         // What broke: after a scan, "which of those are old versions?" and "… which ones in the
         // same folder are exactly the same" looked at the whole working folder.

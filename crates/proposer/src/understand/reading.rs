@@ -20,6 +20,10 @@ pub struct Reading {
     /// The words, space-joined.
     pub text: String,
     pub words: Vec<String>,
+    /// For each word, whether a sentence ended after it (a full stop, question mark or
+    /// exclamation mark was said or typed there): the punctuation is gone from the words, but
+    /// "… five documents on pottery? I have not the stamina for a longer list" is two sentences.
+    pub ends: Vec<bool>,
 }
 
 impl Reading {
@@ -30,6 +34,20 @@ impl Reading {
 
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
+    }
+
+    /// The sentences, as word ranges (the end exclusive), in order; one when no sentence ended
+    /// before the last word.
+    pub fn sentences(&self) -> Vec<(usize, usize)> {
+        let mut out = vec![];
+        let mut opens = 0;
+        for i in 0..self.words.len() {
+            if self.ends.get(i).copied().unwrap_or(false) || i + 1 == self.words.len() {
+                out.push((opens, i + 1));
+                opens = i + 1;
+            }
+        }
+        out
     }
 }
 
@@ -237,20 +255,33 @@ fn is_extension(w: &str) -> bool {
 /// Reads `utterance` (typed or heard).
 pub fn read(utterance: &str) -> Reading {
     let utterance = without_asides(utterance);
-    // Words, each without the punctuation that ends a clause (but keeping a name's own dots).
-    let raw: Vec<String> = utterance
-        .split_whitespace()
-        .flat_map(|w| {
-            // "old. log" and "notes.TXT." are heard forms of a name: keep the inner dot.
-            let t = trim_punct(w);
-            if t.is_empty() { None } else { Some(t.to_string()) }
-        })
-        .collect();
-    let mut words: Vec<String> = raw.into_iter().filter(|w| !FILLERS.contains(&w.to_lowercase().as_str())).collect();
+    // Words, each without the punctuation that ends a clause (but keeping a name's own dots),
+    // and whether a sentence ends after it.
+    let mut words: Vec<Word> = vec![];
+    for w in utterance.split_whitespace() {
+        // "old. log" and "notes.TXT." are heard forms of a name: keep the inner dot.
+        let t = trim_punct(w);
+        let ends = w.trim_end_matches(['"', '”', '’', ')', '\'']).ends_with(['.', '?', '!']);
+        if t.is_empty() || FILLERS.contains(&t.to_lowercase().as_str()) {
+            // A sentence that ends on a filler or on punctuation alone ends on the word before.
+            if ends && let Some(last) = words.last_mut() {
+                last.1 = true;
+            }
+            continue;
+        }
+        words.push((t.to_string(), ends));
+    }
     strip_edges(&mut words);
-    let words = join_paths(&words);
-    Reading { text: words.join(" "), words }
+    let (words, mut ends): (Vec<String>, Vec<bool>) = join_paths(&words).into_iter().unzip();
+    // The end of the reading is no boundary between sentences.
+    if let Some(last) = ends.last_mut() {
+        *last = false;
+    }
+    Reading { text: words.join(" "), words, ends }
 }
+
+/// A word of a reading, and whether a sentence ends after it.
+type Word = (String, bool);
 
 /// `utterance` without the parts between commas that are only [`closings`] ("…, if you would,
 /// …", "…, thank you so much").
@@ -285,9 +316,9 @@ pub(super) fn made_of<S: AsRef<str>>(words: &[S], phrases: &[&[&str]]) -> bool {
 }
 
 /// Drops openings and closings, repeatedly ("ok so could you please …").
-fn strip_edges(words: &mut Vec<String>) {
+fn strip_edges(words: &mut Vec<Word>) {
     loop {
-        let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+        let lower: Vec<String> = words.iter().map(|w| w.0.to_lowercase()).collect();
         let mut changed = false;
         for open in OPENINGS {
             // Only when something follows: "ok" alone is an answer, not an opening.
@@ -298,7 +329,7 @@ fn strip_edges(words: &mut Vec<String>) {
             }
         }
         if !changed {
-            let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+            let lower: Vec<String> = words.iter().map(|w| w.0.to_lowercase()).collect();
             for close in closings() {
                 let n = close.len();
                 if lower.len() > n && lower[lower.len() - n..].iter().zip(close.iter()).all(|(a, b)| a == b) {
@@ -312,7 +343,15 @@ fn strip_edges(words: &mut Vec<String>) {
             // "please" in the middle is politeness too.
             let before = words.len();
             if words.len() > 1 {
-                words.retain(|w| !w.eq_ignore_ascii_case("please"));
+                let mut kept: Vec<Word> = Vec::with_capacity(words.len());
+                for (w, ends) in words.drain(..) {
+                    if !w.eq_ignore_ascii_case("please") {
+                        kept.push((w, ends));
+                    } else if ends && let Some(last) = kept.last_mut() {
+                        last.1 = true;
+                    }
+                }
+                *words = kept;
             }
             if words.len() == before {
                 return;
@@ -323,13 +362,15 @@ fn strip_edges(words: &mut Vec<String>) {
 
 /// Joins the spoken spellings of paths: "notes dot t x t" → "notes.txt", "taxes slash 2021" →
 /// "taxes/2021", "shopping underscore list" → "shopping_list", "old. log" → "old.log".
-fn join_paths(words: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = vec![];
+fn join_paths(said: &[Word]) -> Vec<Word> {
+    // The words alone, for looking ahead; a joined word ends a sentence where its last part did.
+    let words: Vec<&str> = said.iter().map(|(w, _)| w.as_str()).collect();
+    let mut out: Vec<Word> = vec![];
     let mut i = 0;
     while i < words.len() {
-        let w = &words[i];
+        let w = words[i];
         let lower = w.to_lowercase();
-        let prev_is_name = out.last().is_some_and(|p| is_name(p));
+        let prev_is_name = out.last().is_some_and(|p| is_name(&p.0));
         // "old." "log": whisper heard the pause before the extension as a full stop. The
         // punctuation is gone by now, so only a known extension right after counts, and only
         // when the original had the dot (the word itself ends the name).
@@ -347,7 +388,7 @@ fn join_paths(words: &[String]) -> Vec<String> {
             if ext.len() < 2 {
                 ext.clear();
                 j = i + 1;
-                if is_extension(&words[j]) && !FUNCTION_WORDS.contains(&words[j].to_lowercase().as_str()) {
+                if is_extension(words[j]) && !FUNCTION_WORDS.contains(&words[j].to_lowercase().as_str()) {
                     ext = words[j].to_lowercase();
                     j += 1;
                 }
@@ -356,8 +397,8 @@ fn join_paths(words: &[String]) -> Vec<String> {
                 ext.clear();
             }
             if !ext.is_empty() {
-                let prev = out.pop().unwrap_or_default();
-                out.push(format!("{prev}.{ext}"));
+                let prev = out.pop().unwrap_or_default().0;
+                out.push((format!("{prev}.{ext}"), said[j - 1].1));
                 i = j;
                 continue;
             }
@@ -373,13 +414,13 @@ fn join_paths(words: &[String]) -> Vec<String> {
                 _ => None,
             };
             if let Some(j) = joiner {
-                let prev = out.pop().unwrap_or_default();
-                out.push(format!("{prev}{j}{next}"));
+                let prev = out.pop().unwrap_or_default().0;
+                out.push((format!("{prev}{j}{next}"), said[i + 1].1));
                 i += 2;
                 continue;
             }
         }
-        out.push(w.clone());
+        out.push((w.to_string(), said[i].1));
         i += 1;
     }
     out
@@ -387,6 +428,21 @@ fn join_paths(words: &[String]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sentences_are_kept_apart_though_their_punctuation_is_gone() {
+        use super::read;
+        let r = read("Might you find five documents on pottery? I have not the stamina for more.");
+        assert_eq!(r.text, "Might you find five documents on pottery I have not the stamina for more");
+        assert_eq!(r.sentences(), [(0, 7), (7, 14)]);
+        // A name's own dot ends nothing; a spoken path joined across words ends where its last
+        // part did; a filler or "please" before the stop hands it to the word before.
+        assert_eq!(read("hash notes.txt and budget.xlsx").sentences(), [(0, 4)]);
+        assert_eq!(read("read notes dot t x t. then hash it").sentences(), [(0, 2), (2, 5)]);
+        assert_eq!(read("scan Letters um. hash it please. then list it").sentences(), [(0, 2), (2, 4), (4, 7)]);
+        assert_eq!(read("what is this...   so weird!").sentences(), [(0, 3), (3, 5)]);
+        assert!(read("").sentences().is_empty());
+    }
+
     #[test]
     fn texting_shorthand_is_spelled_out_and_punctuation_kept() {
         use super::spelled_out;

@@ -325,6 +325,11 @@ const DELIBERATING: &[&str] = &[
     "i can't decide whether",
     "i cant decide if",
     "i'm thinking about whether",
+    "i'm thinking if",
+    "i'm thinking whether",
+    "i am thinking if",
+    "i am thinking whether",
+    "i am thinking about whether",
     "i'm torn about whether",
 ];
 
@@ -451,6 +456,8 @@ mod tests {
             "gotta clean the break room fridge later",
             "my list of things to do tomorrow is way too long",
             "hmm I wonder if I should split the recipes up by season, I dunno, still thinking",
+            // A twenty-third author's.
+            "i am thinking if i should reorganise the folder of Recipes... no, better tomorrow",
             // What broke: "you know" opened a clause of its own.
             "the grocery list is on the fridge not on the computer just so you know",
             "copy that thanks",
