@@ -318,6 +318,28 @@ fn a_ledger_recorded_before_the_slow_loop_replays_to_the_same_hashes() {
     assert_eq!(c, 6, "{t}");
 }
 
+/// Recorded by the binary of the day the state was last hashed without its objects' encodings
+/// kept apart (scheme 2 throughout): every event replays to the state hash that binary recorded,
+/// it verifies, and today's code carries on from it without moving to another scheme.
+#[test]
+fn a_ledger_hashed_by_change_replays_to_the_hashes_it_recorded() {
+    let (_tmp, data) = fixture("ledger-hashed-by-change");
+    let run = |args: &[&str]| run_at(&data, 1800005000000, args);
+    let (c, v, t) = run(&["ledger", "replay", "--from-genesis"]);
+    assert_eq!(c, 0, "{t}");
+    assert_eq!(v["events"], 59, "{t}");
+    assert_eq!(v["state_hash"], "477d2a0d60812e870cb3b27bbca9f1cc46f36d3e6553d756dfc8d3af5832f6e7", "{t}");
+    let (c, v, t) = run(&["ledger", "verify"]);
+    assert_eq!((c, v["ok"].as_bool()), (0, Some(true)), "{t}");
+    let (c, _, t) = run(&["lease", "draft", "--frame", "the photos", "--horizon", "short", "--expires-in", "1h"]);
+    assert_eq!(c, 0, "{t}");
+    let (c, v, t) = run(&["ledger", "replay", "--from-genesis"]);
+    assert_eq!((c, v["ok"].as_bool()), (0, Some(true)), "{t}");
+    assert!(v["events"].as_u64() > Some(59), "{t}");
+    let (c, v, t) = run(&["ledger", "show", "--kind", "hash_scheme_adopted"]);
+    assert_eq!((c, v["events"].as_array().map(Vec::len)), (0, Some(0)), "{t}");
+}
+
 /// Recorded by the binary of the day before the state was hashed by change (and before the
 /// anchor was kept in slots): every event replays to the state hash it recorded, it verifies, and
 /// today's code carries on from it.

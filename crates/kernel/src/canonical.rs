@@ -103,9 +103,8 @@ impl<'de> Deserialize<'de> for Hash {
 
 /// Canonical JSON bytes of any serialisable value.
 pub fn canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, serde_json::Error> {
-    let v = serde_json::to_value(value)?;
     let mut out = Vec::with_capacity(256);
-    write_value(&v, &mut out)?;
+    crate::canonical_writer::write(value, &mut out)?;
     Ok(out)
 }
 

@@ -20,6 +20,7 @@ pub mod approval;
 pub mod bootstrap;
 pub mod call;
 pub mod canonical;
+mod canonical_writer;
 pub mod capability;
 pub mod decay;
 pub mod error;

@@ -38,7 +38,7 @@ use crate::scope::ScopeToken;
 use crate::state::KernelState;
 use crate::time::Millis;
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The scheme of ledgers begun before schemes had numbers.
 pub const FIRST: u32 = 1;
@@ -149,19 +149,87 @@ fn by_change(state: &KernelState) -> Result<Hash, KernelError> {
 /// event that leaves them as they were (most events) reuses it. Comparing them costs a few string
 /// comparisons; encoding them canonically cost most of a state hash.
 ///
+/// They are hashed as one tuple, and the canonical JSON of a tuple is its elements' canonical JSON
+/// between brackets and commas — so each element's encoding is kept too, and an event that
+/// changes one of them (every commit moves `last_commit`, a handful of bytes) encodes only that
+/// one again; the lease and the scope token, most of the bytes, are encoded when they change.
+///
 /// It is a cache, not state: not serialised, equal to every other, and the hash it gives is the
-/// one the objects would get without it.
+/// one the objects would get without it (a test compares the two on every kind of change).
 #[derive(Default)]
-pub struct ObjectsCache(Mutex<Option<(Objects, Hash)>>);
+pub struct ObjectsCache(Mutex<Option<Cached>>);
 
-#[derive(Clone, PartialEq)]
-pub struct Objects {
-    device_key: String,
-    policy_hash: Hash,
-    lease: Option<Lease>,
-    last_commit: BTreeMap<Layer, Millis>,
-    scope: Option<ScopeToken>,
-    bootstrap: Option<Bootstrap>,
+/// An object and its canonical JSON (shared between copies of the state).
+type Encoded<T> = (T, Arc<[u8]>);
+
+/// Each object with its canonical JSON, and the hash of them all.
+#[derive(Clone)]
+pub struct Cached {
+    device_key: Encoded<String>,
+    policy_hash: Encoded<Hash>,
+    lease: Encoded<Option<Lease>>,
+    last_commit: Encoded<BTreeMap<Layer, Millis>>,
+    scope: Encoded<Option<ScopeToken>>,
+    bootstrap: Encoded<Option<Bootstrap>>,
+    hash: Hash,
+}
+
+fn encoded<T: Clone + serde::Serialize>(value: &T) -> Result<Encoded<T>, serde_json::Error> {
+    Ok((value.clone(), crate::canonical::canonical_bytes(value)?.into()))
+}
+
+/// `slot` made to hold `value` and its canonical JSON; says whether it had to change.
+fn keep<T: PartialEq + Clone + serde::Serialize>(slot: &mut Encoded<T>, value: &T) -> Result<bool, serde_json::Error> {
+    if slot.0 == *value {
+        return Ok(false);
+    }
+    *slot = encoded(value)?;
+    Ok(true)
+}
+
+impl Cached {
+    fn new(
+        device_key: &String,
+        policy_hash: &Hash,
+        lease: &Option<Lease>,
+        last_commit: &BTreeMap<Layer, Millis>,
+        scope: &Option<ScopeToken>,
+        bootstrap: &Option<Bootstrap>,
+    ) -> Result<Cached, serde_json::Error> {
+        let mut c = Cached {
+            device_key: encoded(device_key)?,
+            policy_hash: encoded(policy_hash)?,
+            lease: encoded(lease)?,
+            last_commit: encoded(last_commit)?,
+            scope: encoded(scope)?,
+            bootstrap: encoded(bootstrap)?,
+            hash: Hash::ZERO,
+        };
+        c.rehash();
+        Ok(c)
+    }
+
+    /// The hash of the tuple, from its elements' kept encodings.
+    fn rehash(&mut self) {
+        let parts: [&[u8]; 6] = [
+            &self.device_key.1,
+            &self.policy_hash.1,
+            &self.lease.1,
+            &self.last_commit.1,
+            &self.scope.1,
+            &self.bootstrap.1,
+        ];
+        let mut text = Vec::with_capacity(parts.iter().map(|p| p.len() + 1).sum::<usize>() + 1);
+        text.push(b'[');
+        for (i, part) in parts.into_iter().enumerate() {
+            if i > 0 {
+                text.push(b',');
+            }
+            text.extend_from_slice(part);
+        }
+        text.push(b']');
+        self.hash = Hash::of_bytes(&text);
+    }
 }
 
 impl ObjectsCache {
@@ -174,30 +242,44 @@ impl ObjectsCache {
         scope: &Option<ScopeToken>,
         bootstrap: &Option<Bootstrap>,
     ) -> Result<Hash, serde_json::Error> {
-        let mut guard = self.0.lock().ok();
-        if let Some(Some((o, h))) = guard.as_deref()
-            && o.device_key == *device_key
-            && o.policy_hash == *policy_hash
-            && o.lease == *lease
-            && o.last_commit == *last_commit
-            && o.scope == *scope
-            && o.bootstrap == *bootstrap
-        {
-            return Ok(*h);
+        let Ok(mut guard) = self.0.lock() else {
+            // A poisoned cache is only a slower hash.
+            return Cached::new(device_key, policy_hash, lease, last_commit, scope, bootstrap).map(|c| c.hash);
+        };
+        match guard.as_mut() {
+            Some(c) => {
+                // Every element is brought up to date (no short circuit): each must hold its value.
+                let changed = (|| {
+                    Ok::<_, serde_json::Error>([
+                        keep(&mut c.device_key, device_key)?,
+                        keep(&mut c.policy_hash, policy_hash)?,
+                        keep(&mut c.lease, lease)?,
+                        keep(&mut c.last_commit, last_commit)?,
+                        keep(&mut c.scope, scope)?,
+                        keep(&mut c.bootstrap, bootstrap)?,
+                    ])
+                })();
+                match changed {
+                    Ok(changed) => {
+                        if changed.contains(&true) {
+                            c.rehash();
+                        }
+                        Ok(c.hash)
+                    }
+                    // Some elements moved on and the hash did not: start again next time.
+                    Err(e) => {
+                        *guard = None;
+                        Err(e)
+                    }
+                }
+            }
+            None => {
+                let c = Cached::new(device_key, policy_hash, lease, last_commit, scope, bootstrap)?;
+                let h = c.hash;
+                *guard = Some(c);
+                Ok(h)
+            }
         }
-        let h = hash_of(&(device_key, policy_hash, lease, last_commit, scope, bootstrap))?;
-        if let Some(slot) = guard.as_deref_mut() {
-            let objects = Objects {
-                device_key: device_key.clone(),
-                policy_hash: *policy_hash,
-                lease: lease.clone(),
-                last_commit: last_commit.clone(),
-                scope: scope.clone(),
-                bootstrap: bootstrap.clone(),
-            };
-            *slot = Some((objects, h));
-        }
-        Ok(h)
     }
 }
 

@@ -10,6 +10,11 @@ use smart_kernel::*;
 /// States from one run: its start, a lease at L3 with a call waiting for the person, and after
 /// an emergency stop.
 fn states() -> Vec<KernelState> {
+    run().0
+}
+
+/// [`states`], and every event of the run.
+fn run() -> (Vec<KernelState>, Vec<KernelEvent>) {
     let mut h = Harness::new();
     let mut out = vec![h.state.clone()];
     h.commit_lease();
@@ -23,7 +28,7 @@ fn states() -> Vec<KernelState> {
     for s in &out {
         assert_eq!(s.hash_scheme, state_hash::CURRENT, "a ledger begun today hashes by change");
     }
-    out
+    (out, h.log.into_iter().map(|(e, _)| e).collect())
 }
 
 macro_rules! each_field {
@@ -121,4 +126,30 @@ fn the_scheme_moves_forward_only_and_only_to_one_this_kernel_knows() {
     h.apply_all(vec![ev]);
     assert_eq!(h.state.hash_scheme, state_hash::CURRENT);
     assert_ne!(h.state.hash().unwrap(), before);
+}
+
+/// Canonical bytes are written straight from the values now; every state and every event of a
+/// real run, and every part of each state, gives the bytes the `Value` path gave — the bytes every
+/// recorded hash was made of.
+#[test]
+fn canonical_bytes_are_what_the_value_path_wrote_for_every_real_state_and_event() {
+    fn by_value<T: serde::Serialize>(v: &T) -> Vec<u8> {
+        let mut out = vec![];
+        canonical::write_value(&serde_json::to_value(v).unwrap(), &mut out).unwrap();
+        out
+    }
+    let (states, events) = run();
+    assert!(events.len() > 10, "{}", events.len());
+    for e in &events {
+        assert_eq!(canonical_bytes(e).unwrap(), by_value(e), "{}", e.kind());
+    }
+    for s in &states {
+        assert_eq!(canonical_bytes(s).unwrap(), by_value(s));
+        macro_rules! part {
+            ($($f:ident),*) => {$(
+                assert_eq!(canonical_bytes(&s.$f).unwrap(), by_value(&s.$f), "{}", stringify!($f));
+            )*};
+        }
+        each_field!(part);
+    }
 }

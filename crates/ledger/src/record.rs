@@ -53,7 +53,7 @@ pub struct NewEvent<'a> {
 }
 
 /// A row as stored.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct StoredEvent {
     pub seq: u64,
     pub corr: String,

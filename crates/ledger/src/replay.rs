@@ -6,7 +6,7 @@
 
 use crate::store::{HeadSigner, Ledger, LedgerError};
 use serde::Serialize;
-use smart_kernel::{KernelState, Millis};
+use smart_kernel::{Hash, KernelEvent, KernelState, Millis};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ReplayReport {
@@ -52,43 +52,164 @@ pub fn vouched_snapshot(ledger: &Ledger, sealer: Option<&dyn HeadSigner>) -> Opt
 
 /// Replays the events after `start`'s sequence onto it.
 fn replay_from(ledger: &Ledger, start: KernelState) -> Result<(KernelState, ReplayReport), LedgerError> {
+    replay_with(ledger, start, Reading::Auto)
+}
+
+/// Where [`replay_with`] reads the rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reading {
+    /// On a thread of its own where there are enough rows to be worth it, else here.
+    Auto,
+    /// Here, one row at a time.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Here,
+    /// On a reader thread, however few the rows.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Beside,
+}
+
+/// Rows a reader thread is worth starting for: below it, opening a connection and a thread costs
+/// more than it saves.
+const READ_BESIDE_FROM: u64 = 4_096;
+
+/// Rows handed from the reader to the applier at a time.
+const HANDOVER: usize = 256;
+
+/// One row as replay needs it, its payload read as an event (or why it is not one).
+struct Step {
+    seq: u64,
+    at_ms: u64,
+    state_before: String,
+    state_after: String,
+    event: Result<KernelEvent, String>,
+}
+
+/// The columns replay reads: a row's other columns are verify's to check.
+const STEP_COLUMNS: &str = "SELECT seq, payload, at_ms, state_before, state_after FROM events";
+
+impl Step {
+    /// A row of [`STEP_COLUMNS`], its payload read as an event where it lies (not copied first).
+    fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<Step> {
+        let stored = match r.get_ref(1)? {
+            rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t).ok().map(event_of),
+            _ => None,
+        };
+        let event = match stored {
+            Some(e) => e,
+            // Not text: fails here as a read of the whole row would.
+            None => event_of(&r.get::<_, String>(1)?),
+        };
+        Ok(Step {
+            seq: r.get::<_, i64>(0)? as u64,
+            at_ms: r.get::<_, i64>(2)? as u64,
+            state_before: r.get(3)?,
+            state_after: r.get(4)?,
+            event,
+        })
+    }
+}
+
+/// The kernel event in a payload, as [`crate::record::StoredEvent::event`] reads it.
+fn event_of(payload: &str) -> Result<KernelEvent, String> {
+    serde_json::from_str(payload).map_err(|e| format!("payload is not a kernel event: {e}"))
+}
+
+/// Streams the rows from `since` on `conn`, in sequence order, to `f` until it says stop.
+fn read_steps(conn: &rusqlite::Connection, since: u64, mut f: impl FnMut(Step) -> bool) -> Result<(), LedgerError> {
+    let mut stmt = conn.prepare(&format!("{STEP_COLUMNS} WHERE seq >= ?1 ORDER BY seq"))?;
+    let mut rows = stmt.query([since as i64])?;
+    while let Some(r) = rows.next()? {
+        if !f(Step::read(r)?) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// [`replay_from`], reading the rows as `reading` says.
+///
+/// Applying an event needs the state the one before left, and so does hashing it; reading a row
+/// and its payload does not. So where there are many rows a reader thread (on a connection of
+/// its own) reads them and their payloads while this thread applies and hashes — on two cores,
+/// about a third of a replay's work moves off the thread that decides its pace. What is found is
+/// the same either way: rows are applied in order, the first divergence stops the replay (the
+/// reader stops with it), and a row that cannot be read is an error only where no divergence
+/// came before it.
+fn replay_with(
+    ledger: &Ledger,
+    start: KernelState,
+    reading: Reading,
+) -> Result<(KernelState, ReplayReport), LedgerError> {
     let from_seq = start.seq;
     let mut state = start;
-    let mut current = state.hash().map_err(|e| LedgerError::Encoding(e.to_string()))?.to_hex();
+    let mut current = state.hash().map_err(|e| LedgerError::Encoding(e.to_string()))?;
     let mut bad: Option<(u64, String)> = None;
     // From genesis: every stored row, one at sequence 0 included (it diverges).
     let since = if from_seq == 0 { 0 } else { from_seq + 1 };
-    ledger.for_each_from(since, |row| {
-        let seq = row.seq;
-        bad = (|| {
-            if row.state_before != current {
-                return Some((seq, "the recorded state before this event is not the replayed state".to_string()));
-            }
-            let event = match row.event() {
-                Ok(e) => e,
-                Err(e) => return Some((seq, e)),
-            };
-            // Replay stops at the first failure, so the state needs no atomic apply.
-            if let Err(e) = state.apply_mut(&event, Millis(row.at_ms)) {
-                return Some((seq, e.to_string()));
-            }
-            if state.seq != seq {
-                return Some((seq, format!("the event applies as sequence {} ", state.seq)));
-            }
-            match state.hash() {
-                Ok(h) => current = h.to_hex(),
-                Err(e) => return Some((seq, e.to_string())),
-            }
-            if row.state_after != current {
-                return Some((
-                    seq,
-                    "the replayed state after this event differs from the recorded state hash".to_string(),
-                ));
-            }
-            None
-        })();
+    let beside = match reading {
+        Reading::Here => false,
+        Reading::Beside => true,
+        Reading::Auto => {
+            let last: Option<i64> = ledger.connection().query_row("SELECT max(seq) FROM events", [], |r| r.get(0))?;
+            last.and_then(|l| u64::try_from(l).ok()).is_some_and(|l| l.saturating_sub(since) >= READ_BESIDE_FROM)
+        }
+    };
+    let mut apply = |step: Step| {
+        bad = apply_step(&mut state, &mut current, step);
         bad.is_none()
-    })?;
+    };
+    let read_here = |apply: &mut dyn FnMut(Step) -> bool| read_steps(ledger.connection(), since, apply);
+    if !beside {
+        read_here(&mut apply)?;
+    } else {
+        let read = std::thread::scope(|scope| -> Option<Result<(), LedgerError>> {
+            let (ready, steps) = std::sync::mpsc::sync_channel::<Result<Vec<Step>, LedgerError>>(4);
+            let path = ledger.path();
+            let reader = move || {
+                let read = (|| -> Result<(), LedgerError> {
+                    let conn = crate::store::reader(path)?;
+                    let mut batch = Vec::with_capacity(HANDOVER);
+                    let mut gone = false;
+                    let read = read_steps(&conn, since, |step| {
+                        batch.push(step);
+                        if batch.len() == HANDOVER {
+                            gone = ready.send(Ok(std::mem::replace(&mut batch, Vec::with_capacity(HANDOVER)))).is_err();
+                        }
+                        !gone
+                    });
+                    // The rows read before an error go first: a divergence among them is the answer.
+                    if !batch.is_empty() && !gone {
+                        let _ = ready.send(Ok(batch));
+                    }
+                    read
+                })();
+                // After the rows it read: an error comes in its place in the order.
+                if let Err(e) = read {
+                    let _ = ready.send(Err(e));
+                }
+            };
+            // No second thread to be had: read here.
+            std::thread::Builder::new().spawn_scoped(scope, reader).ok()?;
+            for batch in steps {
+                let batch = match batch {
+                    Ok(b) => b,
+                    Err(e) => return Some(Err(e)),
+                };
+                for step in batch {
+                    if !apply(step) {
+                        // Dropping the receiver stops the reader at its next hand-over.
+                        return Some(Ok(()));
+                    }
+                }
+            }
+            Some(Ok(()))
+        });
+        match read {
+            Some(r) => r?,
+            None => read_here(&mut apply)?,
+        }
+    }
+    let current = current.to_hex();
     let report = match bad {
         None => ReplayReport {
             ok: true,
@@ -108,6 +229,34 @@ fn replay_from(ledger: &Ledger, start: KernelState) -> Result<(KernelState, Repl
         },
     };
     Ok((state, report))
+}
+
+/// Applies one row to `state`, whose hash is `current`: the divergence it shows, if any.
+fn apply_step(state: &mut KernelState, current: &mut Hash, step: Step) -> Option<(u64, String)> {
+    let seq = step.seq;
+    let mut hex = [0u8; 64];
+    if step.state_before != current.hex_in(&mut hex) {
+        return Some((seq, "the recorded state before this event is not the replayed state".to_string()));
+    }
+    let event = match step.event {
+        Ok(e) => e,
+        Err(e) => return Some((seq, e)),
+    };
+    // Replay stops at the first failure, so the state needs no atomic apply.
+    if let Err(e) = state.apply_mut(&event, Millis(step.at_ms)) {
+        return Some((seq, e.to_string()));
+    }
+    if state.seq != seq {
+        return Some((seq, format!("the event applies as sequence {} ", state.seq)));
+    }
+    match state.hash() {
+        Ok(h) => *current = h,
+        Err(e) => return Some((seq, e.to_string())),
+    }
+    if step.state_after != current.hex_in(&mut hex) {
+        return Some((seq, "the replayed state after this event differs from the recorded state hash".to_string()));
+    }
+    None
 }
 
 #[cfg(test)]
@@ -161,9 +310,17 @@ mod tests {
         (ledger, state)
     }
 
-    /// The replayed state's sequence and the report.
+    /// The replayed state's sequence and the report — the same whether the rows are read on this
+    /// thread or beside it.
     fn replayed(ledger: &Ledger) -> Result<(u64, ReplayReport), String> {
-        replay(ledger).map(|(state, report)| (state.seq, report)).map_err(|e| e.to_string())
+        let mut answers = [Reading::Here, Reading::Beside, Reading::Auto].map(|reading| {
+            replay_with(ledger, KernelState::default(), reading)
+                .map(|(state, report)| (state.seq, state.hash().unwrap(), report))
+                .map_err(|e| e.to_string())
+        });
+        assert_eq!(answers[0], answers[1], "read here and beside");
+        assert_eq!(answers[0], answers[2], "read here and as replay chooses");
+        std::mem::replace(&mut answers[0], Err(String::new())).map(|(seq, _, report)| (seq, report))
     }
 
     #[test]

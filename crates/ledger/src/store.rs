@@ -72,6 +72,45 @@ pub(crate) fn row_to_event(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredEven
     })
 }
 
+/// A second connection to a ledger's file, for reading only: verify and replay read on a thread
+/// of their own while the caller's connection does other work.
+pub(crate) fn reader(path: &Path) -> Result<Connection, LedgerError> {
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    Ok(conn)
+}
+
+/// Reads a row into `into`, reusing its strings' buffers: a verify reads every row once, and
+/// eleven fresh allocations a row were most of what reading one cost. A column that is not valid
+/// text fails exactly as [`row_to_event`] fails on it.
+pub(crate) fn fill_event(r: &rusqlite::Row<'_>, into: &mut StoredEvent) -> rusqlite::Result<()> {
+    fn text(r: &rusqlite::Row<'_>, i: usize, into: &mut String) -> rusqlite::Result<()> {
+        let stored = match r.get_ref(i)? {
+            rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t).ok(),
+            _ => None,
+        };
+        match stored {
+            Some(s) => {
+                into.clear();
+                into.push_str(s);
+            }
+            None => *into = r.get(i)?,
+        }
+        Ok(())
+    }
+    into.seq = r.get::<_, i64>(0)? as u64;
+    text(r, 1, &mut into.corr)?;
+    text(r, 2, &mut into.kind)?;
+    text(r, 3, &mut into.payload)?;
+    into.at_ms = r.get::<_, i64>(4)? as u64;
+    into.wall_ms = r.get::<_, i64>(5)? as u64;
+    text(r, 6, &mut into.state_before)?;
+    text(r, 7, &mut into.state_after)?;
+    text(r, 8, &mut into.prev_hash)?;
+    text(r, 9, &mut into.hash)?;
+    text(r, 10, &mut into.seal)
+}
+
 /// Batches at least this long are encoded and hashed on a second thread while SQLite inserts
 /// (below it, the thread costs more than it saves).
 const PIPELINE_FROM: usize = 16;
