@@ -125,7 +125,7 @@ fn by_change(state: &KernelState) -> Result<Hash, KernelError> {
     // The counters move with nearly every event; the objects rarely, so their hash is kept.
     let counters =
         hash_of(&(seq, last_at, turn, stance, epoch, frontier, budget_used, steps, last_emergency_turn, hash_scheme))?;
-    let objects = objects_cache.hash(device_key, policy_hash, lease, last_commit, scope, bootstrap)?;
+    let objects = objects_cache.hash(&Objects { device_key, policy_hash, lease, last_commit, scope, bootstrap })?;
     let mut h = blake3::Hasher::new_derive_key(BY_CHANGE_CONTEXT);
     h.update(&counters.0);
     h.update(&objects.0);
@@ -187,22 +187,25 @@ fn keep<T: PartialEq + Clone + serde::Serialize>(slot: &mut Encoded<T>, value: &
     Ok(true)
 }
 
+/// The objects of the state being hashed.
+struct Objects<'s> {
+    device_key: &'s String,
+    policy_hash: &'s Hash,
+    lease: &'s Option<Lease>,
+    last_commit: &'s BTreeMap<Layer, Millis>,
+    scope: &'s Option<ScopeToken>,
+    bootstrap: &'s Option<Bootstrap>,
+}
+
 impl Cached {
-    fn new(
-        device_key: &String,
-        policy_hash: &Hash,
-        lease: &Option<Lease>,
-        last_commit: &BTreeMap<Layer, Millis>,
-        scope: &Option<ScopeToken>,
-        bootstrap: &Option<Bootstrap>,
-    ) -> Result<Cached, serde_json::Error> {
+    fn new(o: &Objects<'_>) -> Result<Cached, serde_json::Error> {
         let mut c = Cached {
-            device_key: encoded(device_key)?,
-            policy_hash: encoded(policy_hash)?,
-            lease: encoded(lease)?,
-            last_commit: encoded(last_commit)?,
-            scope: encoded(scope)?,
-            bootstrap: encoded(bootstrap)?,
+            device_key: encoded(o.device_key)?,
+            policy_hash: encoded(o.policy_hash)?,
+            lease: encoded(o.lease)?,
+            last_commit: encoded(o.last_commit)?,
+            scope: encoded(o.scope)?,
+            bootstrap: encoded(o.bootstrap)?,
             hash: Hash::ZERO,
         };
         c.rehash();
@@ -233,30 +236,22 @@ impl Cached {
 }
 
 impl ObjectsCache {
-    fn hash(
-        &self,
-        device_key: &String,
-        policy_hash: &Hash,
-        lease: &Option<Lease>,
-        last_commit: &BTreeMap<Layer, Millis>,
-        scope: &Option<ScopeToken>,
-        bootstrap: &Option<Bootstrap>,
-    ) -> Result<Hash, serde_json::Error> {
+    fn hash(&self, o: &Objects<'_>) -> Result<Hash, serde_json::Error> {
         let Ok(mut guard) = self.0.lock() else {
             // A poisoned cache is only a slower hash.
-            return Cached::new(device_key, policy_hash, lease, last_commit, scope, bootstrap).map(|c| c.hash);
+            return Cached::new(o).map(|c| c.hash);
         };
         match guard.as_mut() {
             Some(c) => {
                 // Every element is brought up to date (no short circuit): each must hold its value.
                 let changed = (|| {
                     Ok::<_, serde_json::Error>([
-                        keep(&mut c.device_key, device_key)?,
-                        keep(&mut c.policy_hash, policy_hash)?,
-                        keep(&mut c.lease, lease)?,
-                        keep(&mut c.last_commit, last_commit)?,
-                        keep(&mut c.scope, scope)?,
-                        keep(&mut c.bootstrap, bootstrap)?,
+                        keep(&mut c.device_key, o.device_key)?,
+                        keep(&mut c.policy_hash, o.policy_hash)?,
+                        keep(&mut c.lease, o.lease)?,
+                        keep(&mut c.last_commit, o.last_commit)?,
+                        keep(&mut c.scope, o.scope)?,
+                        keep(&mut c.bootstrap, o.bootstrap)?,
                     ])
                 })();
                 match changed {
@@ -274,7 +269,7 @@ impl ObjectsCache {
                 }
             }
             None => {
-                let c = Cached::new(device_key, policy_hash, lease, last_commit, scope, bootstrap)?;
+                let c = Cached::new(o)?;
                 let h = c.hash;
                 *guard = Some(c);
                 Ok(h)

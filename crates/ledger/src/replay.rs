@@ -154,16 +154,19 @@ fn replay_with(
             last.and_then(|l| u64::try_from(l).ok()).is_some_and(|l| l.saturating_sub(since) >= READ_BESIDE_FROM)
         }
     };
-    let mut apply = |step: Step| {
+    let mut apply = |step: &Step| {
         bad = apply_step(&mut state, &mut current, step);
         bad.is_none()
     };
-    let read_here = |apply: &mut dyn FnMut(Step) -> bool| read_steps(ledger.connection(), since, apply);
+    let read_here = |apply: &mut dyn FnMut(&Step) -> bool| read_steps(ledger.connection(), since, |s| apply(&s));
     if !beside {
         read_here(&mut apply)?;
     } else {
         let read = std::thread::scope(|scope| -> Option<Result<(), LedgerError>> {
             let (ready, steps) = std::sync::mpsc::sync_channel::<Result<Vec<Step>, LedgerError>>(4);
+            // Applied rows go back to the reader to be dropped there: freeing an event's strings
+            // and maps is work the applying thread need not do.
+            let (spent, applied) = std::sync::mpsc::channel::<Vec<Step>>();
             let path = ledger.path();
             let reader = move || {
                 let read = (|| -> Result<(), LedgerError> {
@@ -174,6 +177,9 @@ fn replay_with(
                         batch.push(step);
                         if batch.len() == HANDOVER {
                             gone = ready.send(Ok(std::mem::replace(&mut batch, Vec::with_capacity(HANDOVER)))).is_err();
+                            while let Ok(done) = applied.try_recv() {
+                                drop(done);
+                            }
                         }
                         !gone
                     });
@@ -195,12 +201,14 @@ fn replay_with(
                     Ok(b) => b,
                     Err(e) => return Some(Err(e)),
                 };
-                for step in batch {
+                for step in &batch {
                     if !apply(step) {
                         // Dropping the receiver stops the reader at its next hand-over.
                         return Some(Ok(()));
                     }
                 }
+                // A reader that has finished drops nothing more: then it is dropped here.
+                let _ = spent.send(batch);
             }
             Some(Ok(()))
         });
@@ -232,18 +240,18 @@ fn replay_with(
 }
 
 /// Applies one row to `state`, whose hash is `current`: the divergence it shows, if any.
-fn apply_step(state: &mut KernelState, current: &mut Hash, step: Step) -> Option<(u64, String)> {
+fn apply_step(state: &mut KernelState, current: &mut Hash, step: &Step) -> Option<(u64, String)> {
     let seq = step.seq;
     let mut hex = [0u8; 64];
     if step.state_before != current.hex_in(&mut hex) {
         return Some((seq, "the recorded state before this event is not the replayed state".to_string()));
     }
-    let event = match step.event {
+    let event = match &step.event {
         Ok(e) => e,
-        Err(e) => return Some((seq, e)),
+        Err(e) => return Some((seq, e.clone())),
     };
     // Replay stops at the first failure, so the state needs no atomic apply.
-    if let Err(e) = state.apply_mut(&event, Millis(step.at_ms)) {
+    if let Err(e) = state.apply_mut(event, Millis(step.at_ms)) {
         return Some((seq, e.to_string()));
     }
     if state.seq != seq {
