@@ -88,8 +88,13 @@ impl StoredEvent {
 
     /// The kernel event in the payload. Reads what [`MAX_EVENT_DEPTH`] lets the writer write.
     pub fn event(&self) -> Result<KernelEvent, String> {
-        serde_json::from_str(&self.payload).map_err(|e| format!("payload is not a kernel event: {e}"))
+        event_of(&self.payload)
     }
+}
+
+/// The kernel event in a payload's text (replay reads it where SQLite holds it, not copied first).
+pub(crate) fn event_of(payload: &str) -> Result<KernelEvent, String> {
+    serde_json::from_str(payload).map_err(|e| format!("payload is not a kernel event: {e}"))
 }
 
 /// `blake3(prev ‖ canonical JSON of the other columns)`, the JSON written directly, not built as an object.

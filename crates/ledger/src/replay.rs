@@ -4,6 +4,7 @@
 //! and `state_after` must equal the recomputed hashes. The first sequence where they differ is
 //! the divergence — the point where the ledger and the kernel's rules stop telling the same story.
 
+use crate::record::event_of;
 use crate::store::{HeadSigner, Ledger, LedgerError};
 use serde::Serialize;
 use smart_kernel::{Hash, KernelEvent, KernelState, Millis};
@@ -109,11 +110,6 @@ impl Step {
     }
 }
 
-/// The kernel event in a payload, as [`crate::record::StoredEvent::event`] reads it.
-fn event_of(payload: &str) -> Result<KernelEvent, String> {
-    serde_json::from_str(payload).map_err(|e| format!("payload is not a kernel event: {e}"))
-}
-
 /// Streams the rows from `since` on `conn`, in sequence order, to `f` until it says stop.
 fn read_steps(conn: &rusqlite::Connection, since: u64, mut f: impl FnMut(Step) -> bool) -> Result<(), LedgerError> {
     let mut stmt = conn.prepare(&format!("{STEP_COLUMNS} WHERE seq >= ?1 ORDER BY seq"))?;
@@ -150,8 +146,7 @@ fn replay_with(
         Reading::Here => false,
         Reading::Beside => true,
         Reading::Auto => {
-            let last: Option<i64> = ledger.connection().query_row("SELECT max(seq) FROM events", [], |r| r.get(0))?;
-            last.and_then(|l| u64::try_from(l).ok()).is_some_and(|l| l.saturating_sub(since) >= READ_BESIDE_FROM)
+            crate::store::last_seq(ledger.connection())?.is_some_and(|l| l.saturating_sub(since) >= READ_BESIDE_FROM)
         }
     };
     let mut apply = |step: &Step| {

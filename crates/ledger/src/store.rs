@@ -72,6 +72,12 @@ pub(crate) fn row_to_event(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredEven
     })
 }
 
+/// The highest sequence stored, read without parsing its row (a damaged row is verify's to name).
+pub(crate) fn last_seq(conn: &Connection) -> Result<Option<u64>, LedgerError> {
+    let last: Option<i64> = conn.query_row("SELECT max(seq) FROM events", [], |r| r.get(0))?;
+    Ok(last.and_then(|l| u64::try_from(l).ok()))
+}
+
 /// A second connection to a ledger's file, for reading only: verify and replay read on a thread
 /// of their own while the caller's connection does other work.
 pub(crate) fn reader(path: &Path) -> Result<Connection, LedgerError> {

@@ -192,7 +192,7 @@ fn walk_rows(
     use std::sync::mpsc::{SendError, channel, sync_channel};
     use std::sync::{Arc, Mutex};
 
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+    let workers = threads();
     let stop = AtomicBool::new(false);
     let (sealer, depth) = (walk.sealer, walk.depth);
     std::thread::scope(|scope| {
@@ -282,6 +282,11 @@ fn walk_rows(
     })
 }
 
+/// Threads a verify reads or checks on: one a core, at most four.
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4)
+}
+
 /// Rows a reader of its own must have at least to be worth starting: below it, opening a
 /// connection and a thread costs more than reading the rows on one.
 const RANGE_ROWS: u64 = 8_192;
@@ -295,17 +300,15 @@ fn split(
     walk: &mut Walk<'_>,
     ranges: Ranges,
 ) -> Result<Option<Vec<(u64, u64)>>, LedgerError> {
-    let cores = || std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
     let n = match ranges {
-        Ranges::Auto => cores(),
+        Ranges::Auto => threads(),
         Ranges::Exactly(n) => n,
     };
     if n < 2 {
         return Ok(None);
     }
     // Within the verify's read snapshot: rows appended after it began are not this verify's.
-    let last: Option<i64> = ledger.connection().query_row("SELECT max(seq) FROM events", [], |r| r.get(0))?;
-    let Some(last) = last.and_then(|l| u64::try_from(l).ok()) else { return Ok(None) };
+    let Some(last) = crate::store::last_seq(ledger.connection())? else { return Ok(None) };
     if matches!(ranges, Ranges::Auto) && last.saturating_sub(since) < RANGE_ROWS * n as u64 {
         return Ok(None);
     }
