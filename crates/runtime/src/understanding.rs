@@ -132,13 +132,15 @@ impl Engine {
                 _ => None,
             })
             .collect();
-        let mut just_prepared: Option<Option<String>> = None;
+        // The newest commit only: what an assent right now would carry out.
+        let just_prepared = committed.iter().rev().find_map(|row| match row.event() {
+            Ok(KernelEvent::Committed { tool, artifact, .. }) => {
+                Some(artifact.as_ref().and(smart_tools::exec::applied_by(&tool)).map(str::to_string))
+            }
+            _ => None,
+        });
         for row in committed.iter().rev() {
             if let Ok(KernelEvent::Committed { tool, artifact, call_hash, .. }) = row.event() {
-                // The newest commit only: what an assent right now would carry out.
-                just_prepared.get_or_insert_with(|| {
-                    artifact.as_ref().and(smart_tools::exec::applied_by(&tool)).map(str::to_string)
-                });
                 if let Some(a) = artifact
                     && let Some(applies) = smart_tools::exec::applied_by(&tool)
                     && !artifacts.contains_key(applies)

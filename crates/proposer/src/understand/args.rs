@@ -626,6 +626,9 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     // not the topic.
     let kinds = search_kinds(&lower, mentions, start);
     let end = kinds.iter().map(|(_, from)| *from).find(|from| (start..end).contains(from)).unwrap_or(end);
+    // "just three things about origami, I don't want a great long list": the topic ends with
+    // its clause.
+    let end = (start..end).find(|&i| r.clauses.get(i).copied().unwrap_or(false)).map_or(end, |i| i + 1);
     let mut topic: Vec<&str> = r.words[start..end].iter().map(String::as_str).collect();
     // "… on telescope, but confine yourself to …": "but" goes on to something else (a search
     // cannot leave words out, so "bread but not rye" loses nothing it could do).
@@ -1080,12 +1083,14 @@ fn patch(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
 /// Stands between two sentences in the words [`find_replace`] reads: never a word of a reading.
 const SENTENCE_END: &str = "\u{2029}";
 
-/// The reading's words at `indices`, with [`SENTENCE_END`] after each that ends a sentence.
+/// The reading's words at `indices`, with [`SENTENCE_END`] after each that ends a sentence or
+/// a clause ("replace walnut with cedar, I think that's the one": the new words end at the
+/// comma).
 fn with_sentence_ends(r: &Reading, indices: impl Iterator<Item = usize>) -> Vec<String> {
     let mut out = vec![];
     for i in indices {
         out.push(r.words[i].clone());
-        if r.ends.get(i).copied().unwrap_or(false) {
+        if r.ends_clause(i) {
             out.push(SENTENCE_END.to_string());
         }
     }
@@ -2099,6 +2104,14 @@ mod tests {
             json!({"query": "tides"})
         );
         assert_eq!(args("rag.search", "Look up falconry. It is for my nephew."), json!({"query": "falconry"}));
+        // What broke (a twenty-fifth author's): the topic ran on past a comma into the clause
+        // after it. A comma inside a topic's list ends nothing.
+        assert_eq!(
+            args("rag.search", "just documents about origami please, I don't want a great long list"),
+            json!({"query": "origami"})
+        );
+        assert_eq!(args("rag.search", "anything about pottery, would you check"), json!({"query": "pottery"}));
+        assert_eq!(args("rag.search", "search for bread, butter and jam"), json!({"query": "bread butter and jam"}));
 
         // From a place that still exists is a move, not a redirect.
         assert!(matches!(f("propose.redirects", "redirect budget.xlsx to Recipes"), Filled::Missing(_)));
@@ -2122,6 +2135,9 @@ mod tests {
             // "in that file" before the name kept "in that" in the new text.
             "theres a typo in shopping_list.md it says tuesday but it shouldve been thursday",
             "replace the word tuesday with thursday in that file shopping_list.md",
+            // What broke: the new words ran on past a comma into the clause after it.
+            "in shopping_list.md replace tuesday with thursday, I think that is the one",
+            "in shopping_list.md replace tuesday with thursday, would you",
         ] {
             assert_eq!(
                 args("propose.patch", said),

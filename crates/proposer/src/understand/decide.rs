@@ -220,19 +220,21 @@ pub fn the_newest_when_unsaid(
         && !named
         && !worded(&tool)
         && matches!(fill(&tool), Filled::Implied(_))
-        && let Some((other, other_args)) =
-            APPLYING.iter().filter(|t| **t != tool && worded(t)).find_map(|t| match fill(t) {
-                Filled::Implied(a) | Filled::Args(a) => Some((t.to_string(), a)),
-                _ => None,
-            })
+        && let Some((other, other_args)) = applying().filter(|t| *t != tool && worded(t)).find_map(|t| match fill(t) {
+            Filled::Implied(a) | Filled::Args(a) => Some((t.to_string(), a)),
+            _ => None,
+        })
     {
         return Understood::Call { tool: other, args: other_args };
     }
     Understood::Call { tool, args }
 }
 
-/// The tools that apply what an earlier turn prepared, by their words ([`the_newest_when_unsaid`]).
-const APPLYING: &[&str] = &["apply.move", "apply.patch"];
+/// The tools that apply what an earlier turn prepared ([`the_newest_when_unsaid`]): those whose
+/// recipe is [`Recipe::Apply`], so that a new applying tool needs no second list.
+fn applying() -> impl Iterator<Item = &'static str> {
+    super::args::RECIPES.iter().filter(|(_, r)| matches!(r, Recipe::Apply(_))).map(|(t, _)| *t)
+}
 
 /// Below this chance of a call (the model's own), a call whose only argument is the working
 /// folder by default is not taken on the model's word alone.

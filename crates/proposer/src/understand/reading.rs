@@ -24,6 +24,12 @@ pub struct Reading {
     /// exclamation mark was said or typed there): the punctuation is gone from the words, but
     /// "… five documents on pottery? I have not the stamina for a longer list" is two sentences.
     pub ends: Vec<bool>,
+    /// For each word, whether a clause ended after it: a comma, semicolon or colon was
+    /// said or typed there *and* a new clause opens after it ([`CLAUSE_OPENERS`]: "… about
+    /// origami, I don't want a great long list" says its topic before the comma). A comma
+    /// alone ends nothing: "about bread, butter and jam" is one topic, and whisper writes
+    /// commas wherever the speaker breathes.
+    pub clauses: Vec<bool>,
 }
 
 impl Reading {
@@ -34,6 +40,11 @@ impl Reading {
 
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
+    }
+
+    /// Whether a sentence or a clause ended after word `i`.
+    pub fn ends_clause(&self, i: usize) -> bool {
+        self.ends.get(i).copied().unwrap_or(false) || self.clauses.get(i).copied().unwrap_or(false)
     }
 
     /// The sentences, as word ranges (the end exclusive), in order; one when no sentence ended
@@ -261,27 +272,59 @@ pub fn read(utterance: &str) -> Reading {
     for w in utterance.split_whitespace() {
         // "old. log" and "notes.TXT." are heard forms of a name: keep the inner dot.
         let t = trim_punct(w);
-        let ends = w.trim_end_matches(['"', '”', '’', ')', '\'']).ends_with(['.', '?', '!']);
+        let closed = w.trim_end_matches(['"', '”', '’', ')', '\'']);
+        let after = if closed.ends_with(['.', '?', '!']) {
+            After::Sentence
+        } else if closed.ends_with([',', ';', ':']) {
+            After::Pause
+        } else {
+            After::Nothing
+        };
         if t.is_empty() || FILLERS.contains(&t.to_lowercase().as_str()) {
             // A sentence that ends on a filler or on punctuation alone ends on the word before.
-            if ends && let Some(last) = words.last_mut() {
-                last.1 = true;
+            if let Some(last) = words.last_mut() {
+                last.1 = last.1.max(after);
             }
             continue;
         }
-        words.push((t.to_string(), ends));
+        words.push((t.to_string(), after));
     }
     strip_edges(&mut words);
-    let (words, mut ends): (Vec<String>, Vec<bool>) = join_paths(&words).into_iter().unzip();
-    // The end of the reading is no boundary between sentences.
-    if let Some(last) = ends.last_mut() {
-        *last = false;
-    }
-    Reading { text: words.join(" "), words, ends }
+    let joined = join_paths(&words);
+    let words: Vec<String> = joined.iter().map(|(w, _)| w.clone()).collect();
+    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let n = joined.len();
+    // The end of the reading is no boundary between sentences or clauses.
+    let ends = joined.iter().enumerate().map(|(i, (_, a))| *a == After::Sentence && i + 1 < n).collect();
+    let clauses = joined
+        .iter()
+        .enumerate()
+        .map(|(i, (_, a))| *a == After::Pause && lower.get(i + 1).is_some_and(|w| CLAUSE_OPENERS.contains(&w.as_str())))
+        .collect();
+    Reading { text: words.join(" "), words, ends, clauses }
 }
 
-/// A word of a reading, and whether a sentence ends after it.
-type Word = (String, bool);
+/// What was said or typed after a word: nothing, a pause (a comma, semicolon or colon),
+/// or the end of a sentence. Ordered: where two meet (a word, then a filler with a full stop),
+/// the stronger stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+enum After {
+    #[default]
+    Nothing,
+    Pause,
+    Sentence,
+}
+
+/// Words that open a new clause after a pause: a subject, or a verb that asks or tells before
+/// its subject ("…, would you …", "…, is that safe"). Not "and" or "or", which go on with a
+/// list as often as they open a clause, nor "it", which is as often the thing acted on.
+pub const CLAUSE_OPENERS: &[&str] = &[
+    "i", "i'm", "i'd", "i've", "i'll", "we", "we're", "you", "he", "she", "they", "would", "could", "can", "will",
+    "do", "does", "did", "is", "are", "was", "were", "if", "whether", "because", "since", "though", "although",
+];
+
+/// A word of a reading, and what was said after it.
+type Word = (String, After);
 
 /// `utterance` without the parts between commas that are only [`closings`] ("…, if you would,
 /// …", "…, thank you so much").
@@ -344,11 +387,11 @@ fn strip_edges(words: &mut Vec<Word>) {
             let before = words.len();
             if words.len() > 1 {
                 let mut kept: Vec<Word> = Vec::with_capacity(words.len());
-                for (w, ends) in words.drain(..) {
+                for (w, after) in words.drain(..) {
                     if !w.eq_ignore_ascii_case("please") {
-                        kept.push((w, ends));
-                    } else if ends && let Some(last) = kept.last_mut() {
-                        last.1 = true;
+                        kept.push((w, after));
+                    } else if let Some(last) = kept.last_mut() {
+                        last.1 = last.1.max(after);
                     }
                 }
                 *words = kept;
@@ -441,6 +484,23 @@ mod tests {
         assert_eq!(read("scan Letters um. hash it please. then list it").sentences(), [(0, 2), (2, 4), (4, 7)]);
         assert_eq!(read("what is this...   so weird!").sentences(), [(0, 3), (3, 5)]);
         assert!(read("").sentences().is_empty());
+    }
+
+    #[test]
+    fn a_clause_ends_at_a_pause_only_where_a_new_clause_opens() {
+        use super::read;
+        let r = read("search for origami, I don't want a long list");
+        assert_eq!(r.clauses, [false, false, true, false, false, false, false, false, false]);
+        assert!(r.ends_clause(2) && !r.ends_clause(1));
+        // A list's commas, a pause before a name or the reading's end, and no pause at all.
+        assert!(!read("search for bread, butter and jam").clauses.contains(&true));
+        assert!(!read("Suggest, quarantine, Lectures, slash summer").clauses.contains(&true));
+        assert!(!read("search for origami I don't want more").clauses.contains(&true));
+        // "please" and fillers hand their pause to the word before; a full stop is a sentence.
+        assert!(read("about origami please, you know").clauses[1]);
+        assert!(read("about origami um, would you").clauses[1]);
+        let r = read("about origami. I want more");
+        assert!(r.ends[1] && !r.clauses[1]);
     }
 
     #[test]
