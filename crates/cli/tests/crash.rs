@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc;
 use std::time::Duration;
 
 #[test]
@@ -22,6 +22,7 @@ fn acknowledged_events_survive_sigkill_and_the_chain_verifies() {
     let mut rng = seed;
     let mut acked: Vec<u64> = Vec::new();
     let kills = 25;
+    let mut waited = 0;
     for round in 0..kills {
         let mut child = s
             .cmd()
@@ -32,15 +33,26 @@ fn acknowledged_events_survive_sigkill_and_the_chain_verifies() {
             .spawn()
             .unwrap();
         let out = child.stdout.take().unwrap();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&seen);
+        let (tx, rx) = mpsc::channel::<u64>();
         let reader = std::thread::spawn(move || {
             for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if let Some(n) = line.strip_prefix("ack ") {
-                    sink.lock().unwrap().push(n.parse::<u64>().unwrap());
+                if let Some(n) = line.strip_prefix("ack ")
+                    && tx.send(n.parse::<u64>().unwrap()).is_err()
+                {
+                    return;
                 }
             }
         });
+        // Most kills land while the loop commits: the random delay starts at its first
+        // acknowledgement, because a process start can take longer than the whole delay (under
+        // Wine it did, and 25 kills saw 21 commits). Every fifth kill counts from the spawn, so
+        // a process cut off while it opens the ledger is covered too.
+        let mut got = Vec::new();
+        if round % 5 != 0 {
+            let first = rx.recv_timeout(Duration::from_secs(60));
+            got.push(first.unwrap_or_else(|_| panic!("round {round}: the loop committed nothing in 60 s")));
+            waited += 1;
+        }
         rng ^= rng << 13;
         rng ^= rng >> 7;
         rng ^= rng << 17;
@@ -48,7 +60,7 @@ fn acknowledged_events_survive_sigkill_and_the_chain_verifies() {
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
         reader.join().unwrap();
-        let got = seen.lock().unwrap().clone();
+        got.extend(rx.try_iter());
         acked.extend(got);
 
         let (code, v) = s.json(&["ledger", "verify"]);
@@ -58,8 +70,6 @@ fn acknowledged_events_survive_sigkill_and_the_chain_verifies() {
             assert!(events >= *max, "round {round}: acknowledged {max} but the ledger has {events}");
         }
     }
-    assert!(acked.len() > kills, "the loop should have committed something between kills ({})", acked.len());
-
     // Every acknowledged receipt is a committed event at that sequence.
     let conn = rusqlite::Connection::open(s.ledger()).unwrap();
     for seq in &acked {
@@ -76,5 +86,5 @@ fn acknowledged_events_survive_sigkill_and_the_chain_verifies() {
         .query_row("SELECT (SELECT count(*) FROM events WHERE kind = 'admitted') - (SELECT count(*) FROM events WHERE kind IN ('committed', 'failed'))", [], |r| r.get(0))
         .unwrap();
     assert_eq!(inflight, 0, "every admitted call has a receipt or an interruption record");
-    eprintln!("{} acknowledged commits across {kills} kills", acked.len());
+    eprintln!("{} acknowledged commits across {kills} kills ({waited} after a first commit)", acked.len());
 }

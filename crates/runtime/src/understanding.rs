@@ -132,17 +132,16 @@ impl Engine {
                 _ => None,
             })
             .collect();
-        // The newest commit only: what an assent right now would carry out.
-        let just_prepared = committed.iter().rev().find_map(|row| match row.event() {
-            Ok(KernelEvent::Committed { tool, artifact, .. }) => {
-                Some(artifact.as_ref().and(smart_tools::exec::applied_by(&tool)).map(str::to_string))
-            }
-            _ => None,
-        });
+        // What an assent right now would carry out: the newest commit's own artifact, if any.
+        let mut just_prepared: Option<Option<String>> = None;
         for row in committed.iter().rev() {
             if let Ok(KernelEvent::Committed { tool, artifact, call_hash, .. }) = row.event() {
+                let applies = smart_tools::exec::applied_by(&tool);
+                if just_prepared.is_none() {
+                    just_prepared = Some(artifact.as_ref().and(applies).map(str::to_string));
+                }
                 if let Some(a) = artifact
-                    && let Some(applies) = smart_tools::exec::applied_by(&tool)
+                    && let Some(applies) = applies
                     && !artifacts.contains_key(applies)
                     && let Ok(h) = smart_kernel::hash_of(&a)
                 {

@@ -25,7 +25,7 @@ pub struct Reading {
     /// "… five documents on pottery? I have not the stamina for a longer list" is two sentences.
     pub ends: Vec<bool>,
     /// For each word, whether a clause ended after it: a comma, semicolon or colon was
-    /// said or typed there *and* a new clause opens after it ([`CLAUSE_OPENERS`]: "… about
+    /// said or typed there *and* a new clause opens after it (a subject or an asking verb: "… about
     /// origami, I don't want a great long list" says its topic before the comma). A comma
     /// alone ends nothing: "about bread, butter and jam" is one topic, and whisper writes
     /// commas wherever the speaker breathes.
@@ -318,7 +318,7 @@ enum After {
 /// Words that open a new clause after a pause: a subject, or a verb that asks or tells before
 /// its subject ("…, would you …", "…, is that safe"). Not "and" or "or", which go on with a
 /// list as often as they open a clause, nor "it", which is as often the thing acted on.
-pub const CLAUSE_OPENERS: &[&str] = &[
+const CLAUSE_OPENERS: &[&str] = &[
     "i", "i'm", "i'd", "i've", "i'll", "we", "we're", "you", "he", "she", "they", "would", "could", "can", "will",
     "do", "does", "did", "is", "are", "was", "were", "if", "whether", "because", "since", "though", "although",
 ];
@@ -496,6 +496,7 @@ mod tests {
         assert!(!read("search for bread, butter and jam").clauses.contains(&true));
         assert!(!read("Suggest, quarantine, Lectures, slash summer").clauses.contains(&true));
         assert!(!read("search for origami I don't want more").clauses.contains(&true));
+        assert_eq!(read("search for origami,").clauses, [false, false, false]);
         // "please" and fillers hand their pause to the word before; a full stop is a sentence.
         assert!(read("about origami please, you know").clauses[1]);
         assert!(read("about origami um, would you").clauses[1]);
