@@ -5,7 +5,10 @@
 //! internet. So it lives in its own process (`smart-proposer-worker`), and everything it sends is
 //! suspect. This module is the fault boundary around it:
 //!
-//! - every request has a deadline; a worker that misses it is killed, not waited on;
+//! - every request has a deadline; a worker that misses it is killed, not waited on. A ranking
+//!   whose prompt prefix the worker does not hold yet evaluates that prefix first (thousands of
+//!   tokens, tens of seconds on two busy cores), so it gets the preparation's deadline, not a
+//!   warm ranking's: a deadline may make SMART slow under load, never wrong;
 //! - a line that is not a protocol response, or a closed pipe, is a fault, never a proposal;
 //! - a dead or killed worker is restarted on the next request, after a backoff that doubles with
 //!   each consecutive fault (so a model that crashes at load cannot spin the CPU), and a request
@@ -66,10 +69,13 @@ pub fn locate_worker() -> Result<PathBuf, WorkerError> {
 #[derive(Copy, Clone, Debug)]
 pub struct Timeouts {
     pub load: Duration,
-    /// A proposal or a ranking. Generous: a cold prompt prefix on two busy cores can take tens
-    /// of seconds, and a deadline must make SMART slow under load, never wrong.
+    /// A proposal, or a ranking whose prompt prefix the worker already holds. Generous all the
+    /// same: a busy machine is slow.
     pub propose: Duration,
-    /// Evaluating a ranking prompt's static part ahead of need.
+    /// Evaluating a ranking prompt's static part: ahead of need ([`Supervisor::prepare`]), or
+    /// as the first part of a ranking whose prefix the worker does not hold (its first ranking,
+    /// the first after a restart or a change of the visible tools). Two `smart say` processes on
+    /// two busy cores once took longer than `propose` for that, and both answered nothing.
     pub prepare: Duration,
 }
 
@@ -112,13 +118,37 @@ impl Backoff {
 struct WorkerProcess {
     proc: ChildProcess,
     next_id: u64,
+    /// The prompt prefix this process was last seen to keep evaluated ([`PrefixKey`]).
+    holds: Option<PrefixKey>,
+}
+
+/// A prompt prefix, by the hash of its text: enough to tell whether a worker already holds the
+/// one a ranking needs (a mistake costs only a deadline's length, never an answer).
+type PrefixKey = u64;
+
+fn prefix_key(prefix: &str) -> PrefixKey {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    prefix.hash(&mut h);
+    h.finish()
+}
+
+/// What a request does to the prompt a worker keeps evaluated — and so which deadline it gets.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Prompt {
+    /// Leaves it as it was (a perception report has a context of its own).
+    Untouched,
+    /// Replaces it with one the supervisor does not track (a free proposal renders its own).
+    Replaced,
+    /// Needs this prefix evaluated, and leaves it so (a ranking, a preparation).
+    Prefix(PrefixKey),
 }
 
 impl WorkerProcess {
     fn spawn(program: &Path, args: &[String]) -> Result<WorkerProcess, WorkerError> {
         let proc = ChildProcess::spawn(program, args)
             .map_err(|reason| WorkerError::Spawn { program: program.display().to_string(), reason })?;
-        Ok(WorkerProcess { proc, next_id: 1 })
+        Ok(WorkerProcess { proc, next_id: 1, holds: None })
     }
 
     fn pid(&self) -> Option<u32> {
@@ -286,7 +316,7 @@ impl Supervisor {
     /// One proposal. A worker found dead is restarted and the request tried once more.
     pub async fn propose(&mut self, req: &ProposeRequest) -> Result<Proposal, WorkerError> {
         let timeout = self.timeouts.propose;
-        self.exchange(Request::Propose(req.clone()), "propose", timeout, |r| match r {
+        self.exchange(Request::Propose(req.clone()), "propose", timeout, Prompt::Replaced, |r| match r {
             Response::Proposal(p) => Ok(p),
             other => Err(other),
         })
@@ -297,8 +327,9 @@ impl Supervisor {
     /// is a broken worker, not a ranking).
     pub async fn rank(&mut self, req: &RankRequest) -> Result<Ranked, WorkerError> {
         let timeout = self.timeouts.propose;
+        let prompt = Prompt::Prefix(prefix_key(&req.prefix));
         let ranked = self
-            .exchange(Request::Rank(req.clone()), "rank", timeout, |r| match r {
+            .exchange(Request::Rank(req.clone()), "rank", timeout, prompt, |r| match r {
                 Response::Ranked(p) => Ok(p),
                 other => Err(other),
             })
@@ -317,7 +348,8 @@ impl Supervisor {
     /// Has the worker evaluate and keep a prompt's static part now.
     pub async fn prepare(&mut self, req: &PrepareRequest) -> Result<Prepared, WorkerError> {
         let timeout = self.timeouts.prepare;
-        self.exchange(Request::Prepare(req.clone()), "prepare", timeout, |r| match r {
+        let prompt = Prompt::Prefix(prefix_key(&req.prefix));
+        self.exchange(Request::Prepare(req.clone()), "prepare", timeout, prompt, |r| match r {
             Response::Prepared(p) => Ok(p),
             other => Err(other),
         })
@@ -331,7 +363,7 @@ impl Supervisor {
     pub async fn perceive(&mut self, req: &PerceiveRequest) -> Result<Perceived, WorkerError> {
         let timeout = self.perceive_timeout;
         let perceived = self
-            .exchange(Request::Perceive(req.clone()), "perceive", timeout, |r| match r {
+            .exchange(Request::Perceive(req.clone()), "perceive", timeout, Prompt::Untouched, |r| match r {
                 Response::Perceived(p) => Ok(p),
                 other => Err(other),
             })
@@ -345,13 +377,16 @@ impl Supervisor {
         Ok(perceived)
     }
 
-    /// One request answered by the `expected` kind of response. A worker found dead is
-    /// restarted and the request tried once more; any other kind of answer is a fault.
+    /// One request answered by the `expected` kind of response, under `timeout` — or under the
+    /// preparation's deadline if it needs a prefix the worker does not hold (decided per try: a
+    /// restarted worker holds nothing). A worker found dead is restarted and the request tried
+    /// once more; any other kind of answer is a fault.
     async fn exchange<T>(
         &mut self,
         request: Request,
         op: &'static str,
         timeout: Duration,
+        prompt: Prompt,
         expected: impl Fn(Response) -> Result<T, Response>,
     ) -> Result<T, WorkerError> {
         let mut tries = 0;
@@ -361,10 +396,19 @@ impl Supervisor {
             let Some(w) = self.worker.as_mut() else {
                 return Err(WorkerError::Crashed { detail: " before the request".into() });
             };
-            let result = w.request(request.clone(), op, timeout).await.map(&expected);
+            let deadline = match prompt {
+                Prompt::Prefix(key) if w.holds != Some(key) => timeout.max(self.timeouts.prepare),
+                _ => timeout,
+            };
+            let result = w.request(request.clone(), op, deadline).await.map(&expected);
             match result {
                 Ok(Ok(answer)) => {
                     self.consecutive_faults = 0;
+                    match prompt {
+                        Prompt::Untouched => {}
+                        Prompt::Replaced => w.holds = None,
+                        Prompt::Prefix(key) => w.holds = Some(key),
+                    }
                     return Ok(answer);
                 }
                 Ok(Err(other)) => {
@@ -381,7 +425,13 @@ impl Supervisor {
                     }
                     return Err(e);
                 }
-                Err(e) => return Err(e),
+                Err(e) => {
+                    // Refused, not broken: what it left evaluated is its own business.
+                    if prompt != Prompt::Untouched {
+                        w.holds = None;
+                    }
+                    return Err(e);
+                }
             }
         }
     }

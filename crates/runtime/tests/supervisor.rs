@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::{Value, json};
-use smart_proposer::protocol::{LoadRequest, ProposeRequest, Turn};
+use smart_proposer::protocol::{LoadRequest, PrepareRequest, ProposeRequest, RankRequest, Turn};
 use smart_proposer::{ModelOutput, ToolDecl};
 use smart_runtime::worker::{Backoff, Supervisor, Timeouts, WorkerError, WorkerSpec};
 use std::path::{Path, PathBuf};
@@ -86,6 +86,16 @@ fn request() -> ProposeRequest {
         max_tokens: 16,
         no_cache: false,
     }
+}
+
+fn rank_request(prefix: &str) -> RankRequest {
+    RankRequest { prefix: prefix.into(), rest: "scan /tmp".into(), candidates: vec!["a".into(), "b".into()] }
+}
+
+/// A ranking that takes 2 s — longer than a proposal's deadline (800 ms), well inside a
+/// preparation's (10 s) — and then answers.
+fn slow_ranking() -> Value {
+    json!([{"hang_s": 2}, {"ranked_leaning": [-0.1, -3.0]}])
 }
 
 fn rt() -> tokio::runtime::Runtime {
@@ -197,4 +207,43 @@ fn a_missing_worker_binary_is_a_clear_error() {
     let err = rt().block_on(s.propose(&request())).unwrap_err();
     assert!(matches!(err, WorkerError::Spawn { .. }), "{err}");
     assert!(err.to_string().contains("/nonexistent/smart-proposer-worker"), "{err}");
+}
+
+/// What broke: two one-shot `smart say`s on the 2-core CI machine (under Wine) each spent
+/// longer than a proposal's deadline evaluating the prompt prefix of their first ranking, were
+/// killed, and answered nothing. A ranking whose prefix the worker does not hold now has the
+/// preparation's deadline; once the worker holds it, a ranking has a proposal's.
+#[test]
+fn a_ranking_that_must_evaluate_its_prefix_first_gets_the_preparations_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = supervisor(stand_in(dir.path(), json!({"each": {"rank": slow_ranking()}})));
+    let rt = rt();
+    // The first ranking: the worker holds no prefix yet.
+    let r = rt.block_on(s.rank(&rank_request("tools A"))).unwrap();
+    assert_eq!(r.scores, vec![-0.1, -3.0]);
+    // Another prefix (the visible tools changed): cold again.
+    rt.block_on(s.rank(&rank_request("tools B"))).unwrap();
+    // The same prefix again is held, so a proposal's deadline applies, and 2 s is too long.
+    let err = rt.block_on(s.rank(&rank_request("tools B"))).unwrap_err();
+    assert!(matches!(err, WorkerError::Timeout { op: "rank", after_ms: 800 }), "{err}");
+    assert_eq!(s.pid(), None, "the worker that missed the deadline must be gone");
+    // Its successor holds nothing: B is cold for it.
+    rt.block_on(s.rank(&rank_request("tools B"))).unwrap();
+    assert_eq!(s.starts(), 2);
+    assert_eq!(s.take_faults().len(), 1);
+}
+
+/// The app prepares the prefix at start and on a scope change; a ranking after that is warm.
+#[test]
+fn a_prepared_prefix_is_held_and_its_ranking_has_a_proposals_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let prepared = json!({"ok": {"kind": "prepared", "tokens": 1,
+        "timings": {"prompt_tokens": 1, "cached_tokens": 0, "prompt_ms": 1.0, "generated_tokens": 0,
+                    "generation_ms": 0.0, "grammar_fallbacks": 0}}});
+    let script = json!({"each": {"prepare": [prepared], "rank": slow_ranking()}});
+    let mut s = supervisor(stand_in(dir.path(), script));
+    let rt = rt();
+    rt.block_on(s.prepare(&PrepareRequest { prefix: "tools A".into() })).unwrap();
+    let err = rt.block_on(s.rank(&rank_request("tools A"))).unwrap_err();
+    assert!(matches!(err, WorkerError::Timeout { op: "rank", after_ms: 800 }), "{err}");
 }
