@@ -16,7 +16,10 @@
 //! - every other part must be near its counterpart, by a bound that grows with its length (one
 //!   sound more when it is the only part misheard);
 //! - the nearest path must be nearer than the next one: a tie is not corrected;
-//! - a path that exists as heard is never touched.
+//! - a path that exists as heard is never touched;
+//! - a middle part whisper lost ("Clients slash, slash, wishlist.md", written `Clients//…` by
+//!   [`crate::spoken`]) may be any part, but only one part, and only where the rest of the
+//!   path leaves one path to mean.
 
 use crate::phonetic::{code, distance};
 use crate::spoken::same_but_plural;
@@ -59,6 +62,11 @@ fn path_distance(heard: &Parts, existing: &Parts) -> Option<usize> {
     let lone = usize::from(misheard.len() == 1);
     let mut total = 0;
     for i in misheard {
+        // A part whisper lost between two slashes is any part the rest of the path allows.
+        if heard.lower[i].is_empty() {
+            total += 1;
+            continue;
+        }
         let (h, e) = (&heard.codes[i], &existing.codes[i]);
         if h.is_empty() || e.is_empty() {
             return None;
@@ -71,7 +79,9 @@ fn path_distance(heard: &Parts, existing: &Parts) -> Option<usize> {
 /// The existing path `heard` stands for, when one is clearly nearest.
 fn nearest<'a>(heard: &str, existing: &'a [(String, Parts)]) -> Option<(&'a str, usize)> {
     let h = parts(heard);
-    if h.lower.len() < 2 || h.lower.iter().any(String::is_empty) {
+    let lost = h.lower.iter().filter(|p| p.is_empty()).count();
+    let ends = [h.lower.first(), h.lower.last()];
+    if h.lower.len() < 2 || lost > 1 || ends.iter().any(|p| p.is_none_or(|p| p.is_empty())) {
         return None;
     }
     let mut best: Option<(&str, usize)> = None;
@@ -174,6 +184,8 @@ mod tests {
         "Photos/spring/minutes.csv",
         "Photos/summer/minutes.csv",
         "Photos/sprang/minutes.csv",
+        "Clients/raw/ideas.jpg",
+        "Clients/raw/wishlist.md",
     ];
 
     #[test]
@@ -199,6 +211,10 @@ mod tests {
             // "budget/crash 2019.pdf" stayed a path that names nothing.
             ("the document payslip/crash 2019.pdf moved", "the document Payslips/scratch 2019.pdf moved"),
             ("read flyer/summer/playlist.txt", "read Flyers/summer/playlist.txt"),
+            // What broke: a short middle folder heard as a function word, or not heard at all
+            // ("client slash or slash ideas.jpg", "client slash, slash, wishlist.md").
+            ("is client/or/ideas.jpg still accurate", "is Clients/raw/ideas.jpg still accurate"),
+            ("change it in client//wishlist.md", "change it in Clients/raw/wishlist.md"),
         ] {
             assert_eq!(correct(heard, TREE), want, "{heard}");
         }
@@ -221,6 +237,9 @@ mod tests {
             // No path at all, or a new name under a folder that exists.
             "scan the Flyers folder",
             "move it to Flyers/autumn notes.txt",
+            // A lost part that three folders could fill, or more than one part lost.
+            "read Photos//minutes.csv",
+            "read Flyers///playlist.txt",
         ] {
             assert_eq!(correct(heard, TREE), heard);
         }

@@ -203,6 +203,31 @@ fn join_spoken_paths(transcript: &str) -> String {
                 i += 2;
                 continue;
             }
+            // A short part between two slashes whisper wrote as a function word ("Clients
+            // slash or slash ideas.jpg" for `Clients/raw/…`) or lost ("slash, slash") is still a
+            // part: written in place, for `heard_paths` to put right against the tree.
+            if lower == "slash"
+                && let Some(after) = words.get(i + 2)
+                && trim_punct(after).eq_ignore_ascii_case("slash")
+                && !next_clean.is_empty()
+                && next_clean.chars().all(char::is_alphanumeric)
+                && !is_name(next_clean)
+            {
+                let joined = format!("{}/{next_clean}", out.pop().unwrap_or_default());
+                out.push(joined);
+                i += 2;
+                continue;
+            }
+            if lower == "slash"
+                && next_clean.eq_ignore_ascii_case("slash")
+                && let Some(after) = words.get(i + 2)
+                && is_name(trim_punct(after))
+            {
+                let joined = format!("{}//{}{}", out.pop().unwrap_or_default(), trim_punct(after), trailing(after));
+                out.push(joined);
+                i += 3;
+                continue;
+            }
             if (lower == "slash" || lower == "/") && is_name(next_clean) {
                 let joined = format!("{}/{}{}", out.pop().unwrap_or_default(), next_clean, trailing(next));
                 out.push(joined);
@@ -320,6 +345,9 @@ mod tests {
             ),
             // A command verb whisper wrote as one word.
             ("Throwaway old.log, and new.log", "Throw away old.log and new.log"),
+            // A short part between slashes heard as a function word, or lost.
+            ("is the copy on client slash or slash ideas.jpg current", "is the copy on client/or/ideas.jpg current"),
+            ("change it in client slash, slash, wishlist.md.", "change it in client//wishlist.md"),
         ] {
             assert_eq!(as_request(heard, &[]), want, "{heard}");
         }
