@@ -80,8 +80,8 @@ fn path_distance(heard: &Parts, existing: &Parts) -> Option<usize> {
 fn nearest<'a>(heard: &str, existing: &'a [(String, Parts)]) -> Option<(&'a str, usize)> {
     let h = parts(heard);
     let lost = h.lower.iter().filter(|p| p.is_empty()).count();
-    let ends = [h.lower.first(), h.lower.last()];
-    if h.lower.len() < 2 || lost > 1 || ends.iter().any(|p| p.is_none_or(|p| p.is_empty())) {
+    let end_lost = h.lower.first().is_some_and(String::is_empty) || h.lower.last().is_some_and(String::is_empty);
+    if h.lower.len() < 2 || lost > 1 || end_lost {
         return None;
     }
     let mut best: Option<(&str, usize)> = None;

@@ -209,9 +209,7 @@ fn join_spoken_paths(transcript: &str) -> String {
             if lower == "slash"
                 && let Some(after) = words.get(i + 2)
                 && trim_punct(after).eq_ignore_ascii_case("slash")
-                && !next_clean.is_empty()
-                && next_clean.chars().all(char::is_alphanumeric)
-                && !is_name(next_clean)
+                && FUNCTION_WORDS.contains(&next_clean.to_lowercase().as_str())
             {
                 let joined = format!("{}/{next_clean}", out.pop().unwrap_or_default());
                 out.push(joined);
