@@ -97,7 +97,8 @@ from the seed (a new one each run unless --seed is given).
   --replay-heard J  the spoken passes again from the transcripts an earlier `--spoken --json J`
                     run recorded (same split, seed and --every), without audio or whisper:
                     what a change to reading does to what was heard (second hearings too,
-                    where that run made them)
+                    where that run made them, and each text it weighed, with its weight, for
+                    this build's rule to choose from again)
   --no-rehear       never hear an utterance again with whisper's whole window when its first
                     reading is a question (the app does)
   --require-schema-valid   exit 1 if any proposal fails its tool's schema, or any case errors";
@@ -371,11 +372,15 @@ impl Rehear for Again<'_> {
     }
 }
 
-/// A recorded run's second hearing and its weighing, given back: the text the recorded run
-/// took after weighing is found likeliest again, and nothing else is weighed.
+/// A recorded run's second hearing and its weighing, given back. Where the run recorded every
+/// weight, the texts weighed now get the weights whisper gave them then, so this build's rule
+/// chooses among them as it would have live, with none of whisper's run-to-run wobble; a text
+/// the run did not weigh (the ways offered have changed since) cannot be weighed. An older
+/// recording with only the text it took: that text is found likeliest again, and nothing else.
 struct Replayed {
     again: Recorded,
     weighed: Option<String>,
+    weights: Vec<(String, Weight)>,
 }
 
 impl Rehear for Replayed {
@@ -391,10 +396,14 @@ impl Rehear for Replayed {
         _: &'a Transcript,
         texts: &'a [String],
     ) -> Pin<Box<dyn Future<Output = Option<Vec<Weight>>> + Send + 'a>> {
-        let taken = self.weighed.as_deref();
-        let scores = taken
-            .filter(|t| texts.iter().any(|x| x == t))
-            .map(|t| texts.iter().map(|x| Weight { logp: if x == t { 0.0 } else { -100.0 }, tokens: 10 }).collect());
+        let scores = if self.weights.is_empty() {
+            let taken = self.weighed.as_deref();
+            taken
+                .filter(|t| texts.iter().any(|x| x == t))
+                .map(|t| texts.iter().map(|x| Weight { logp: if x == t { 0.0 } else { -100.0 }, tokens: 10 }).collect())
+        } else {
+            texts.iter().map(|x| self.weights.iter().find(|(t, _)| t == x).map(|(_, w)| *w)).collect()
+        };
         Box::pin(async move { scores })
     }
 }
@@ -446,7 +455,12 @@ fn answer_of_heard(r: Result<Heard, smart_runtime::AssistantError>, ms: f64) -> 
         Ok(Heard::Turn(rep)) => {
             let read_as = Some(rep.utterance.clone());
             let weighed = rep.weighed.as_ref().and_then(|w| w.taken.clone());
-            Answer { read_as, weighed, ..answer_of(Ok(rep), ms) }
+            let weights = rep
+                .weighed
+                .as_ref()
+                .map(|w| w.weights.iter().map(|t| (t.text.clone(), t.logp, t.tokens)).collect())
+                .unwrap_or_default();
+            Answer { read_as, weighed, weights, ..answer_of(Ok(rep), ms) }
         }
         Ok(Heard::Nothing) => Answer { ms, ..Answer::default() },
         Ok(Heard::Emergency { word, .. }) => {
@@ -462,6 +476,8 @@ struct Recording {
     heard: String,
     reheard: Option<String>,
     weighed: Option<String>,
+    /// Every text weighed and its weight, what whisper wrote first (empty in older recordings).
+    weights: Vec<(String, Weight)>,
 }
 
 /// The transcripts of each spoken pass an earlier `--json` run recorded, by mode, in case order.
@@ -487,6 +503,7 @@ fn recorded_transcripts(path: &Path, cases: &[Case]) -> Result<Vec<(String, Vec<
             heard: a["heard"].as_str().unwrap_or("").to_string(),
             reheard: a["reheard"].as_str().map(str::to_string),
             weighed: a["weighed"].as_str().map(str::to_string),
+            weights: a["weights"].as_array().into_iter().flatten().filter_map(recorded_weight).collect(),
         });
         out.push((format!("replayed {mode}"), heard.collect()));
     }
@@ -494,6 +511,14 @@ fn recorded_transcripts(path: &Path, cases: &[Case]) -> Result<Vec<(String, Vec<
         bail!("{} has no spoken passes (record one with --spoken --json)", path.display());
     }
     Ok(out)
+}
+
+/// One recorded `[text, logp, tokens]`.
+fn recorded_weight(w: &Value) -> Option<(String, Weight)> {
+    let text = w[0].as_str()?.to_string();
+    let logp = w[1].as_f64()? as f32;
+    let tokens = u32::try_from(w[2].as_u64()?).ok()?;
+    Some((text, Weight { logp, tokens }))
 }
 
 /// A transcript of `text` with nothing else known about it (a replayed one).
@@ -524,8 +549,11 @@ async fn replayed_pass(
         expected.push(commit_after(a.engine(), run, c)?);
         let t = transcript_of(&rec.heard);
         let t0 = Instant::now();
-        let mut again =
-            Replayed { again: Recorded(rec.reheard.as_deref().map(transcript_of)), weighed: rec.weighed.clone() };
+        let mut again = Replayed {
+            again: Recorded(rec.reheard.as_deref().map(transcript_of)),
+            weighed: rec.weighed.clone(),
+            weights: rec.weights.clone(),
+        };
         // Nothing was transcribed: nothing was heard (as when the worker sent no transcript).
         let r = if rec.heard.is_empty() {
             Ok(Heard::Nothing)
@@ -825,7 +853,8 @@ mod tests {
                 {"score": {"mode": "spoken tiny · en-us 140 wpm"}, "answers": [
                     {"heard": "Scan fliers."},
                     {"heard": "Read the", "reheard": "Read the notes."},
-                    {"heard": "Scan misk.", "weighed": "Scan misc."},
+                    {"heard": "Scan misk.", "weighed": "Scan misc.",
+                     "weights": [["Scan misk.", -13.0, 5], ["Scan misc.", -11.5, 5], ["bad"]]},
                 ]},
             ],
         });
@@ -836,9 +865,23 @@ mod tests {
             vec![(
                 "replayed spoken tiny · en-us 140 wpm".to_string(),
                 vec![
-                    Recording { heard: "Scan fliers.".into(), reheard: None, weighed: None },
-                    Recording { heard: "Read the".into(), reheard: Some("Read the notes.".into()), weighed: None },
-                    Recording { heard: "Scan misk.".into(), reheard: None, weighed: Some("Scan misc.".into()) },
+                    Recording { heard: "Scan fliers.".into(), reheard: None, weighed: None, weights: vec![] },
+                    Recording {
+                        heard: "Read the".into(),
+                        reheard: Some("Read the notes.".into()),
+                        weighed: None,
+                        weights: vec![]
+                    },
+                    Recording {
+                        heard: "Scan misk.".into(),
+                        reheard: None,
+                        weighed: Some("Scan misc.".into()),
+                        // A weight that is not [text, logp, tokens] is left out.
+                        weights: vec![
+                            ("Scan misk.".into(), Weight { logp: -13.0, tokens: 5 }),
+                            ("Scan misc.".into(), Weight { logp: -11.5, tokens: 5 }),
+                        ]
+                    },
                 ]
             )]
         );
@@ -848,6 +891,31 @@ mod tests {
         std::fs::write(&file, json!({"cases": [{"id": "dev:1"}], "results": []}).to_string()).unwrap();
         let err = recorded_transcripts(&file, &[case("dev:1")]).unwrap_err().to_string();
         assert!(err.contains("no spoken passes"), "{err}");
+    }
+
+    /// What broke: a replay could only take again the text the recorded run took, so a new
+    /// choice rule could not be compared with the old one on the same hearing.
+    #[test]
+    fn a_replayed_weighing_gives_each_text_the_weight_recorded_for_it() {
+        let w = |logp| Weight { logp, tokens: 5 };
+        let texts: Vec<String> = ["Scan misk.", "Scan misc."].iter().map(|t| t.to_string()).collect();
+        let first = transcript_of("Scan misk.");
+        let weigh = |mut r: Replayed, texts: &[String]| {
+            tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(r.weigh(&first, texts))
+        };
+        let recorded = |weights: Vec<(String, Weight)>| Replayed {
+            again: Recorded(None),
+            weighed: Some("Scan misc.".into()),
+            weights,
+        };
+        let all = vec![("Scan misc.".to_string(), w(-11.5)), ("Scan misk.".to_string(), w(-13.0))];
+        assert_eq!(weigh(recorded(all.clone()), &texts), Some(vec![w(-13.0), w(-11.5)]));
+        // A text the recorded run did not weigh: nothing can be said of any.
+        let more = [texts.clone(), vec!["Scan mist.".to_string()]].concat();
+        assert_eq!(weigh(recorded(all), &more), None);
+        // An older recording: the text it took is the likeliest, the others far behind.
+        let old = weigh(recorded(vec![]), &texts).unwrap();
+        assert!(old[1].logp > old[0].logp + 10.0, "{old:?}");
     }
 
     #[test]

@@ -33,6 +33,10 @@ pub struct Answer {
     /// likelier than what whisper wrote (`smart_voice::weighed_names`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub weighed: Option<String>,
+    /// Spoken eval: every text weighed against the audio (what whisper wrote first) as (text,
+    /// log-probability, tokens), so that `--replay-heard` chooses among them again.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub weights: Vec<(String, f32, u32)>,
     /// Spoken eval: the request the proposers were given (the transcript with its heard names
     /// and paths put right), when it differs from what was heard.
     #[serde(skip_serializing_if = "Option::is_none")]

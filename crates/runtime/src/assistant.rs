@@ -143,6 +143,19 @@ pub struct Weighed {
     pub gain: f32,
     /// What weighing cost, in the worker and on the way.
     pub ms: u64,
+    /// Every text weighed and how likely whisper found it: what it wrote first, then each way
+    /// in the order offered. Kept so that a recorded hearing can be chosen from again by
+    /// another rule without the audio (`smart-eval --replay-heard`).
+    pub weights: Vec<WeighedText>,
+}
+
+/// One text weighed against the audio.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct WeighedText {
+    pub text: String,
+    /// The sum of its tokens' log-probabilities (natural log).
+    pub logp: f32,
+    pub tokens: u32,
 }
 
 /// What a second hearing heard, and what it cost.
@@ -188,14 +201,36 @@ async fn weigh(
     again: &mut dyn Rehear,
     ways: Vec<smart_voice::weighed_names::Alternative>,
 ) -> Option<Weighed> {
+    use smart_voice::weighed_names::{Weighed as Compared, choose};
     let text = first.text.trim();
     let started = std::time::Instant::now();
+    // What whisper wrote, each way and its control, each text once; the ways that would take
+    // more texts than one weighing may have are left out, the least near last.
     let mut texts = vec![text.to_string()];
-    texts.extend(ways.iter().map(|a| a.text.clone()));
+    let mut kept = vec![];
+    for way in ways {
+        let new: Vec<&String> =
+            [Some(&way.text), way.control.as_ref()].into_iter().flatten().filter(|t| !texts.contains(t)).collect();
+        if texts.len() + new.len() > smart_voice::protocol::MAX_WEIGHED {
+            break;
+        }
+        texts.extend(new.into_iter().cloned());
+        kept.push(way);
+    }
+    let ways = kept;
     let weights = again.weigh(first, &texts).await?;
-    let (heard, rest) = weights.split_first()?;
-    let chosen = smart_voice::weighed_names::choose(*heard, rest).and_then(|i| ways.get(i));
-    let gain = rest.iter().map(|w| w.logp).fold(f32::NEG_INFINITY, f32::max) - heard.logp;
+    let weight_of = |t: &str| texts.iter().position(|x| x == t).and_then(|i| weights.get(i)).copied();
+    let heard = *weights.first()?;
+    let compared: Vec<Compared> = ways
+        .iter()
+        .map(|w| {
+            let way = weight_of(&w.text)?;
+            let against = w.control.as_deref().map_or(Some(heard), weight_of)?;
+            Some(Compared { way, against })
+        })
+        .collect::<Option<_>>()?;
+    let chosen = choose(heard, &compared).and_then(|i| ways.get(i));
+    let gain = compared.iter().map(|w| w.way.logp).fold(f32::NEG_INFINITY, f32::max) - heard.logp;
     tracing::debug!(heard = text, taken = ?chosen.map(|c| &c.text), gain, "ways it may have been meant weighed");
     Some(Weighed {
         alternatives: ways.len(),
@@ -203,6 +238,12 @@ async fn weigh(
         name: chosen.map(|c| c.name.clone()),
         gain,
         ms: started.elapsed().as_millis() as u64,
+        weights: texts
+            .iter()
+            .cloned()
+            .zip(&weights)
+            .map(|(text, w)| WeighedText { text, logp: w.logp, tokens: w.tokens })
+            .collect(),
     })
 }
 

@@ -32,11 +32,14 @@ struct Given {
     weights: Option<(f32, f32)>,
     /// The texts each weighing was asked about.
     weighed: Vec<Vec<String>>,
+    /// What weighing finds for "tools letter.json" without the comma whisper wrote (the
+    /// newsletter.json way's control).
+    control: f32,
 }
 
 impl Given {
     fn new(answer: Option<&'static str>) -> Given {
-        Given { answer, asked: vec![], weights: None, weighed: vec![] }
+        Given { answer, asked: vec![], weights: None, weighed: vec![], control: -50.0 }
     }
 }
 
@@ -56,12 +59,14 @@ impl Rehear for Given {
         texts: &'a [String],
     ) -> Pin<Box<dyn Future<Output = Option<Vec<Weight>>> + Send + 'a>> {
         self.weighed.push(texts.to_vec());
+        let control = self.control;
         let scores = self.weights.map(|(written, named)| {
             texts
                 .iter()
                 .map(|t| match t {
                     t if *t == first.text => written,
                     t if t.contains("newsletter.json") && !t.contains("tools") => named,
+                    t if t.contains("tools letter.json") => control,
                     _ => -50.0,
                 })
                 .map(|logp| Weight { logp, tokens: 8 })
@@ -285,7 +290,29 @@ fn a_name_weighed_likelier_than_what_whisper_wrote_is_read_instead() {
     assert_eq!(w.name.as_deref(), Some("newsletter.json"));
     assert!((w.gain - 9.1).abs() < 0.01, "{w:?}");
     assert!(w.alternatives >= 1, "{w:?}");
+    // The way's control (the words it replaces, punctuated as it is) is weighed too, and
+    // every text's weight is kept, what was written first, for a replay to choose from again.
+    assert!(weighed.iter().any(|t| t == "Hash tools letter.json."), "{weighed:?}");
+    let kept: Vec<&str> = w.weights.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(kept, weighed.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!((w.weights[0].logp + 14.9).abs() < 0.01, "{w:?}");
     assert_eq!(s.models_asked(), 0);
+}
+
+/// A name far likelier than what whisper wrote, but no likelier than the words it replaces
+/// punctuated as it is, was likelier only for the punctuation: what whisper wrote stands.
+#[test]
+fn a_name_no_likelier_than_the_words_it_replaces_is_not_read() {
+    let mut s = setup();
+    let (root, a) = (s.root.clone(), &mut s.a);
+    let mut again = Given { weights: Some((-14.9, -5.8)), control: -5.6, ..Given::new(None) };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let t = heard("Hash tools, letter.json.", 0);
+    let r = rt.block_on(a.hear_with(&smart_runtime::TurnId::new(), &t, &opts(&root), Some(&mut again)));
+    assert_eq!(again.weighed.len(), 1);
+    // Weighed, and nothing taken: read as written, the sentence names no file, so the turn
+    // needs the model, which this assistant lacks (taken, the templates hash newsletter.json).
+    assert!(matches!(r, Err(AssistantError::NothingToPerceive)), "{r:?}");
 }
 
 #[test]
