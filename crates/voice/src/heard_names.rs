@@ -28,6 +28,10 @@ use crate::phonetic::{code, distance};
 #[derive(Clone, Debug, Default)]
 pub struct Lexicon {
     phrases: Vec<Phrase>,
+    /// Each name with "in" said before or after it ("in Photos", "misc in"), as whisper runs
+    /// the two into one word or splits them elsewhere ("info, dos", "Miskin"):
+    /// see [`correct`].
+    with_in: Vec<Phrase>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -122,7 +126,13 @@ impl Lexicon {
                 add(stem);
             }
         }
-        Lexicon { phrases }
+        let with_in = phrases
+            .iter()
+            .filter(|p| p.code.len() >= MIN_SOUNDS_WITH_IN)
+            .flat_map(|p| [format!("in {}", p.written), format!("{} in", p.written)])
+            .map(|written| Phrase { code: code(&written), written })
+            .collect();
+        Lexicon { phrases, with_in }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -134,6 +144,10 @@ impl Lexicon {
         self.phrases.iter().map(|p| (p.written.as_str(), p.code.as_str()))
     }
 }
+
+/// A name must have this many sounds for "in" run into it to be heard: "in" and a shorter
+/// name together sound like too many English words ("in raw" is "inner", "in old" "annulled").
+const MIN_SOUNDS_WITH_IN: usize = 4;
 
 /// How many sound edits a phrase of `len` sounds may differ by and still be heard as it: none
 /// under six sounds ("files" is not "Photos", nor "voices"), one up to eleven, then two.
@@ -178,7 +192,14 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
             let spelled = bare(&text);
             let mut best: Option<(usize, usize, &str)> = None;
             let mut tie = false;
-            for p in &lexicon.phrases {
+            // A name with "in" before or after it, where whisper ran "in" into the words
+            // round it: "What do I have info, dos?" is "in Photos", "Miskin Flyers" "misc in
+            // Flyers". Only where no word heard is "in"
+            // itself (else the name alone is the match), and only sounding exactly alike: one
+            // sound off, "in Photos" is the word "Invoices".
+            let said_in = run.iter().any(|w| bare(w) == "in");
+            let with_in = lexicon.with_in.iter().filter(|_| !said_in).map(|p| (p, true));
+            for (p, runs_in) in lexicon.phrases.iter().map(|p| (p, false)).chain(with_in) {
                 let bound = allowed(p.code.len());
                 // Short names: the spelling itself, up to case and punctuation.
                 if p.code.len() < 5 {
@@ -188,7 +209,9 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
                 } else if heard.len().abs_diff(p.code.len()) > bound {
                     continue;
                 }
-                let Some(d) = distance(&heard, &p.code, if exact_only { 0 } else { bound }) else { continue };
+                let Some(d) = distance(&heard, &p.code, if exact_only || runs_in { 0 } else { bound }) else {
+                    continue;
+                };
                 match best {
                     Some((bd, _, bw)) if d == bd && !bw.eq_ignore_ascii_case(&p.written) => tie = true,
                     Some((bd, _, _)) if d >= bd => {}
@@ -269,6 +292,31 @@ mod tests {
             ),
         ] {
             assert_eq!(correct(heard, &l), want, "{heard}");
+        }
+    }
+
+    /// What broke (spoken dev): whisper ran "in" into the name after or before it — "what do I
+    /// have in photos" heard "What do I have info, dos?", "in misc in Flyers" "in Miskin
+    /// Flyers" — and no name sounds like "info dos".
+    #[test]
+    fn a_name_with_in_run_into_it_is_heard_as_in_and_the_name() {
+        let l = lex(&["Photos", "Clients", "raw", "misc", "Flyers", "Invoices", "docs", "notes.txt"]);
+        for (heard, want) in [
+            ("What do I have info, dos?", "What do I have in Photos?"),
+            (
+                "Look for older copies and reports in Miskin Flyers.",
+                "Look for older copies and reports in misc in Flyers",
+            ),
+            // "in" said as a word: the name alone is heard, as before.
+            ("what is in photos", "what is in Photos"),
+            ("compact the folder in voices", "compact the folder Invoices"),
+        ] {
+            assert_eq!(correct(heard, &l), want, "{heard}");
+        }
+        // English words that hold "in" are left alone where no name of four sounds or more
+        // is run into them.
+        for heard in ["tell me about the inner folder", "give me info about taxes", "is the index current", "in it"] {
+            assert_eq!(correct(heard, &l), heard);
         }
     }
 
