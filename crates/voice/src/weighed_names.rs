@@ -236,11 +236,8 @@ fn replaced(words: &[&str], start: usize, end: usize, with: &str) -> String {
 /// a name put in their place (the last word's punctuation kept, the others' dropped), when
 /// that differs from the transcript.
 fn control(transcript: &str, words: &[&str], start: usize, end: usize) -> Option<String> {
-    let bare_run: Vec<&str> =
-        words[start..end - 1].iter().map(|w| w.trim_end_matches([',', '.', '?', '!', ';'])).collect();
-    let last = words[end - 1].trim_end_matches([',', '.', '?', '!']);
-    let run = [bare_run, vec![last]].concat().join(" ");
-    Some(replaced(words, start, end, &run)).filter(|c| c != transcript)
+    let heard: Vec<&str> = words[start..end].iter().map(|w| w.trim_end_matches([',', '.', '?', '!', ';'])).collect();
+    Some(replaced(words, start, end, &heard.join(" "))).filter(|c| c != transcript)
 }
 
 /// How likely whisper finds a text: the sum of its tokens' log-probabilities, and how many
