@@ -194,10 +194,12 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
             let mut tie = false;
             // A name with "in" before or after it, where whisper ran "in" into the words
             // round it: "What do I have info, dos?" is "in Photos", "Miskin Flyers" "misc in
-            // Flyers". Only where no word heard is "in"
-            // itself (else the name alone is the match), and only sounding exactly alike: one
-            // sound off, "in Photos" is the word "Invoices".
-            let said_in = run.iter().any(|w| bare(w) == "in");
+            // Flyers". Only where no word heard sounds like "in" on its own — "in" itself
+            // (then the name alone is the match), or another word ("one", "on", "an": what
+            // broke, "Homework slash birthday. One dot the end." for `birthday (1).png` read as
+            // "birthday in") — and only sounding exactly alike: one sound off, "in Photos" is
+            // the word "Invoices".
+            let said_in = run.iter().any(|w| code(w) == code("in"));
             let with_in = lexicon.with_in.iter().filter(|_| !said_in).map(|p| (p, true));
             for (p, runs_in) in lexicon.phrases.iter().map(|p| (p, false)).chain(with_in) {
                 let bound = allowed(p.code.len());
@@ -313,6 +315,11 @@ mod tests {
         ] {
             assert_eq!(correct(heard, &l), want, "{heard}");
         }
+        // A word that sounds like "in" on its own is not run into a name: "one" after a name
+        // is more often its number.
+        let numbered = lex(&["birthday (1).png", "birthday", "Homework"]);
+        let heard = "Calculate a checksum for homework slash birthday. One dot the end.";
+        assert!(!correct(heard, &numbered).contains(" in "), "{}", correct(heard, &numbered));
         // English words that hold "in" are left alone where no name of four sounds or more
         // is run into them.
         for heard in ["tell me about the inner folder", "give me info about taxes", "is the index current", "in it"] {
