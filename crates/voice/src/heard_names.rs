@@ -19,7 +19,10 @@
 //!   date"), unless it sounds exactly like the name; nor be one of the command words (a file
 //!   called `rebuilt.log` must not swallow "rebuild");
 //! - two different names equally near the same words is a tie, and a tie is not corrected;
-//! - the longest, nearest runs win and never overlap.
+//! - the longest, nearest runs win and never overlap;
+//! - "in" run into a name ("info, dos" for "in Photos") is heard only when the run sounds
+//!   exactly like it, the name has four sounds or more, and no word of the run sounds like
+//!   "in" on its own ("one" after a name is more often its number).
 
 use crate::command_words::is_command_word;
 use crate::phonetic::{code, distance};
