@@ -149,7 +149,7 @@ impl Lexicon {
 }
 
 /// A name must have this many sounds for "in" run into it to be heard: "in" and a shorter
-/// name together sound like too many English words ("in raw" is "inner", "in old" "annulled").
+/// name together are too few sounds to tell from the everyday words they also code as.
 const MIN_SOUNDS_WITH_IN: usize = 4;
 
 /// How many sound edits a phrase of `len` sounds may differ by and still be heard as it: none
@@ -168,6 +168,9 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
     if lexicon.is_empty() || words.is_empty() {
         return transcript.to_string();
     }
+    // Each word's own sound, for whether it sounds like "in" on its own (below).
+    let in_code = code("in");
+    let word_codes: Vec<String> = words.iter().map(|w| code(w)).collect();
     // (start, end, distance, code length, written)
     let mut found: Vec<(usize, usize, usize, usize, String)> = vec![];
     for start in 0..words.len() {
@@ -202,7 +205,7 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
             // broke, "Homework slash birthday. One dot the end." for `birthday (1).png` read as
             // "birthday in") — and only sounding exactly alike: one sound off, "in Photos" is
             // the word "Invoices".
-            let said_in = run.iter().any(|w| code(w) == code("in"));
+            let said_in = word_codes[start..end].contains(&in_code);
             let with_in = lexicon.with_in.iter().filter(|_| !said_in).map(|p| (p, true));
             for (p, runs_in) in lexicon.phrases.iter().map(|p| (p, false)).chain(with_in) {
                 let bound = allowed(p.code.len());
