@@ -37,7 +37,8 @@ struct Writer<'a> {
 }
 
 fn string(out: &mut Vec<u8>, s: &str) -> Result<(), Error> {
-    serde_json::to_writer(out, s)
+    crate::json_string::write(out, s);
+    Ok(())
 }
 
 fn number(out: &mut Vec<u8>, n: impl std::fmt::Display) -> Result<(), Error> {

@@ -43,6 +43,39 @@ pub struct PendingCall {
     pub inputs: BTreeMap<String, Option<Hash>>,
 }
 
+/// Declares [`KernelEvent`] and, from the same text, its twin [`ByKind`]: the same variants and
+/// fields, deserialised with the kind given from outside instead of read from the payload (see
+/// [`crate::event_read`]). One declaration, so the two cannot drift apart.
+macro_rules! kernel_events {
+    (
+        $(#[$meta:meta])*
+        pub enum KernelEvent {
+            $( $(#[$variant_meta:meta])* $variant:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),* $(,)? } ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        pub enum KernelEvent {
+            $( $(#[$variant_meta])* $variant { $( $(#[$field_meta])* $field: $ty ),* } ),*
+        }
+
+        /// [`KernelEvent`] as serde's externally tagged form, for a reader that knows the kind.
+        #[derive(Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub(crate) enum ByKind {
+            $( $variant { $( $(#[$field_meta])* $field: $ty ),* } ),*
+        }
+
+        impl From<ByKind> for KernelEvent {
+            fn from(event: ByKind) -> KernelEvent {
+                match event {
+                    $( ByKind::$variant { $( $field ),* } => KernelEvent::$variant { $( $field ),* } ),*
+                }
+            }
+        }
+    };
+}
+
+kernel_events! {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum KernelEvent {
@@ -236,6 +269,7 @@ pub enum KernelEvent {
     BootstrapStepped {
         input: BootstrapInput,
     },
+}
 }
 
 impl KernelEvent {

@@ -86,19 +86,20 @@ struct Step {
 }
 
 /// The columns replay reads: a row's other columns are verify's to check.
-const STEP_COLUMNS: &str = "SELECT seq, payload, at_ms, state_before, state_after FROM events";
+const STEP_COLUMNS: &str = "SELECT seq, payload, at_ms, state_before, state_after, kind FROM events";
 
 impl Step {
-    /// A row of [`STEP_COLUMNS`], its payload read as an event where it lies (not copied first).
+    /// A row of [`STEP_COLUMNS`], its payload read as an event of its kind where it lies (not
+    /// copied first).
     fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<Step> {
-        let stored = match r.get_ref(1)? {
-            rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t).ok().map(event_of),
+        let text = |i| match r.get_ref(i) {
+            Ok(rusqlite::types::ValueRef::Text(t)) => std::str::from_utf8(t).ok(),
             _ => None,
         };
-        let event = match stored {
-            Some(e) => e,
+        let event = match (text(5), text(1)) {
+            (Some(kind), Some(payload)) => event_of(kind, payload),
             // Not text: fails here as a read of the whole row would.
-            None => event_of(&r.get::<_, String>(1)?),
+            _ => event_of(&r.get::<_, String>(5)?, &r.get::<_, String>(1)?),
         };
         Ok(Step {
             seq: r.get::<_, i64>(0)? as u64,
