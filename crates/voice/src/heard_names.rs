@@ -162,6 +162,23 @@ pub(crate) fn bare(w: &str) -> String {
     w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()
 }
 
+/// A heard word as it was said, for its sound: whisper writes "contacts dot docx" as "contact,
+/// start.docx" — "start" is the "s dot" it heard, and ".docx" its way of writing an extension —
+/// so the dot of "start.docx" is not said twice. Any other word is as written.
+fn as_said(word: &str) -> std::borrow::Cow<'_, str> {
+    let trimmed = word.trim_end_matches([',', '.', '?', '!', ';', ':']);
+    match trimmed.split_once('.') {
+        Some((start, ext))
+            if start.eq_ignore_ascii_case("start")
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric()) =>
+        {
+            std::borrow::Cow::Owned(format!("{start} {ext}"))
+        }
+        _ => std::borrow::Cow::Borrowed(word),
+    }
+}
+
 /// The transcript with every run of words that sounds like exactly one name written as it.
 pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
     let words: Vec<&str> = transcript.split_whitespace().collect();
@@ -191,7 +208,7 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
                 continue;
             }
             let text = run.join(" ");
-            let heard = code(&text);
+            let heard = code(&run.iter().map(|w| as_said(w)).collect::<Vec<_>>().join(" "));
             if heard.is_empty() {
                 continue;
             }
@@ -292,6 +309,8 @@ mod tests {
             ("open soup dot MD.", "open soup.md"),
             ("fingerprint budgit", "fingerprint budget"),
             ("a proposal for minute, start xlsx, without moving", "a proposal for minutes.xlsx, without moving"),
+            // "start" is the "s dot" heard, ".xlsx" how whisper writes an extension: one dot, not two.
+            ("move minute, start.xlsx, into Downloads.", "move minutes.xlsx, into Downloads"),
             ("Read the file roadmap.md.", "Read the file roadmap.md"),
             ("compact the folder in voices", "compact the folder Invoices"),
             (
