@@ -45,7 +45,9 @@ pub struct PendingCall {
 
 /// Declares [`KernelEvent`] and, from the same text, its twin [`ByKind`]: the same variants and
 /// fields, deserialised with the kind given from outside instead of read from the payload (see
-/// [`crate::event_read`]). One declaration, so the two cannot drift apart.
+/// [`crate::event_read`]). One declaration, so the two cannot drift apart. A variant's own
+/// attributes (its docs) stay on `KernelEvent` alone: a serde attribute on a variant would have
+/// to be given to `ByKind` too, and `event_read`'s test of every variant says so if it is not.
 macro_rules! kernel_events {
     (
         $(#[$meta:meta])*
@@ -64,6 +66,10 @@ macro_rules! kernel_events {
         pub(crate) enum ByKind {
             $( $variant { $( $(#[$field_meta])* $field: $ty ),* } ),*
         }
+
+        /// Every variant's name, for the test that each reads by its kind.
+        #[cfg(test)]
+        pub(crate) const VARIANTS: &[&str] = &[$( stringify!($variant) ),*];
 
         impl From<ByKind> for KernelEvent {
             fn from(event: ByKind) -> KernelEvent {

@@ -229,6 +229,42 @@ mod tests {
         assert_eq!(staled.map_err(|e| e.to_string()), Ok(KernelEvent::ProgressStaled {}));
     }
 
+    /// `CamelCase` as serde's `rename_all = "snake_case"` writes it.
+    fn snake(name: &str) -> String {
+        let mut out = String::new();
+        for (i, c) in name.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        }
+        out
+    }
+
+    #[test]
+    fn every_variant_reads_by_the_kind_the_tagged_form_names_it() {
+        assert!(crate::event::VARIANTS.len() >= 36, "{}", crate::event::VARIANTS.len());
+        for variant in crate::event::VARIANTS {
+            let kind = snake(variant);
+            // Only the kind: each read gets past the variant to its fields (or, for a variant
+            // without fields, to the event), and both say the same of them.
+            let payload = format!(r#"{{"kind":"{kind}"}}"#);
+            let fast = KernelEvent::from_payload(&kind, &payload).map_err(|e| e.to_string());
+            let tagged = tagged(&payload).map_err(|e| e.to_string());
+            for read in [&fast, &tagged] {
+                assert!(!read.as_ref().is_err_and(|e| e.contains("unknown variant")), "{variant}: {read:?}");
+            }
+            match (&fast, &tagged) {
+                (Ok(a), Ok(b)) => assert_eq!((a, a.kind()), (b, kind.as_str())),
+                (Err(a), Err(b)) => {
+                    let field = |e: &str| e.split('`').nth(1).map(str::to_string);
+                    assert_eq!(field(a), field(b), "{variant}: the same missing field");
+                }
+                _ => panic!("{variant}: {fast:?} against {tagged:?}"),
+            }
+        }
+    }
+
     #[test]
     fn refuses_what_does_not_match_its_kind_column() {
         let id = Hash::ZERO.to_hex();
