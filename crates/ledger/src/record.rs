@@ -271,7 +271,10 @@ mod by_kind {
         for ledger in ledgers {
             // Immutable: a read-only open of a WAL file would still leave its -shm beside it.
             let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
-            let uri = format!("file:{}?immutable=1", ledger.join("ledger.db").display());
+            // In a URI a '?' or '#' in the path would end it, and '%' starts an escape.
+            let path = ledger.join("ledger.db").display().to_string();
+            let path = path.replace('%', "%25").replace('?', "%3f").replace('#', "%23");
+            let uri = format!("file:{path}?immutable=1");
             let conn = rusqlite::Connection::open_with_flags(uri, flags).unwrap();
             let mut stmt = conn.prepare("SELECT kind, payload FROM events ORDER BY seq").unwrap();
             let read = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
