@@ -188,6 +188,8 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
     // Each word's own sound, for whether it sounds like "in" on its own (below).
     let in_code = code("in");
     let word_codes: Vec<String> = words.iter().map(|w| code(w)).collect();
+    // Each word as it was said, for a run's sound: made once, not for every run it is in.
+    let said: Vec<std::borrow::Cow<'_, str>> = words.iter().map(|w| as_said(w)).collect();
     // (start, end, distance, code length, written)
     let mut found: Vec<(usize, usize, usize, usize, String)> = vec![];
     for start in 0..words.len() {
@@ -208,7 +210,7 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
                 continue;
             }
             let text = run.join(" ");
-            let heard = code(&run.iter().map(|w| as_said(w)).collect::<Vec<_>>().join(" "));
+            let heard = code(&said[start..end].join(" "));
             if heard.is_empty() {
                 continue;
             }
