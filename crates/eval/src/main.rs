@@ -70,7 +70,8 @@ struct Opts {
 const USAGE: &str =
     "smart-eval [--split dev|test|dev,test] [--seed N] [--trees N] [--modes templates,model,pipeline] [--models a,b]
            [--every K] [--limit N] [--spoken] [--variants N] [--whisper NAME] [--json OUT] [--verbose]
-           [--style S] [--best-call P] [--cue-boost B] [--margin M] [--fallback F] [--open-hearing] [--require-schema-valid]
+           [--style S] [--best-call P] [--cue-boost B] [--margin M] [--fallback F] [--open-hearing] [--unweighed-openings]
+           [--require-schema-valid]
            [--bias-start B] [--bias-follow B] [--replay-heard JSON] [--no-rehear]
 Scores the phrase templates, the proposer models and the whole pipeline on a folder tree made
 from the seed (a new one each run unless --seed is given).
@@ -92,6 +93,8 @@ from the seed (a new one each run unless --seed is given).
                     best tool whose arguments the sentence does not name
   --open-hearing    take transcripts as whisper wrote them (no names put right against the tree,
                     no command words or names expected while decoding)
+  --unweighed-openings   weigh only names against the audio, not the words a request opens
+                    with (the before of that lever; with --replay-heard, on the same hearing)
   --bias-start B    logits added to a token that begins a command word or name (default 2)
   --bias-follow B   logits added to a token that continues one already begun (default 2)
   --replay-heard J  the spoken passes again from the transcripts an earlier `--spoken --json J`
@@ -161,6 +164,7 @@ fn parse_args() -> Result<Opts> {
             "--fallback" => o.understand.thresholds.fallback = val()?.parse().context("--fallback")?,
             "--margin" => o.understand.thresholds.margin = val()?.parse().context("--margin")?,
             "--open-hearing" => o.understand.open_hearing = true,
+            "--unweighed-openings" => o.understand.unweighed_openings = true,
             "--bias-start" => {
                 o.boost.get_or_insert_with(Default::default).start = val()?.parse().context("--bias-start")?
             }
@@ -375,7 +379,7 @@ impl Rehear for Again<'_> {
 /// A recorded run's second hearing and its weighing, given back. Where the run recorded every
 /// weight, the texts weighed now get the weights whisper gave them then, so this build's rule
 /// chooses among them as it would have live, with none of whisper's run-to-run wobble; a text
-/// the run did not weigh (the ways offered have changed since) cannot be weighed. An older
+/// the run did not weigh (the ways offered have changed since) cannot be taken. An older
 /// recording with only the text it took: that text is found likeliest again, and nothing else.
 struct Replayed {
     again: Recorded,
@@ -402,7 +406,14 @@ impl Rehear for Replayed {
                 .filter(|t| texts.iter().any(|x| x == t))
                 .map(|t| texts.iter().map(|x| Weight { logp: if x == t { 0.0 } else { -100.0 }, tokens: 10 }).collect())
         } else {
-            texts.iter().map(|x| self.weights.iter().find(|(t, _)| t == x).map(|(_, w)| *w)).collect()
+            // What was heard is always recorded; a way the run did not weigh is found far less
+            // likely than anything whisper writes (finite, so the report's JSON keeps it), so it
+            // is not taken and the ways that were weighed are chosen from still.
+            let unweighed = Weight { logp: -1.0e9, tokens: 1 };
+            let first = texts.first().and_then(|x| self.weights.iter().find(|(t, _)| t == x));
+            first.map(|_| {
+                texts.iter().map(|x| self.weights.iter().find(|(t, _)| t == x).map_or(unweighed, |(_, w)| *w)).collect()
+            })
         };
         Box::pin(async move { scores })
     }

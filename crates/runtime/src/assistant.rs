@@ -135,7 +135,7 @@ pub struct Weighed {
     /// The transcript as taken instead of what whisper wrote, when one was clearly likelier.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub taken: Option<String>,
-    /// The name it put in.
+    /// The name, or the opening, it put in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// How much likelier whisper found the likeliest way than what it wrote (natural log;
@@ -256,10 +256,18 @@ struct HeardTree {
 
 /// The ways `text` may have been meant, to weigh against its audio
 /// (`smart_voice::weighed_names`): a name that exists under the roots in place of words that
-/// sound loosely like it, or "slash" and an entry's name after its folder's.
-fn ways_it_may_have_been_meant(text: &str, tree: &HeardTree) -> Vec<smart_voice::weighed_names::Alternative> {
+/// sound loosely like it, or "slash" and an entry's name after its folder's; and, last (a
+/// weighing holds a bounded number of texts, and names came first), the words a request opens
+/// with in place of an opening that sounds loosely like them (`smart_voice::weighed_openings`).
+fn ways_it_may_have_been_meant(
+    text: &str,
+    tree: &HeardTree,
+    openings: bool,
+) -> Vec<smart_voice::weighed_names::Alternative> {
     let mut ways = smart_voice::weighed_names::alternatives(text, &tree.lexicon);
-    for a in smart_voice::weighed_names::path_alternatives(text, &tree.paths) {
+    let openings = if openings { smart_voice::weighed_openings::opening_alternatives(text) } else { vec![] };
+    let more = smart_voice::weighed_names::path_alternatives(text, &tree.paths).into_iter().chain(openings);
+    for a in more {
         if !ways.iter().any(|b| b.text == a.text) {
             ways.push(a);
         }
@@ -689,7 +697,7 @@ impl Assistant {
         // Weighed only where the utterance can be listened to again (`hear` has no way to).
         let weighed = match (rehear.as_deref_mut(), &tree) {
             (Some(again), Some(tree)) => {
-                let ways = ways_it_may_have_been_meant(text, tree);
+                let ways = ways_it_may_have_been_meant(text, tree, !self.understand_opts.unweighed_openings);
                 if ways.is_empty() { None } else { weigh(transcript, again, ways).await }
             }
             _ => None,

@@ -29,6 +29,9 @@ pub struct UnderstandOptions {
     /// Take a transcript as whisper wrote it, without putting misheard names right against the
     /// names that exist (`smart_voice::heard_names`): the eval's "before" for that lever.
     pub open_hearing: bool,
+    /// Weigh only names, not the words a request opens with (`smart_voice::weighed_openings`):
+    /// the eval's "before" for that lever, on the same recorded hearing.
+    pub unweighed_openings: bool,
 }
 
 /// Limits of the walk that finds the names a person may say: deep enough for

@@ -35,11 +35,13 @@ struct Given {
     /// What weighing finds for "tools letter.json" without the comma whisper wrote (the
     /// newsletter.json way's control).
     control: f32,
+    /// When set, a text that begins so is found as likely as the newsletter.json way.
+    likelier: Option<&'static str>,
 }
 
 impl Given {
     fn new(answer: Option<&'static str>) -> Given {
-        Given { answer, asked: vec![], weights: None, weighed: vec![], control: -50.0 }
+        Given { answer, asked: vec![], weights: None, weighed: vec![], control: -50.0, likelier: None }
     }
 }
 
@@ -59,12 +61,13 @@ impl Rehear for Given {
         texts: &'a [String],
     ) -> Pin<Box<dyn Future<Output = Option<Vec<Weight>>> + Send + 'a>> {
         self.weighed.push(texts.to_vec());
-        let control = self.control;
+        let (control, likelier) = (self.control, self.likelier);
         let scores = self.weights.map(|(written, named)| {
             texts
                 .iter()
                 .map(|t| match t {
                     t if *t == first.text => written,
+                    t if likelier.is_some_and(|l| t.starts_with(l)) => named,
                     t if t.contains("newsletter.json") && !t.contains("tools") => named,
                     t if t.contains("tools letter.json") => control,
                     _ => -50.0,
@@ -296,6 +299,23 @@ fn a_name_weighed_likelier_than_what_whisper_wrote_is_read_instead() {
     let kept: Vec<&str> = w.weights.iter().map(|t| t.text.as_str()).collect();
     assert_eq!(kept, weighed.iter().map(String::as_str).collect::<Vec<_>>());
     assert!((w.weights[0].logp + 14.9).abs() < 0.01, "{w:?}");
+    assert_eq!(s.models_asked(), 0);
+}
+
+#[test]
+fn an_opening_weighed_likelier_than_what_whisper_wrote_is_read_instead() {
+    // What broke: "get rid of …" heard "Get read on …" reads as no request of ours; whisper,
+    // weighing "Get rid of …" against the audio, finds it clearly likelier.
+    let mut s = setup();
+    let (root, a) = (s.root.clone(), &mut s.a);
+    let mut again = Given { weights: Some((-14.9, -5.8)), likelier: Some("Get rid of"), ..Given::new(None) };
+    let r = hear(a, &root, &heard("Get read on inbox slash a.txt.", 0), Some(&mut again));
+    let weighed = again.weighed.first().cloned().unwrap_or_default();
+    assert!(weighed.iter().any(|t| t == "Get rid of inbox slash a.txt."), "{weighed:?}");
+    let w = r.weighed.as_ref().unwrap();
+    assert_eq!(w.taken.as_deref(), Some("Get rid of inbox slash a.txt."));
+    assert_eq!(w.name.as_deref(), Some("get rid of"));
+    assert_eq!(tool(&r), Some("fs.quarantine"), "{r:?}");
     assert_eq!(s.models_asked(), 0);
 }
 

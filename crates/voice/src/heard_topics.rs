@@ -8,12 +8,15 @@
 //! "… about leisure". A search for a word that no document contains finds nothing. But the
 //! words the documents do contain are known (the index's vocabulary), so a topic word that is
 //! in no document and sounds like exactly one word that is, closely for its length, is taken
-//! as that word. Everything else stays as heard.
+//! as that word — and so is a run of two or three such words that together sound like one.
+//! Everything else stays as heard.
 //!
 //! What keeps it from inventing topics:
 //! - only a word the index does not hold is ever replaced (a search for a word that is there
 //!   is left alone, however it sounds);
-//! - words of fewer than four sounds, function words and numbers are never replaced;
+//! - words of fewer than four sounds, function words and numbers are never replaced; two or
+//!   three words may be replaced by one only when none of them is indexed or a function word,
+//!   since whisper splits a rare word it does not know into common ones ("harp, record");
 //! - one sound apart at most (two for long words of eight sounds or more), and a tie between
 //!   two indexed words leaves the word as heard.
 //!
@@ -92,27 +95,67 @@ impl TopicWords {
     }
 }
 
-/// `topic` with each word that `indexed` does not hold, and that sounds like exactly one of
-/// `words`, replaced by that word.
+/// The most heard words taken together for one indexed word: whisper splits a rare word it
+/// does not know into common ones ("harpsichord" heard "harp, record" and "harp se card").
+const MAX_RUN: usize = 3;
+
+fn bare(w: &str) -> String {
+    w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()
+}
+
+/// `topic` with each run of words that `indexed` does not hold, and that together sound like
+/// exactly one of `words`, replaced by that word — the longest such run first, then each word
+/// on its own.
 pub fn correct(topic: &str, indexed: impl Fn(&str) -> bool, words: &TopicWords) -> String {
-    topic
-        .split_whitespace()
-        .map(|w| {
-            let bare = w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
-            let c = code(&bare);
-            let leave = bare.is_empty()
-                || !bare.chars().all(char::is_alphabetic)
-                || FUNCTION_WORDS.contains(&bare.as_str())
-                || c.len() < MIN_SOUNDS
-                || indexed(&bare);
-            // Only a word that may be put right is compared with every indexed word.
-            match (!leave).then(|| words.nearest(&c)).flatten() {
-                Some(said) => w.replacen(w.trim_matches(|c: char| !c.is_alphanumeric()), said, 1),
-                None => w.to_string(),
+    let heard: Vec<&str> = topic.split_whitespace().collect();
+    // Whether a heard word may be put right: an alphabetic word no document holds, not a
+    // function word.
+    let replaceable = |w: &str| {
+        let bare = bare(w);
+        !bare.is_empty()
+            && bare.chars().all(char::is_alphabetic)
+            && !FUNCTION_WORDS.contains(&bare.as_str())
+            && !indexed(&bare)
+    };
+    let mut out: Vec<String> = vec![];
+    let mut i = 0;
+    while i < heard.len() {
+        let mut taken = None;
+        for end in (i + 1..=(i + MAX_RUN).min(heard.len())).rev() {
+            let run = &heard[i..end];
+            // A clause's end inside a run is not inside a word.
+            if run[..run.len() - 1].iter().any(|w| w.ends_with(['.', '?', '!', ';'])) {
+                continue;
             }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+            if !run.iter().all(|w| replaceable(w)) {
+                continue;
+            }
+            let c = code(&run.iter().map(|w| bare(w)).collect::<Vec<_>>().join(" "));
+            if c.len() < MIN_SOUNDS {
+                continue;
+            }
+            // Only a run that may be put right is compared with every indexed word.
+            if let Some(said) = words.nearest(&c) {
+                taken = Some((end, said));
+                break;
+            }
+        }
+        match taken {
+            Some((end, said)) => {
+                let last = heard[end - 1];
+                let trail = &last[last.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
+                let first = heard[i];
+                let lead = &first[..first.len() - first.trim_start_matches(|c: char| !c.is_alphanumeric()).len()];
+                out.push(format!("{lead}{said}{trail}"));
+                i = end;
+            }
+            None => {
+                out.push(heard[i].to_string());
+                i += 1;
+            }
+        }
+    }
+    out.join(" ")
 }
 
 #[cfg(test)]
@@ -143,6 +186,21 @@ mod tests {
         }
         // Nothing indexed: nothing to put right.
         assert_eq!(correct("mistake", |_| false, &TopicWords::of::<&str>(&[])), "mistake");
+    }
+
+    #[test]
+    fn a_word_whisper_split_into_common_ones_is_put_back_together() {
+        // Heard so by whisper tiny.en from espeak-ng's "harpsichord" (the spoken eval).
+        let words = TopicWords::of(&["harpsichord", "record", "kitchen"]);
+        let put_right = |t: &str| correct(t, |w| ["harpsichord", "record", "kitchen"].contains(&w), &words);
+        assert_eq!(put_right("harp se card."), "harpsichord.");
+        assert_eq!(put_right("harp, seckard"), "harpsichord");
+        // "record" is a word a document holds: a run holding it is not put right.
+        assert_eq!(put_right("harp, record"), "harp, record");
+        let words = TopicWords::of(&["harpsichord"]);
+        assert_eq!(correct("harp, record.", |w| w == "harpsichord", &words), "harpsichord.");
+        // Two words that sound like nothing indexed stay as they are.
+        assert_eq!(correct("kitchen tiles", |_| false, &words), "kitchen tiles");
     }
 
     #[test]

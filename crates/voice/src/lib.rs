@@ -17,6 +17,7 @@
 //! - [`heard_paths`]: a spoken path whose parts mostly exist put right as a whole.
 //! - [`spoken`]: file names said aloud ("old dot log") written back for the proposers.
 //! - [`weighed_names`]: names that sound loosely like what was heard, for whisper to weigh.
+//! - [`weighed_openings`]: the words a request opens with, likewise weighed.
 //! - [`wake_phrase`]: whether whisper's transcript begins with the wake phrase, and the rest.
 //! - [`wer`]: word error rate, for the tests and the benchmark.
 
@@ -33,6 +34,7 @@ pub mod protocol;
 pub mod spoken;
 pub mod wake_phrase;
 pub mod weighed_names;
+pub mod weighed_openings;
 pub mod wer;
 
 pub use emergency::emergency_word;

@@ -223,7 +223,7 @@ pub fn path_alternatives<S: AsRef<str>>(transcript: &str, paths: &[S]) -> Vec<Al
 
 /// `words` with `words[start..end]` replaced by `with`, keeping the punctuation the last of
 /// them ended on.
-fn replaced(words: &[&str], start: usize, end: usize, with: &str) -> String {
+pub(crate) fn replaced(words: &[&str], start: usize, end: usize, with: &str) -> String {
     let last = words[end - 1];
     let kept: String = last.chars().rev().take_while(|c| matches!(c, ',' | '.' | '?' | '!')).collect();
     let mut out: Vec<String> = words[..start].iter().map(|w| w.to_string()).collect();
@@ -235,7 +235,7 @@ fn replaced(words: &[&str], start: usize, end: usize, with: &str) -> String {
 /// The transcript with `words[start..end]` as heard but punctuated as [`replaced`] punctuates
 /// a name put in their place (the last word's punctuation kept, the others' dropped), when
 /// that differs from the transcript.
-fn control(transcript: &str, words: &[&str], start: usize, end: usize) -> Option<String> {
+pub(crate) fn control(transcript: &str, words: &[&str], start: usize, end: usize) -> Option<String> {
     let heard: Vec<&str> = words[start..end].iter().map(|w| w.trim_end_matches([',', '.', '?', '!', ';'])).collect();
     Some(replaced(words, start, end, &heard.join(" "))).filter(|c| c != transcript)
 }
