@@ -397,9 +397,14 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
     // moved there" ranked a move of the missing file first).
     // Only to a file: "move Taxes/old 2019.pdf into Recipes", the file gone, is a name to
     // correct, not a map from a document to a folder.
+    // Nor for a tool that takes a list: "draft a quarantine list with contacts.docx, start.x
+    // and agenda.jpg" (a name misheard) is that list, not a map from the misheard name to the
+    // next one — a redirect maps one old path to one new, and a list is not said that way.
     let to_a_file =
         |f: Filled| args_of(f).filter(|a| a.pointer("/moves/0/to").and_then(Value::as_str).is_some_and(has_extension));
+    let takes_a_list = matches!(recipe(best), Some(Recipe::Paths | Recipe::Quarantine | Recipe::Ids | Recipe::Bundle));
     if matches!(filled, Filled::Missing(Missing::Path { not_found: Some(_), .. }))
+        && !takes_a_list
         && let Some(call) = first_ranked(ranking, fill, |r| r == Some(Recipe::Redirects), to_a_file)
     {
         return call;
@@ -786,6 +791,17 @@ mod tests {
         // Without a redirect to make from it, the missing name is the person's to correct.
         let hidden = ranking(1.0, &[("propose.move", 0.64), ("apply.move", 0.13)]);
         assert!(matches!(decide(&hidden, &fills, true, "/r", &t), Understood::Ask { .. }));
+        // What broke (spoken, "draft a quarantine list with contacts dot docx and agenda dot
+        // jpg" heard with "start.x" in it): a tool that takes a list was given a misheard name
+        // among others, and the redirect from it to the next name was made instead.
+        for (listing, wants) in [("propose.quarantine", None), ("rag.assemble_context", Some(EntryKind::File))] {
+            let in_a_list = |tool: &str| match tool {
+                t if t == listing => Filled::Missing(Missing::Path { wants, not_found: Some("start.x".into()) }),
+                other => fills(other),
+            };
+            let r = ranking(1.0, &[(listing, 0.99), ("fs.quarantine", 0.005), ("propose.redirects", 0.001)]);
+            assert!(matches!(decide(&r, &in_a_list, true, "/r", &t), Understood::Ask { .. }), "{listing}");
+        }
     }
 
     #[test]
