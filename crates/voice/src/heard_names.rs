@@ -190,6 +190,13 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
     let word_codes: Vec<String> = words.iter().map(|w| code(w)).collect();
     // Each word as it was said, for a run's sound: made once, not for every run it is in.
     let said: Vec<std::borrow::Cow<'_, str>> = words.iter().map(|w| as_said(w)).collect();
+    // Where the request begins, when the words there sound exactly like a request's opening
+    // of several words ("Right up a quarantine proposal" is "write up", not `roadmap.csv`) are
+    // that opening, not a name.
+    let opening = crate::weighed_openings::opening_at(&words).filter(|&s| {
+        (s + 1..=(s + 3).min(words.len()))
+            .any(|e| crate::weighed_openings::sounds_like_an_opening(&words[s..e].join(" ")))
+    });
     // (start, end, distance, code length, written)
     let mut found: Vec<(usize, usize, usize, usize, String)> = vec![];
     for start in 0..words.len() {
@@ -208,6 +215,9 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
                 || start.checked_sub(1).is_some_and(|b| BEFORE_NO_NAME.contains(&bare(words[b]).as_str()));
             if run.len() == 1 && is_command_word(&first) {
                 continue;
+            }
+            if Some(start) == opening {
+                break;
             }
             let text = run.join(" ");
             let heard = code(&said[start..end].join(" "));
@@ -327,6 +337,19 @@ mod tests {
     /// What broke (spoken dev): whisper ran "in" into the name after or before it — "what do I
     /// have in photos" heard "What do I have info, dos?", "in misc in Flyers" "in Miskin
     /// Flyers" — and no name sounds like "info dos".
+    #[test]
+    fn an_opening_heard_apart_is_not_a_name_that_sounds_like_it() {
+        // What broke (spoken): "write up a quarantine proposal for photos slash old", heard
+        // "Right up …", proposed quarantining roadmap.csv too.
+        let lexicon = Lexicon::of_names(&["roadmap.csv", "Photos", "old"]);
+        assert_eq!(
+            correct("Right up a quarantine proposal for photos, slash old.", &lexicon),
+            "Right up a quarantine proposal for Photos, slash old"
+        );
+        // Elsewhere in the sentence the name is still heard.
+        assert_eq!(correct("Scan, right up.", &lexicon), "Scan, roadmap");
+    }
+
     #[test]
     fn a_name_with_in_run_into_it_is_heard_as_in_and_the_name() {
         let l = lex(&["Photos", "Clients", "raw", "misc", "Flyers", "Invoices", "docs", "notes.txt"]);

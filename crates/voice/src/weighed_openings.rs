@@ -161,19 +161,34 @@ fn as_written(opening: &str, heard: &str) -> String {
     }
 }
 
+/// Where the request begins in `words`: after any lead-in ("um", "hey can you"); `None` when
+/// a lead-in ends a sentence of its own ("Okay.") or nothing follows.
+pub fn opening_at(words: &[&str]) -> Option<usize> {
+    let mut start = 0;
+    while start < words.len() && LEAD_INS.contains(&bare(words[start]).as_str()) {
+        if words[start].ends_with(['.', '?', '!']) {
+            return None;
+        }
+        start += 1;
+    }
+    (start < words.len()).then_some(start)
+}
+
+/// Whether `words`, said where a request begins, sound exactly like one of [`OPENINGS`] of
+/// more than one word or sound: "Right up" is "write up", and no file called `roadmap.csv`
+/// (a sound away) was meant by it.
+pub fn sounds_like_an_opening(words: &str) -> bool {
+    let heard = code(words);
+    heard.len() > 3 && OPENINGS.iter().any(|o| o.contains(' ') && code(o) == heard)
+}
+
 /// `transcript` with its opening — the first one to [`MAX_RUN`] words after any lead-in —
 /// replaced by each of [`OPENINGS`] that sounds loosely like it and is not what was written,
 /// the nearest first; at most [`MAX_OPENING_ALTERNATIVES`].
 pub fn opening_alternatives(transcript: &str) -> Vec<Alternative> {
     let words: Vec<&str> = transcript.split_whitespace().collect();
-    let mut start = 0;
-    while start < words.len() && LEAD_INS.contains(&bare(words[start]).as_str()) {
-        // A lead-in that ends a sentence ("Okay.") is a sentence of its own, not a lead-in.
-        if words[start].ends_with(['.', '?', '!']) {
-            return vec![];
-        }
-        start += 1;
-    }
+    // A lead-in that ends a sentence ("Okay.") is a sentence of its own, not a lead-in.
+    let Some(start) = opening_at(&words) else { return vec![] };
     // (rank within its run, distance, the opening's sounds, end of the run, opening): the
     // nearest opening of every run comes before the second nearest of any, so that a near
     // short one ("Write" for "Read") does not crowd out a longer one ("Reindex" for "Read
@@ -300,6 +315,17 @@ mod tests {
         // A run of words that holds a verb may still be one verb misheard, if it begins alike.
         assert!(texts("Read Index everything.").contains(&"Reindex everything.".to_string()));
         assert!(texts("Hash docs slash notes dot txt.").is_empty(), "{:?}", texts("Hash docs slash notes dot txt."));
+    }
+
+    #[test]
+    fn words_that_sound_exactly_like_an_opening_of_several_words_are_one() {
+        assert!(sounds_like_an_opening("Right up"));
+        assert!(sounds_like_an_opening("get rid of"));
+        assert!(!sounds_like_an_opening("roadmap"));
+        assert!(!sounds_like_an_opening("Scan"), "one word: the command words' own rule");
+        assert_eq!(opening_at(&["Um,", "right", "up"]), Some(1));
+        assert_eq!(opening_at(&["Okay.", "right", "up"]), None);
+        assert_eq!(opening_at(&["um"]), None);
     }
 
     #[test]
