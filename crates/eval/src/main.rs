@@ -406,14 +406,12 @@ impl Rehear for Replayed {
                 .filter(|t| texts.iter().any(|x| x == t))
                 .map(|t| texts.iter().map(|x| Weight { logp: if x == t { 0.0 } else { -100.0 }, tokens: 10 }).collect())
         } else {
-            // What was heard is always recorded; a way the run did not weigh is found far less
-            // likely than anything whisper writes (finite, so the report's JSON keeps it), so it
-            // is not taken and the ways that were weighed are chosen from still.
-            let unweighed = Weight { logp: -1.0e9, tokens: 1 };
-            let first = texts.first().and_then(|x| self.weights.iter().find(|(t, _)| t == x));
-            first.map(|_| {
-                texts.iter().map(|x| self.weights.iter().find(|(t, _)| t == x).map_or(unweighed, |(_, w)| *w)).collect()
-            })
+            // What was heard is always recorded; a text the run did not weigh is given what was
+            // heard's own weight: a way so weighed is no likelier than the transcript, so it is
+            // not taken, and a control so weighed compares its way with the transcript as
+            // written — never a free pass — while the ways that were weighed are chosen from.
+            let weight = |x: &String| self.weights.iter().find(|(t, _)| t == x).map(|(_, w)| *w);
+            texts.first().and_then(weight).map(|heard| texts.iter().map(|x| weight(x).unwrap_or(heard)).collect())
         };
         Box::pin(async move { scores })
     }
@@ -921,9 +919,13 @@ mod tests {
         };
         let all = vec![("Scan misc.".to_string(), w(-11.5)), ("Scan misk.".to_string(), w(-13.0))];
         assert_eq!(weigh(recorded(all.clone()), &texts), Some(vec![w(-13.0), w(-11.5)]));
-        // A text the recorded run did not weigh: nothing can be said of any.
+        // A text the recorded run did not weigh (the ways offered have changed since) is as
+        // likely as what was heard, so it is not taken; the others keep their weights.
         let more = [texts.clone(), vec!["Scan mist.".to_string()]].concat();
-        assert_eq!(weigh(recorded(all), &more), None);
+        assert_eq!(weigh(recorded(all.clone()), &more), Some(vec![w(-13.0), w(-11.5), w(-13.0)]));
+        // What was heard not among them: nothing can be said of any.
+        let unheard = vec!["Scan mist.".to_string(), "Scan misc.".to_string()];
+        assert_eq!(weigh(recorded(all), &unheard), None);
         // An older recording: the text it took is the likeliest, the others far behind.
         let old = weigh(recorded(vec![]), &texts).unwrap();
         assert!(old[1].logp > old[0].logp + 10.0, "{old:?}");

@@ -194,7 +194,7 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
     // of several words ("Right up a quarantine proposal" is "write up", not `roadmap.csv`) are
     // that opening, not a name.
     let opening = crate::weighed_openings::opening_at(&words).filter(|&s| {
-        (s + 1..=(s + 3).min(words.len()))
+        (s + 2..=(s + crate::weighed_openings::MAX_RUN).min(words.len()))
             .any(|e| crate::weighed_openings::sounds_like_an_opening(&words[s..e].join(" ")))
     });
     // (start, end, distance, code length, written)

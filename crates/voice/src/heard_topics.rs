@@ -30,7 +30,22 @@ pub struct TopicWords {
     words: Vec<(String, String)>,
 }
 
+/// Words no topic is made of. The short ones matter only to runs: a word of fewer than
+/// [`MIN_SOUNDS`] is never replaced on its own, but "my son" must not become `mason`.
 const FUNCTION_WORDS: &[&str] = &[
+    "a",
+    "an",
+    "of",
+    "in",
+    "on",
+    "to",
+    "my",
+    "or",
+    "is",
+    "it",
+    "i",
+    "me",
+    "your",
     "the",
     "and",
     "for",
@@ -201,6 +216,9 @@ mod tests {
         assert_eq!(correct("harp, record.", |w| w == "harpsichord", &words), "harpsichord.");
         // Two words that sound like nothing indexed stay as they are.
         assert_eq!(correct("kitchen tiles", |_| false, &words), "kitchen tiles");
+        // A function word is no part of a topic split apart.
+        let words = TopicWords::of(&["mason"]);
+        assert_eq!(correct("my son", |w| w == "mason", &words), "my son");
     }
 
     #[test]

@@ -403,7 +403,8 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
     let to_a_file =
         |f: Filled| args_of(f).filter(|a| a.pointer("/moves/0/to").and_then(Value::as_str).is_some_and(has_extension));
     let takes_a_list = matches!(recipe(best), Some(Recipe::Paths | Recipe::Quarantine | Recipe::Ids | Recipe::Bundle));
-    if matches!(filled, Filled::Missing(Missing::Path { not_found: Some(_), .. }))
+    let not_found = matches!(filled, Filled::Missing(Missing::Path { not_found: Some(_), .. }));
+    if not_found
         && !takes_a_list
         && let Some(call) = first_ranked(ranking, fill, |r| r == Some(Recipe::Redirects), to_a_file)
     {
@@ -416,6 +417,10 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
             // What cannot be undone is never a stand-in: only the person's own word for it
             // asks for it ("go ahead and quarantine the files on that list" purged a batch).
             if IRREVERSIBLE_STAND_INS.contains(&tool.as_str()) {
+                continue;
+            }
+            // Nor, however close, a redirect from a name misheard in a list (above).
+            if takes_a_list && not_found && recipe(tool) == Some(Recipe::Redirects) {
                 continue;
             }
             match fill(tool) {
@@ -801,6 +806,9 @@ mod tests {
             };
             let r = ranking(1.0, &[(listing, 0.99), ("fs.quarantine", 0.005), ("propose.redirects", 0.001)]);
             assert!(matches!(decide(&r, &in_a_list, true, "/r", &t), Understood::Ask { .. }), "{listing}");
+            // Nor when the redirect is ranked close behind.
+            let close = ranking(1.0, &[(listing, 0.6), ("propose.redirects", 0.4)]);
+            assert!(matches!(decide(&close, &in_a_list, true, "/r", &t), Understood::Ask { .. }), "{listing}");
         }
     }
 
