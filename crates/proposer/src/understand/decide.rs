@@ -27,7 +27,8 @@
 //!    is the better reading ("remember that the boiler was serviced in march" is not a search
 //!    for stale documents, nor a request for the status). A name said that exists nowhere is
 //!    the person's to correct — unless a close tool expects exactly such a name (a redirect's
-//!    old path).
+//!    old path) and the best tool does not take a list (a misheard name among the files of a
+//!    quarantine list is that list's, not a redirect's).
 //!    Two limits keep a stand-in from acting on something the person did not mean. A tool that
 //!    needs nothing from the sentence (it applies what an earlier turn prepared) does not stand
 //!    in when the sentence names a file or folder: "replace tools that will live in
