@@ -22,7 +22,9 @@
 //!
 //! It runs only on heard requests: typed text is what the person meant.
 
+use crate::heard_names::bare;
 use crate::phonetic::{code, distance};
+use crate::weighed_names::clause_ends_inside;
 
 /// The indexed words with their sound codes.
 #[derive(Clone, Debug, Default)]
@@ -114,38 +116,30 @@ impl TopicWords {
 /// does not know into common ones ("harpsichord" heard "harp, record" and "harp se card").
 const MAX_RUN: usize = 3;
 
-fn bare(w: &str) -> String {
-    w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()
-}
-
 /// `topic` with each run of words that `indexed` does not hold, and that together sound like
 /// exactly one of `words`, replaced by that word — the longest such run first, then each word
 /// on its own.
 pub fn correct(topic: &str, indexed: impl Fn(&str) -> bool, words: &TopicWords) -> String {
     let heard: Vec<&str> = topic.split_whitespace().collect();
-    // Whether a heard word may be put right: an alphabetic word no document holds, not a
-    // function word.
-    let replaceable = |w: &str| {
-        let bare = bare(w);
-        !bare.is_empty()
-            && bare.chars().all(char::is_alphabetic)
-            && !FUNCTION_WORDS.contains(&bare.as_str())
-            && !indexed(&bare)
-    };
+    let bares: Vec<String> = heard.iter().map(|w| bare(w)).collect();
+    // Whether each heard word may be put right: an alphabetic word no document holds, not a
+    // function word. Asked once a word, not once for every run it is in.
+    let replaceable: Vec<bool> = bares
+        .iter()
+        .map(|b| {
+            !b.is_empty() && b.chars().all(char::is_alphabetic) && !FUNCTION_WORDS.contains(&b.as_str()) && !indexed(b)
+        })
+        .collect();
     let mut out: Vec<String> = vec![];
     let mut i = 0;
     while i < heard.len() {
         let mut taken = None;
         for end in (i + 1..=(i + MAX_RUN).min(heard.len())).rev() {
-            let run = &heard[i..end];
             // A clause's end inside a run is not inside a word.
-            if run[..run.len() - 1].iter().any(|w| w.ends_with(['.', '?', '!', ';'])) {
+            if clause_ends_inside(&heard[i..end]) || !replaceable[i..end].iter().all(|&r| r) {
                 continue;
             }
-            if !run.iter().all(|w| replaceable(w)) {
-                continue;
-            }
-            let c = code(&run.iter().map(|w| bare(w)).collect::<Vec<_>>().join(" "));
+            let c = code(&bares[i..end].join(" "));
             if c.len() < MIN_SOUNDS {
                 continue;
             }

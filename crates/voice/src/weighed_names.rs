@@ -93,7 +93,7 @@ pub fn alternatives(transcript: &str, lexicon: &Lexicon) -> Vec<Alternative> {
         for end in start + 1..=(start + MAX_RUN).min(words.len()) {
             let run = &words[start..end];
             // A clause's end inside a run is not inside a name.
-            if run[..run.len() - 1].iter().any(|w| w.ends_with(['.', '?', '!', ';'])) {
+            if clause_ends_inside(run) {
                 break;
             }
             if run.iter().any(|w| FUNCTION_WORDS.contains(&bare(w).as_str())) {
@@ -219,6 +219,12 @@ pub fn path_alternatives<S: AsRef<str>>(transcript: &str, paths: &[S]) -> Vec<Al
         }
     }
     out
+}
+
+/// Whether a clause ends inside `run` — on a word before its last — so that the run is not one
+/// name, opening or topic said across it.
+pub(crate) fn clause_ends_inside(run: &[&str]) -> bool {
+    run.split_last().is_some_and(|(_, before)| before.iter().any(|w| w.ends_with(['.', '?', '!', ';'])))
 }
 
 /// `words` with `words[start..end]` replaced by `with`, keeping the punctuation the last of

@@ -16,8 +16,8 @@
 //! likeliest text, and an alternative must beat it by half a nat in all and a tenth a token.
 //!
 //! What keeps it from inventing requests:
-//! - a single word that already says what to do — one of [`OPENINGS`] or a command word — is
-//!   left alone: whisper wrote a verb, and a sound-alike one on a margin ("Remove agenda.jpg"
+//! - a single word that already frames a request — one of [`OPENINGS`], a command word or a
+//!   frame word such as "which" — is left alone: whisper wrote a verb, and a sound-alike one on a margin ("Remove agenda.jpg"
 //!   for "Rename agenda.jpg", "Swap" for "Wipe") changes the request without the audio having
 //!   said so clearly; only two words that begin with the same sound ("Read Index" for
 //!   "reindex") or words that are no verb of ours ("Repair", "Merify") are offered another
@@ -40,7 +40,7 @@
 use crate::command_words;
 use crate::heard_names::{FUNCTION_WORDS, bare};
 use crate::phonetic::{code, distance};
-use crate::weighed_names::{Alternative, control, replaced};
+use crate::weighed_names::{Alternative, clause_ends_inside, control, replaced};
 
 /// The ways a person opens a request, lower case.
 pub const OPENINGS: &[&str] = &[
@@ -129,8 +129,9 @@ pub const OPENINGS: &[&str] = &[
 pub const MAX_OPENING_ALTERNATIVES: usize = 3;
 
 /// Whether `word` (lower case) already frames a request: an opening, a command word or a
-/// frame word ("which" codes as "hash" does, and is no verb misheard).
-fn says_what_to_do(word: &str) -> bool {
+/// frame word ("which" codes as "hash" does, and is no verb misheard). Wider than
+/// [`command_words::says_what_to_do`], which leaves frame words out.
+fn frames_a_request(word: &str) -> bool {
     OPENINGS.contains(&word) || command_words::is_command_word(word)
 }
 
@@ -169,8 +170,7 @@ pub fn opening_at(words: &[&str]) -> Option<usize> {
         let w = bare(w);
         w.is_empty() || LEAD_INS.contains(&w.as_str())
     };
-    let start = words.iter().position(|w| !lead_in(w))?;
-    Some(start)
+    words.iter().position(|w| !lead_in(w))
 }
 
 /// Whether `words` — two or more — said where a request begins sound exactly like one of
@@ -199,7 +199,7 @@ pub fn opening_alternatives(transcript: &str) -> Vec<Alternative> {
     for end in start + 1..=(start + MAX_RUN).min(words.len()) {
         let run = &words[start..end];
         // A clause's end inside a run is not inside an opening.
-        if run[..run.len() - 1].iter().any(|w| w.ends_with(['.', '?', '!', ';'])) {
+        if clause_ends_inside(run) {
             break;
         }
         // A function word before the run's last word is a word said, not a verb misheard:
@@ -209,7 +209,7 @@ pub fn opening_alternatives(transcript: &str) -> Vec<Alternative> {
         }
         let spelled = run.iter().map(|w| bare(w)).collect::<Vec<_>>().join(" ");
         let heard = code(&spelled);
-        let led_by_a_verb = says_what_to_do(&bare(run[0]));
+        let led_by_a_verb = frames_a_request(&bare(run[0]));
         if heard.is_empty() || (led_by_a_verb && run.len() != 2) {
             continue;
         }
