@@ -18,6 +18,10 @@
 //! - a run may not begin or end on a function word ("in", "the"), nor hold one inside ("up to
 //!   date"), unless it sounds exactly like the name; nor be one of the command words (a file
 //!   called `rebuilt.log` must not swallow "rebuild");
+//! - a run that begins with "dot" has lost the name's stem and is heard only as a name that
+//!   sounds exactly like it (an extension's sounds are most of a short name's);
+//! - a short name made of everyday words ("to do" for todo.md) is heard only right after a
+//!   verb that takes a name;
 //! - two different names equally near the same words is a tie, and a tie is not corrected;
 //! - the longest, nearest runs win and never overlap;
 //! - "in" run into a name ("info, dos" for "in Photos") is heard only when the run sounds
@@ -179,6 +183,21 @@ fn as_said(word: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Whether `run`, two words or more, spells `name`'s short stem (under five sounds) when its
+/// words are run together: whisper writes a short name made of everyday words as those words
+/// ("read to do" for todo.md). A short stem is matched by spelling, not sound (a longer one is
+/// in the lexicon and heard by its sound), so this is the only way such a name is heard. It is
+/// asked only right after a verb that takes a name, since "have to do" is English wherever
+/// else it is said.
+fn written_apart(run: &[&str], name: &str) -> bool {
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem).to_lowercase();
+    if run.len() < 2 || !stem.chars().all(char::is_alphanumeric) || code(&stem).len() >= 5 {
+        return false;
+    }
+    let joined: String = run.iter().flat_map(|w| w.chars()).filter(|c| c.is_alphanumeric()).collect();
+    joined.to_lowercase() == stem
+}
+
 /// The transcript with every run of words that sounds like exactly one name written as it.
 pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
     let words: Vec<&str> = transcript.split_whitespace().collect();
@@ -211,7 +230,13 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
             if holds_function_word && run.len() < 2 {
                 continue;
             }
+            // A run that begins with "dot" has lost the name's stem: "Move again to dot.jpg"
+            // is agenda.jpg misheard, and an extension's sounds are most of a short name's, so
+            // `ideas.jpg`, two sounds off, would be taken for it. Only a name that sounds
+            // exactly like the run is heard then.
+            let stem_lost = first == "dot" || first.starts_with("dot.");
             let exact_only = holds_function_word
+                || stem_lost
                 || start.checked_sub(1).is_some_and(|b| BEFORE_NO_NAME.contains(&bare(words[b]).as_str()));
             if run.len() == 1 && is_command_word(&first) {
                 continue;
@@ -220,6 +245,7 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
                 break;
             }
             let text = run.join(" ");
+            let after_a_verb = start.checked_sub(1).is_some_and(|b| is_command_word(&bare(words[b])));
             let heard = code(&said[start..end].join(" "));
             if heard.is_empty() {
                 continue;
@@ -238,16 +264,23 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
             let with_in = lexicon.with_in.iter().filter(|_| !said_in).map(|p| (p, true));
             for (p, runs_in) in lexicon.phrases.iter().map(|p| (p, false)).chain(with_in) {
                 let bound = allowed(p.code.len());
-                // Short names: the spelling itself, up to case and punctuation.
-                if p.code.len() < 5 {
-                    if bare(&p.written) != spelled && bare(&p.written.replace('.', " dot ")) != spelled {
+                // Short names: the spelling itself, up to case and punctuation — or its stem
+                // written as the words it is made of, right after a verb that takes a name.
+                let apart = !runs_in && after_a_verb && written_apart(run, &p.written);
+                let d = if apart {
+                    0
+                } else {
+                    if p.code.len() < 5 {
+                        if bare(&p.written) != spelled && bare(&p.written.replace('.', " dot ")) != spelled {
+                            continue;
+                        }
+                    } else if heard.len().abs_diff(p.code.len()) > bound {
                         continue;
                     }
-                } else if heard.len().abs_diff(p.code.len()) > bound {
-                    continue;
-                }
-                let Some(d) = distance(&heard, &p.code, if exact_only || runs_in { 0 } else { bound }) else {
-                    continue;
+                    let Some(d) = distance(&heard, &p.code, if exact_only || runs_in { 0 } else { bound }) else {
+                        continue;
+                    };
+                    d
                 };
                 match best {
                     Some((bd, _, bw)) if d == bd && !bw.eq_ignore_ascii_case(&p.written) => tie = true,
@@ -437,6 +470,29 @@ mod tests {
         assert_eq!(correct("read the log", &l), "read the log");
         assert_eq!(correct("scan reed", &l), "scan Reed");
         assert_eq!(correct("scan read", &l), "scan read");
+    }
+
+    #[test]
+    fn an_extension_heard_without_its_stem_is_no_name_that_merely_shares_it() {
+        // What broke: "Move again to dot.jpg to clients." (agenda dot jpg misheard) moved
+        // Clients/raw/ideas.jpg, whose code is two sounds from "dot.jpg".
+        let l = lex(&["ideas.jpg", "agenda.jpg"]);
+        assert_eq!(correct("Move again to dot.jpg to clients.", &l), "Move again to dot.jpg to clients.");
+        assert_eq!(correct("hash dot jpg", &l), "hash dot jpg");
+        // With its stem, a name is heard as before.
+        assert_eq!(correct("hash idea's dot jpg", &l), "hash ideas.jpg");
+    }
+
+    #[test]
+    fn a_short_name_written_as_the_words_it_is_made_of_is_heard_after_a_verb() {
+        // What broke: "Hey can you read to do for me?" asked which file was meant, with todo.md
+        // in the folder; a short name is matched by spelling, and "to do" is not "todo".
+        let l = lex(&["todo.md"]);
+        assert_eq!(correct("Hey can you read to do for me?", &l), "Hey can you read todo.md for me?");
+        assert_eq!(correct("hash to, do.", &l), "hash todo.md");
+        // Elsewhere "to do" is English, not the file.
+        assert_eq!(correct("what do I have to do today", &l), "what do I have to do today");
+        assert_eq!(correct("read to dos", &l), "read to dos");
     }
 
     #[test]

@@ -43,7 +43,9 @@
 //!    earlier turn prepared, or to purge a batch, when the tool that prepares such a thing (or
 //!    does it reversibly) can be called with exactly those names: "plan moving journal.zip over
 //!    to Garden Plans" with a move plan already made is a new plan, not the old one carried
-//!    out; "bin changelog.pdf for now" is a quarantine, not a purge.
+//!    out; "bin changelog.pdf for now" is a quarantine, not a purge. When that tool cannot be
+//!    called because a name said exists nowhere, the person is asked about the name: the
+//!    sentence still names what to act on.
 //!    A purge never stands in: what cannot be undone is chosen only as the best reading.
 //! 5. Otherwise — a name that is nowhere, a name that is two things, nothing prepared to apply,
 //!    or nothing named — say so, as a question where the person can answer one.
@@ -356,10 +358,19 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
     );
     if named && matches!(filled, Filled::Implied(_)) {
         let before = STEP_BEFORE.iter().find(|(t, _)| *t == best).map(|(_, b)| *b);
-        if let Some(before) = before.filter(|b| ranking.tools.iter().any(|(t, _)| t == b))
-            && let Filled::Args(args) = fill(before)
-        {
-            return Understood::Call { tool: before.to_string(), args };
+        if let Some(before) = before.filter(|b| ranking.tools.iter().any(|(t, _)| t == b)) {
+            match fill(before) {
+                Filled::Args(args) => return Understood::Call { tool: before.to_string(), args },
+                // It names what to act on, and one name exists nowhere: that name is the
+                // person's to correct, not a reason to carry out what was prepared before
+                // ("Move again to dot.jpg to clients", agenda.jpg misheard, applied the move plan).
+                missing @ Filled::Missing(Missing::Path { not_found: Some(_), .. }) => {
+                    if let Some(question) = explain(&missing, base) {
+                        return question;
+                    }
+                }
+                _ => {}
+            }
         }
     }
     // A folder's tool given a file that exists, or a file's given a folder: the tool that asks
@@ -662,6 +673,19 @@ mod tests {
         assert_eq!(
             decide(&bin, &fills, true, "/r", &t),
             Understood::Call { tool: "fs.quarantine".into(), args: json!({"paths": ["/r/c.pdf"]}) }
+        );
+        // The step before names a file that exists nowhere: the person is asked about it, and
+        // the plan made before is not carried out. What broke: "Move again to dot.jpg to
+        // clients." (agenda.jpg misheard) applied the move plan.
+        let misheard = |tool: &str| match tool {
+            "propose.move" => {
+                Filled::Missing(Missing::Path { wants: Some(EntryKind::File), not_found: Some("dot.jpg".into()) })
+            }
+            other => fills(other),
+        };
+        assert_eq!(
+            decide(&plan, &misheard, true, "/r", &t),
+            Understood::Ask { question: "I did not find \"dot.jpg\" in your folders. Which file do you mean?".into() }
         );
         // A step before the scope does not show (not ranked) is not reached for.
         let hidden = ranking(1.0, &[("quarantine.purge", 0.38), ("fs.read", 0.19)]);
