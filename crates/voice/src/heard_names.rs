@@ -473,6 +473,16 @@ mod tests {
     }
 
     #[test]
+    fn a_copy_numbered_in_brackets_is_heard_by_its_number_said() {
+        let l = lex(&["guest list (1).zip", "guest_list.zip", "Clients"]);
+        assert_eq!(
+            correct("Suggest quarantine, client slash guest list, one, not zip, but don't move it yet.", &l),
+            "Suggest quarantine, Clients slash guest list (1).zip, but don't move it yet."
+        );
+        assert_eq!(correct("hash guest list dot zip", &l), "hash guest_list.zip");
+    }
+
+    #[test]
     fn an_extension_heard_without_its_stem_is_no_name_that_merely_shares_it() {
         // What broke: "Move again to dot.jpg to clients." (agenda dot jpg misheard) moved
         // Clients/raw/ideas.jpg, whose code is two sounds from "dot.jpg".

@@ -34,7 +34,7 @@ pub fn code(phrase: &str) -> String {
 }
 
 /// A written word as the words that are said for it: "notes.txt" → notes, dot, tee ex tee;
-/// "DXD" → dee ex dee; "2021" stays itself.
+/// "DXD" → dee ex dee; "(1)" → one; "2021" stays itself.
 fn spoken_pieces(word: &str) -> Vec<String> {
     let w: String = word.chars().filter(|c| c.is_alphanumeric() || *c == '.' || *c == '\'').collect();
     let w = w.trim_matches(['.', '\'']);
@@ -55,6 +55,13 @@ fn spoken_pieces(word: &str) -> Vec<String> {
             out.extend(spoken_pieces(p));
         }
         return out;
+    }
+    // A digit alone is its word: a copy's "(1)" is said "one", and whisper writes it either way.
+    if let [d] = w.as_bytes()
+        && d.is_ascii_digit()
+    {
+        const DIGITS: [&str; 10] = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+        return vec![DIGITS[usize::from(d - b'0')].to_string()];
     }
     if said_as_letters(w) { spelled(w) } else { vec![w.to_lowercase()] }
 }
@@ -272,6 +279,17 @@ mod tests {
         assert_eq!(distance("ABCDEF", "A", 2), None);
         assert_eq!(distance("", "AB", 2), Some(2));
         assert_eq!(distance("SATARTA", "STRT", 3), Some(3));
+    }
+
+    #[test]
+    fn a_digit_alone_sounds_like_its_word() {
+        // What broke: "guest list, one, not zip" was three sounds from `guest list (1).zip`,
+        // whose "1" coded as itself, and was heard as `guest_list.zip`, the other file.
+        assert_eq!(code("guest list (1).zip"), code("guest list one dot zip"));
+        assert_eq!(code("guest list 1 dot zip"), code("guest list one dot zip"));
+        assert_eq!(distance(&code("guest list, one, not zip"), &code("guest list (1).zip"), 2), Some(1));
+        // A number of several digits is compared as written.
+        assert_ne!(code("2019"), code("two zero one nine"));
     }
 
     #[test]
