@@ -123,6 +123,11 @@ pub const CUES: &[(&str, &[&str])] = &[
             "old versions",
             "older versions",
             "newer version",
+            "newer versions",
+            "new version",
+            "new versions",
+            "older copies",
+            "old copies",
         ],
     ),
     ("rag.assemble_context", &["assemble", "bundle", "combine", "gather", "tokens"]),
@@ -928,6 +933,10 @@ mod tests {
         // "a … list" drafts one: the act's word is no longer lifted beside it.
         assert_eq!(cued_in("draft a quarantine list with old.pdf"), vec!["propose.quarantine"]);
         assert_eq!(cued_in("Which drafts are out of date?"), vec!["infer.superseded_docs"]);
+        // What broke (spoken): "find files in Podcasts that have a new version" and "look for
+        // older copies of reports" ranked the duplicates first.
+        assert_eq!(cued_in("Find files in Podcasts have a new version."), vec!["infer.superseded_docs"]);
+        assert_eq!(cued_in("older copies of reports in misc"), vec!["infer.superseded_docs"]);
         assert_eq!(cued_in("What\u{2019}s the context?"), vec!["orbit.get_context"]);
         // "out" and "date" apart are not the phrase; "hashtag" is not "hash".
         assert!(cued_in("take the date out").is_empty());
