@@ -521,6 +521,19 @@ const TOPIC_MARKERS: &[&str] = &[
 /// Words a search request can open with when it has no "about" or "for".
 const SEARCH_OPENINGS: &[&str] = &["search", "look", "find", "hunt", "query", "grep", "locate"];
 
+/// Whether `words` open by asking where the person wrote or mentioned something ("where did I
+/// write …", "where have I mentioned …"): a search, with or without "about" after it — whisper
+/// drops a short word ("Where did I write the mouse volcano?" for "… about volcano").
+fn asks_where_it_was_written(words: &[String]) -> bool {
+    let w: Vec<&str> = words.iter().take(4).map(String::as_str).collect();
+    matches!(
+        w.as_slice(),
+        ["where", "did", "i", "write" | "mention" | "note" | "jot", ..]
+            | ["where", "have", "i", "written" | "mentioned" | "noted", ..]
+            | ["where", "i", "wrote" | "mentioned", ..]
+    )
+}
+
 /// Words of a search request that are not its topic.
 const SEARCH_WORDS: &[&str] = &[
     "search",
@@ -643,7 +656,9 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         // With no word like "about" or "for", only a sentence that opens with a search ("look
         // up falconry", "search volcanoes") says what to look for; anything else would turn
         // every sentence into a query.
-        if !lower.get(opens).is_some_and(|w| SEARCH_OPENINGS.contains(&w.as_str())) {
+        if !lower.get(opens).is_some_and(|w| SEARCH_OPENINGS.contains(&w.as_str()))
+            && !asks_where_it_was_written(&lower[opens..])
+        {
             return Filled::Missing(Missing::Words("what to search for"));
         }
         topic.retain(|w| !SEARCH_WORDS.contains(&w.to_lowercase().as_str()));
@@ -2251,6 +2266,9 @@ mod tests {
         assert!(matches!(f("db.upsert", "the wifi password is pancake7"), Filled::Missing(_)));
         assert!(matches!(f("rag.search", "rebuild the search index"), Filled::Missing(_)));
         assert_eq!(args("rag.search", "look up falconry"), json!({"query": "falconry"}));
+        // What broke (spoken): "where did I write about volcano" heard without its "about".
+        assert_eq!(args("rag.search", "Where did I write the mouse volcano"), json!({"query": "mouse volcano"}));
+        assert!(matches!(f("rag.search", "where did you put the volcano"), Filled::Missing(_)));
         let rec = args("db.upsert", "remember that the wifi password is pancake7");
         assert_eq!(
             rec,
