@@ -45,6 +45,16 @@ pub struct Lexicon {
 struct Phrase {
     written: String,
     code: String,
+    /// The short stem (under five sounds, letters and digits only, lower case) that words
+    /// written apart may spell: see [`written_apart`]. `None` for a longer stem, which is
+    /// heard by its sound, and for a name with "in" run into it.
+    apart: Option<String>,
+}
+
+impl Phrase {
+    fn new(written: &str) -> Phrase {
+        Phrase { written: written.to_string(), code: code(written), apart: short_stem(written) }
+    }
 }
 
 /// At most this many names are compared (the walk lists the nearest first).
@@ -113,7 +123,7 @@ impl Lexicon {
     pub fn of_names<S: AsRef<str>>(names: &[S]) -> Lexicon {
         let mut phrases: Vec<Phrase> = vec![];
         let mut add = |written: &str| {
-            let p = Phrase { written: written.to_string(), code: code(written) };
+            let p = Phrase::new(written);
             if !p.code.is_empty() && !phrases.contains(&p) {
                 phrases.push(p);
             }
@@ -137,7 +147,7 @@ impl Lexicon {
             .iter()
             .filter(|p| p.code.len() >= MIN_SOUNDS_WITH_IN)
             .flat_map(|p| [format!("in {}", p.written), format!("{} in", p.written)])
-            .map(|written| Phrase { code: code(&written), written })
+            .map(|written| Phrase { code: code(&written), written, apart: None })
             .collect();
         Lexicon { phrases, with_in }
     }
@@ -183,19 +193,21 @@ fn as_said(word: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Whether `run`, two words or more, spells `name`'s short stem (under five sounds) when its
-/// words are run together: whisper writes a short name made of everyday words as those words
-/// ("read to do" for todo.md). A short stem is matched by spelling, not sound (a longer one is
-/// in the lexicon and heard by its sound), so this is the only way such a name is heard. It is
-/// asked only right after a verb that takes a name, since "have to do" is English wherever
-/// else it is said.
-fn written_apart(run: &[&str], name: &str) -> bool {
+/// `name`'s stem, lower case, when it is short (under five sounds) and letters and digits only:
+/// what words written apart may spell ([`written_apart`]).
+fn short_stem(name: &str) -> Option<String> {
     let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem).to_lowercase();
-    if run.len() < 2 || !stem.chars().all(char::is_alphanumeric) || code(&stem).len() >= 5 {
-        return false;
-    }
-    let joined: String = run.iter().flat_map(|w| w.chars()).filter(|c| c.is_alphanumeric()).collect();
-    joined.to_lowercase() == stem
+    (stem.chars().all(char::is_alphanumeric) && code(&stem).len() < 5).then_some(stem)
+}
+
+/// What `run`, two words or more, spells when its words are run together, lower case: whisper
+/// writes a short name made of everyday words as those words ("read to do" for todo.md). A
+/// short stem is matched by spelling, not sound (a longer one is in the lexicon and heard by
+/// its sound), so this is the only way such a name is heard. It is asked only right after a
+/// verb that takes a name, since "have to do" is English wherever else it is said.
+fn written_apart(run: &[&str]) -> Option<String> {
+    (run.len() >= 2)
+        .then(|| run.iter().flat_map(|w| w.chars()).filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase())
 }
 
 /// The transcript with every run of words that sounds like exactly one name written as it.
@@ -219,6 +231,7 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
     // (start, end, distance, code length, written)
     let mut found: Vec<(usize, usize, usize, usize, String)> = vec![];
     for start in 0..words.len() {
+        let after_a_verb = start.checked_sub(1).is_some_and(|b| is_command_word(&bare(words[b])));
         for end in start + 1..=(start + MAX_RUN).min(words.len()) {
             let run = &words[start..end];
             let first = bare(run[0]);
@@ -245,7 +258,7 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
                 break;
             }
             let text = run.join(" ");
-            let after_a_verb = start.checked_sub(1).is_some_and(|b| is_command_word(&bare(words[b])));
+            let apart = if after_a_verb { written_apart(run) } else { None };
             let heard = code(&said[start..end].join(" "));
             if heard.is_empty() {
                 continue;
@@ -266,22 +279,22 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
                 let bound = allowed(p.code.len());
                 // Short names: the spelling itself, up to case and punctuation — or its stem
                 // written as the words it is made of, right after a verb that takes a name.
-                let apart = !runs_in && after_a_verb && written_apart(run, &p.written);
-                let d = if apart {
-                    0
-                } else {
+                // Longer ones: a sound code of about their length.
+                let out_of_reach = || {
                     if p.code.len() < 5 {
-                        if bare(&p.written) != spelled && bare(&p.written.replace('.', " dot ")) != spelled {
-                            continue;
-                        }
-                    } else if heard.len().abs_diff(p.code.len()) > bound {
-                        continue;
+                        bare(&p.written) != spelled && bare(&p.written.replace('.', " dot ")) != spelled
+                    } else {
+                        heard.len().abs_diff(p.code.len()) > bound
                     }
-                    let Some(d) = distance(&heard, &p.code, if exact_only || runs_in { 0 } else { bound }) else {
-                        continue;
-                    };
-                    d
                 };
+                let d = if apart.is_some() && p.apart == apart {
+                    Some(0)
+                } else if out_of_reach() {
+                    None
+                } else {
+                    distance(&heard, &p.code, if exact_only || runs_in { 0 } else { bound })
+                };
+                let Some(d) = d else { continue };
                 match best {
                     Some((bd, _, bw)) if d == bd && !bw.eq_ignore_ascii_case(&p.written) => tie = true,
                     Some((bd, _, _)) if d >= bd => {}
