@@ -17,11 +17,11 @@
 //!
 //! What keeps it from inventing requests:
 //! - a single word that already frames a request — one of [`OPENINGS`], a command word or a
-//!   frame word such as "which" — is left alone: whisper wrote a verb, and a sound-alike one on a margin ("Remove agenda.jpg"
-//!   for "Rename agenda.jpg", "Swap" for "Wipe") changes the request without the audio having
-//!   said so clearly; only two words that begin with the same sound ("Read Index" for
-//!   "reindex") or words that are no verb of ours ("Repair", "Merify") are offered another
-//!   opening;
+//!   frame word such as "which" — is left alone: whisper wrote a verb, and a sound-alike one
+//!   on a margin ("Remove agenda.jpg" for "Rename agenda.jpg", "Swap" for "Wipe") changes the
+//!   request without the audio having said so clearly; only two words that begin with the
+//!   same sound ("Read Index" for "reindex") or words that are no verb of ours ("Repair",
+//!   "Merify") are offered another opening;
 //! - a run that ends on a function word is offered only an opening that does too ("Get read
 //!   on" may be "get rid of"; "Compute the" is not "compute");
 //! - only the opening is replaced, never words further in, where a verb-like word is more
