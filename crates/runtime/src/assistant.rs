@@ -275,14 +275,19 @@ fn ways_it_may_have_been_meant(
     ways
 }
 
-/// The transcript as a request: the names whisper misheard put right against the names that
+/// The transcript as a request: a request to rebuild the index as whisper writes it heard as
+/// one (`smart_voice::heard_index`), the names whisper misheard put right against the names that
 /// exist anywhere under the roots (nearest first, `smart_voice::heard_names`), the spoken
 /// spellings of paths written back (`smart_voice::spoken`, against the working folder's
 /// `names`), then a path whose parts mostly exist put right as a whole
-/// (`smart_voice::heard_paths`). Open hearing (no `tree`) keeps only the spellings.
+/// (`smart_voice::heard_paths`). Open hearing (no `tree`) keeps the index request and the spellings.
 fn heard_as_request(text: &str, names: &[String], tree: Option<&HeardTree>) -> String {
-    let Some(tree) = tree else { return smart_voice::spoken::as_request(text, names) };
-    let text = smart_voice::heard_names::correct(text, &tree.lexicon);
+    let Some(tree) = tree else {
+        let text = smart_voice::heard_index::correct(text, &smart_voice::heard_names::Lexicon::of_names(names));
+        return smart_voice::spoken::as_request(&text, names);
+    };
+    let text = smart_voice::heard_index::correct(text, &tree.lexicon);
+    let text = smart_voice::heard_names::correct(&text, &tree.lexicon);
     let request = smart_voice::spoken::as_request(&text, names);
     smart_voice::heard_paths::correct(&request, &tree.paths)
 }

@@ -156,6 +156,15 @@ impl Lexicon {
         self.phrases.is_empty()
     }
 
+    /// Whether a name of the lexicon is `stem` (lower case), with or without an extension:
+    /// "index" for `index.html` or a folder `Index`.
+    pub fn has_stem(&self, stem: &str) -> bool {
+        self.phrases.iter().any(|p| {
+            let written = p.written.to_lowercase();
+            written == stem || written.rsplit_once('.').is_some_and(|(s, _)| s == stem)
+        })
+    }
+
     /// Each name as written, with the sound code of the way it is said.
     pub(crate) fn names(&self) -> impl Iterator<Item = (&str, &str)> {
         self.phrases.iter().map(|p| (p.written.as_str(), p.code.as_str()))
