@@ -427,7 +427,8 @@ fn moves(r: &Reading, mentions: &[Mention], ctx: &Context, redirect: bool) -> Fi
         .rposition(|m| {
             m.preposition.as_deref().is_some_and(|p| DESTINATION_WORDS.contains(&p)) && m.kind != MentionKind::Back
         })
-        .or_else(|| renamed_as(r, &usable));
+        .or_else(|| renamed_as(r, &usable))
+        .or_else(|| moved_as_mv(r, &usable, ctx));
     let Some(dest_at) = dest_at.filter(|i| *i > 0) else {
         // What is to be moved names nothing that exists: that comes before where it should go
         // (and a name gone from where it was may be a redirect's old path).
@@ -499,6 +500,22 @@ fn renamed_as(r: &Reading, mentions: &[&Mention]) -> Option<usize> {
         || (old.end < new.start
             && lower.get(new.start.saturating_sub(1)).is_some_and(|w| matches!(w.as_str(), "called" | "named")));
     (said_rename && !old.candidates().is_empty() && matches!(new.kind, MentionKind::New(_))).then_some(1)
+}
+
+/// Words that say to move something, before what is moved.
+const MOVE_WORDS: &[&str] = &["move", "mv", "relocate", "shift", "transfer"];
+
+/// "relocate Podcasts/shopping list.docx Garden Plans", as a shell's `mv` is typed (and as
+/// whisper writes "… to Garden Plans" when it drops the "to"): after a word that says to move,
+/// a file or folder that exists and, right after it, another folder that exists, with nothing
+/// else named, is where it goes. The index of the folder.
+fn moved_as_mv(r: &Reading, mentions: &[&Mention], ctx: &Context) -> Option<usize> {
+    let [what, dest] = mentions else { return None };
+    let lower = r.lower();
+    let said_move = lower[..what.start].iter().any(|w| MOVE_WORDS.contains(&w.as_str()));
+    let folder = |m: &Mention| m.sure().and_then(|i| ctx.vocab.entries.get(i)).map(|e| e.kind) == Some(EntryKind::Dir);
+    let moved = what.sure().is_some() && what.sure() != dest.sure();
+    (said_move && moved && dest.start == what.end && dest.preposition.is_none() && folder(dest)).then_some(1)
 }
 
 /// Words that introduce what to search for.
@@ -1659,6 +1676,20 @@ mod tests {
         );
         // Without "rename", or with two names that exist, there is no new name to give.
         assert_eq!(f("propose.move", "move budget.xlsx stew.md"), Filled::Missing(Missing::Destination));
+        // What broke: whisper heard "relocate … to Garden Plans" as "Relocate Podcasts slash
+        // shopping list.docx, Garden Plans." — a folder right after what is moved, as `mv` is
+        // typed, is where it goes; a file there, or a folder said apart, is not.
+        assert_eq!(
+            args("propose.move", "Relocate budget.xlsx, Recipes."),
+            json!({"moves": [{"from": "/r/budget.xlsx", "to": "/r/Recipes/budget.xlsx"}]})
+        );
+        assert_eq!(
+            args("propose.move", "mv Recipes/2021/soup.md Taxes"),
+            json!({"moves": [{"from": "/r/Recipes/2021/soup.md", "to": "/r/Taxes/soup.md"}]})
+        );
+        assert_eq!(f("propose.move", "move budget.xlsx soup.md"), Filled::Missing(Missing::Destination));
+        assert_eq!(f("propose.move", "budget.xlsx Recipes"), Filled::Missing(Missing::Destination));
+        assert_eq!(f("propose.move", "move budget.xlsx then scan Recipes"), Filled::Missing(Missing::Destination));
         // What broke: a gone name said first, with no place after it, asked where it should go
         // (it was a redirect's old path: "Taxes/old 2019.pdf is now soup.md, make the map").
         assert_eq!(
