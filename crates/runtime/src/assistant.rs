@@ -280,16 +280,29 @@ fn ways_it_may_have_been_meant(
 /// exist anywhere under the roots (nearest first, `smart_voice::heard_names`), the spoken
 /// spellings of paths written back (`smart_voice::spoken`, against the working folder's
 /// `names`), then a path whose parts mostly exist put right as a whole
-/// (`smart_voice::heard_paths`). Open hearing (no `tree`) keeps the index request and the spellings.
+/// (`smart_voice::heard_paths`) — with a "hash" between two words heard as "slash" instead,
+/// when that names more paths that exist. Open hearing (no `tree`) keeps the index request and the spellings.
 fn heard_as_request(text: &str, names: &[String], tree: Option<&HeardTree>) -> String {
     let Some(tree) = tree else {
         let text = smart_voice::heard_index::correct(text, &smart_voice::heard_names::Lexicon::of_names(names));
         return smart_voice::spoken::as_request(&text, names);
     };
     let text = smart_voice::heard_index::correct(text, &tree.lexicon);
-    let text = smart_voice::heard_names::correct(&text, &tree.lexicon);
-    let request = smart_voice::spoken::as_request(&text, names);
-    smart_voice::heard_paths::correct(&request, &tree.paths)
+    let heard = |text: &str| {
+        let text = smart_voice::heard_names::correct(text, &tree.lexicon);
+        let request = smart_voice::spoken::as_request(&text, names);
+        smart_voice::heard_paths::correct(&request, &tree.paths)
+    };
+    let request = heard(&text);
+    // "Flyers, hash, miss, hash, birthday.md" is a path when the tree says so.
+    if let Some(slashed) = smart_voice::heard_paths::hash_as_slash(&text) {
+        let slashed = heard(&slashed);
+        let named = |r: &str| smart_voice::heard_paths::paths_named(r, &tree.paths);
+        if named(&slashed) > named(&request) {
+            return slashed;
+        }
+    }
+    request
 }
 
 /// Every prompt a model could be shown for `tools` — each format, each ranking style — with no

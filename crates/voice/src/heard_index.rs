@@ -225,33 +225,3 @@ mod tests {
         assert_eq!(correct("Review the index.", &folder), "Review the index.");
     }
 }
-#[cfg(test)]
-mod scratch {
-    #[test]
-    fn scratch() {
-        use crate::heard_names::{Lexicon, correct};
-        use crate::phonetic::code;
-        let l = Lexicon::of_names(&["agenda.jpg", "Clients", "quote.png", "contacts.docx", "todo.md"]);
-        for t in [
-            "agenda.jpg",
-            "agenda dot jpg",
-            "again the not jpg",
-            "again to dot.jpg",
-            "again, the not.jpg",
-            "again the not st APG",
-            "again the not",
-        ] {
-            println!("{t:?} code={} -> {}", code(t), correct(&format!("Put {t} in the clients folder."), &l));
-        }
-        for t in [
-            "But again the not jpg in the clients folder.",
-            "Move again to dot.jpg to clients.",
-            "rename again the not st APG to scratch.txt.",
-            "Um, but again, the not.jpg on a quarantine list, so I can review it.",
-            "Draft, quarantine list will contact, start, dot, and agenda.jpg.",
-            "Repose, quarantine, contact, start, contacts.",
-        ] {
-            println!("{t:?} -> {}", correct(t, &l));
-        }
-    }
-}

@@ -106,6 +106,48 @@ fn trim(w: &str) -> &str {
     w.trim_end_matches([',', '.', '?', '!', ';', ':'])
 }
 
+/// `transcript` with every "hash" said between two words, other than where the request opens,
+/// written "slash", and the pause whisper wrote before it dropped: "Flyers slash misc slash
+/// birthday dot md" is heard "Flyers, hash, miss, hash, birthday.md" often enough. `None` when
+/// no such "hash" is there. Which of the two hearings holds is for the tree to say
+/// ([`paths_named`]): a "hash" is a slash only where it joins parts of a path that exists.
+pub fn hash_as_slash(transcript: &str) -> Option<String> {
+    let words: Vec<&str> = transcript.split_whitespace().collect();
+    let opening = crate::weighed_openings::opening_at(&words);
+    let joins = |i: usize| {
+        Some(i) != opening
+            && i > 0
+            && i + 1 < words.len()
+            && crate::heard_names::bare(words[i]) == "hash"
+            && !words[i - 1].ends_with(['.', '?', '!', ';'])
+            && !words[i].ends_with(['.', '?', '!', ';'])
+    };
+    let at: Vec<usize> = (0..words.len()).filter(|&i| joins(i)).collect();
+    if at.is_empty() {
+        return None;
+    }
+    let out: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| match () {
+            _ if at.contains(&i) => "slash".to_string(),
+            _ if at.contains(&(i + 1)) => w.trim_end_matches(',').to_string(),
+            _ => w.to_string(),
+        })
+        .collect();
+    Some(out.join(" "))
+}
+
+/// How many of `paths` (relative, `/`-separated) of two parts or more `request` names.
+pub fn paths_named<S: AsRef<str>>(request: &str, paths: &[S]) -> usize {
+    let lower = request.to_lowercase();
+    paths
+        .iter()
+        .map(|p| p.as_ref().trim_matches('/').to_lowercase())
+        .filter(|p| p.contains('/') && lower.contains(p.as_str()))
+        .count()
+}
+
 /// `request` with every path that names nothing, but is clearly one of `paths` (relative paths
 /// that exist, `/`-separated), written as that path.
 pub fn correct<S: AsRef<str>>(request: &str, paths: &[S]) -> String {
@@ -250,5 +292,25 @@ mod tests {
     fn the_same_path_under_two_roots_is_not_a_tie() {
         let twice = ["Flyers/summer/playlist.txt", "Flyers/summer/playlist.txt"];
         assert_eq!(correct("read Flyers/summary/playlist.txt", &twice), "read Flyers/summer/playlist.txt");
+    }
+
+    #[test]
+    fn hash_between_two_words_may_be_a_slash() {
+        assert_eq!(
+            hash_as_slash("quote. Flyers, hash, miss, hash, birthday.md, and todo.md").as_deref(),
+            Some("quote. Flyers slash miss slash birthday.md, and todo.md")
+        );
+        // Where the request opens, "hash" is what to do; at a clause's edge it joins nothing.
+        assert_eq!(hash_as_slash("Hash Flyers/birthday.md."), None);
+        assert_eq!(hash_as_slash("um hash todo.md"), None);
+        assert_eq!(hash_as_slash("Read it. Hash todo.md"), None);
+        assert_eq!(hash_as_slash("todo.md hash"), None);
+    }
+
+    #[test]
+    fn a_request_names_the_paths_it_holds() {
+        let paths = ["Flyers", "Flyers/misc", "Flyers/misc/birthday.md", "todo.md"];
+        assert_eq!(paths_named("bundle Flyers/misc/birthday.md and todo.md", &paths), 2);
+        assert_eq!(paths_named("bundle Flyers hash miss hash birthday.md", &paths), 0);
     }
 }
