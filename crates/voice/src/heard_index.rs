@@ -34,14 +34,17 @@ use crate::weighed_openings::opening_at;
 pub const SOUNDS_LIKE_REBUILD: &[&str] =
     &["read", "reads", "review", "reviews", "reviewed", "reveal", "reveals", "revealed", "redo", "rebuilt", "rebuild"];
 
-/// Words that may describe the index between the opening and "index", including the "in" and
-/// "of" whisper hears between them ("I'm revealed in the index", "Read of the library index").
+/// Words that may describe the index between the opening and "index", including the "in",
+/// "of", "up" and "do" whisper hears between them ("I'm revealed in the index", "Read of the
+/// library index", "Read-up library index", "Read, do the library index" for redo).
 pub const DESCRIBING: &[&str] = &[
     "the",
     "my",
     "a",
     "your",
     "our",
+    "that",
+    "this",
     "whole",
     "full",
     "entire",
@@ -53,6 +56,8 @@ pub const DESCRIBING: &[&str] = &[
     "documents",
     "in",
     "of",
+    "up",
+    "do",
 ];
 
 /// Words after the index that say what to look for in it: a search, not a rebuild.
@@ -137,10 +142,19 @@ fn in_next_at(words: &[&str], at: usize) -> bool {
 /// index.
 fn rebuild_span(words: &[&str]) -> Option<(usize, usize, Vec<String>)> {
     let start = opening_at(words)?;
-    if !SOUNDS_LIKE_REBUILD.contains(&bare(words[start]).as_str()) || words[start].ends_with(['.', '?', '!', ';']) {
+    // "Read-up library index": the opening's first part is the verb, the rest describe.
+    let opening = bare(words[start]);
+    let mut parts = opening.split('-');
+    let verb = parts.next().unwrap_or_default();
+    let attached: Vec<&str> = parts.collect();
+    if !SOUNDS_LIKE_REBUILD.contains(&verb)
+        || words[start].ends_with(['.', '?', '!', ';'])
+        || !attached.iter().all(|w| DESCRIBING.contains(w))
+    {
         return None;
     }
-    let mut object = vec![];
+    let mut object: Vec<String> =
+        attached.iter().filter(|w| !matches!(**w, "in" | "of" | "up" | "do")).map(|w| w.to_string()).collect();
     let mut i = start + 1;
     while i < words.len() && i <= start + 5 {
         let w = bare(words[i]);
@@ -149,7 +163,7 @@ fn rebuild_span(words: &[&str]) -> Option<(usize, usize, Vec<String>)> {
         } else if in_next_at(words, i) {
             i + 2
         } else if DESCRIBING.contains(&w.as_str()) && !words[i].ends_with(['.', '?', '!', ';']) {
-            if w != "in" && w != "of" {
+            if !matches!(w.as_str(), "in" | "of" | "up" | "do") {
                 object.push(w);
             }
             i += 1;
@@ -191,6 +205,9 @@ mod tests {
             ("I'm revealed in the index.", "I'm rebuild the index."),
             ("Review the library in next, please.", "Rebuild the library index, please."),
             ("um review the whole index please", "um rebuild the whole index please"),
+            ("Read that library index.", "Rebuild that library index."),
+            ("Read, do the library index.", "Rebuild the library index."),
+            ("Read-up library index.", "Rebuild library index."),
         ];
         for (t, want) in cases {
             assert_eq!(heard(t), want, "{t}");
@@ -210,6 +227,8 @@ mod tests {
             "What's in the index?",
             "read in next week's folder",
             "Check if todo.md changed since indexing.",
+            "Read-me the index for taxes.",
+            "Read, then index the Photos.",
             "",
         ] {
             assert_eq!(heard(t), t.split_whitespace().collect::<Vec<_>>().join(" "), "{t}");
