@@ -275,8 +275,9 @@ fn ways_it_may_have_been_meant(
     ways
 }
 
-/// The transcript as a request: a word whisper ran into an extension written apart ("contact.docxinto",
-/// `smart_voice::spoken::ran_on_apart`), a request to rebuild the index as whisper writes it heard as
+/// The transcript as a request: words whisper ran together written apart ("Hashnet file",
+/// "contact.docxinto") and a verb it wrote as two words joined ("Check some agenda",
+/// `smart_voice::run_together`), a request to rebuild the index as whisper writes it heard as
 /// one (`smart_voice::heard_index`), the names whisper misheard put right against the names that
 /// exist anywhere under the roots (nearest first, `smart_voice::heard_names`), the spoken
 /// spellings of paths written back (`smart_voice::spoken`, against the working folder's
@@ -284,12 +285,13 @@ fn ways_it_may_have_been_meant(
 /// (`smart_voice::heard_paths`) — with a "hash" between two words heard as "slash" instead,
 /// when that names more paths that exist. Open hearing (no `tree`) keeps the index request and the spellings.
 fn heard_as_request(text: &str, names: &[String], tree: Option<&HeardTree>) -> String {
-    let text = smart_voice::spoken::ran_on_apart(text);
+    let text = smart_voice::run_together::apart(text);
     let Some(tree) = tree else {
         let text = smart_voice::heard_index::correct(&text, &smart_voice::heard_names::Lexicon::of_names(names));
         return smart_voice::spoken::as_request(&text, names);
     };
     let text = smart_voice::heard_index::correct(&text, &tree.lexicon);
+    let text = smart_voice::run_together::verb_joined(&text, &tree.lexicon);
     let heard = |text: &str| {
         let text = smart_voice::heard_names::correct(text, &tree.lexicon);
         let request = smart_voice::spoken::as_request(&text, names);

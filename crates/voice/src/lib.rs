@@ -16,6 +16,7 @@
 //! - [`heard_names`]: misheard file and folder names put right, against the names that exist.
 //! - [`heard_index`]: a request to rebuild the search index, as whisper writes it, heard as one.
 //! - [`heard_paths`]: a spoken path whose parts mostly exist put right as a whole.
+//! - [`run_together`]: words whisper ran together ("Hashnet file", "contact.docxinto") written apart.
 //! - [`spoken`]: file names said aloud ("old dot log") written back for the proposers.
 //! - [`weighed_names`]: names that sound loosely like what was heard, for whisper to weigh.
 //! - [`weighed_openings`]: the words a request opens with, likewise weighed.
@@ -33,6 +34,7 @@ pub mod heard_topics;
 pub mod phonetic;
 pub mod preroll;
 pub mod protocol;
+pub mod run_together;
 pub mod spoken;
 pub mod wake_phrase;
 pub mod weighed_names;

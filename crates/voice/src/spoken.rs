@@ -296,28 +296,8 @@ fn trailing(w: &str) -> &str {
     &w[t.len()..]
 }
 
-/// `transcript` with a word whisper ran into the extension before it written apart again: "Move
-/// contact.docxinto client." is "contact.docx into client.". Only after a known extension, and
-/// only the words that say where something goes, so a name that merely ends so is left alone.
-pub fn ran_on_apart(transcript: &str) -> String {
-    const RUN_ON: [&str; 4] = ["into", "onto", "to", "in"];
-    let apart = |word: &str| -> Option<String> {
-        let (stem, tail) = word.rsplit_once('.')?;
-        let ext_and_word = tail.trim_end_matches(['.', ',', '!', '?', ';', ':']);
-        let punct = &tail[ext_and_word.len()..];
-        let lower = ext_and_word.to_ascii_lowercase();
-        KNOWN_EXTENSIONS.iter().find_map(|ext| {
-            let rest = lower.strip_prefix(ext)?;
-            let word = RUN_ON.iter().find(|w| **w == rest)?;
-            let ext = &ext_and_word[..ext.len()];
-            (!stem.is_empty()).then(|| format!("{stem}.{ext} {word}{punct}"))
-        })
-    };
-    transcript.split_whitespace().map(|w| apart(w).unwrap_or_else(|| w.to_string())).collect::<Vec<_>>().join(" ")
-}
-
 /// Extensions common enough to join even when whisper put a full stop before them.
-const KNOWN_EXTENSIONS: [&str; 16] =
+pub(crate) const KNOWN_EXTENSIONS: [&str; 16] =
     ["txt", "log", "md", "pdf", "png", "jpg", "jpeg", "gif", "doc", "docx", "csv", "json", "zip", "mp3", "mp4", "toml"];
 
 /// Words that are never part of a spoken path ("a slash at the end").
@@ -340,16 +320,6 @@ fn is_extension(w: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_word_run_into_an_extension_is_written_apart() {
-        assert_eq!(ran_on_apart("Move contact.docxinto client."), "Move contact.docx into client.");
-        assert_eq!(ran_on_apart("put agenda.JPGto Photos"), "put agenda.JPG to Photos");
-        for kept in ["open report.docx", "read notes.tokyo", "scan the.mdinto", "hash .txtinto", "move a.xyzinto b"] {
-            let want = if kept == "scan the.mdinto" { "scan the.md into" } else { kept };
-            assert_eq!(ran_on_apart(kept), want);
-        }
-    }
 
     #[test]
     fn spoken_file_names_are_written_back() {
