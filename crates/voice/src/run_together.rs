@@ -39,15 +39,18 @@ const POINTED_AT: &[&str] = &["file", "folder", "one", "document", "directory", 
 pub fn apart(transcript: &str) -> String {
     let words: Vec<&str> = transcript.split_whitespace().collect();
     let opening = opening_at(&words);
-    words
+    let mended: Vec<Option<String>> = words
         .iter()
         .enumerate()
         .map(|(i, w)| {
             let verb_that = (Some(i) == opening).then(|| verb_and_that(w, words.get(i + 1).copied())).flatten();
-            verb_that.or_else(|| preposition_apart(w)).unwrap_or_else(|| w.to_string())
+            verb_that.or_else(|| preposition_apart(w))
         })
-        .collect::<Vec<_>>()
-        .join(" ")
+        .collect();
+    if mended.iter().all(Option::is_none) {
+        return transcript.to_string();
+    }
+    words.iter().zip(mended).map(|(w, m)| m.unwrap_or_else(|| w.to_string())).collect::<Vec<_>>().join(" ")
 }
 
 /// `transcript` with the two words that open it written as one verb of ours ([`OPENINGS`] of one
@@ -176,6 +179,7 @@ mod tests {
             "I saw hashnet file",
             "Movement file.",
             "Showcase file.",
+            " Read it  twice.",
         ] {
             assert_eq!(apart(heard), heard, "{heard}");
         }
