@@ -139,8 +139,8 @@ fn in_next_at(words: &[&str], at: usize) -> bool {
 
 /// Where a request to rebuild the index is heard: the opening's index, the end of the span
 /// that ends on "index" (or "in next"), and the words that describe the index in between,
-/// "in" and "of" left out. `None` when the request opens otherwise or its object is not the
-/// index.
+/// the "in", "of", "up" and "do" whisper slipped in left out. `None` when the request opens
+/// otherwise or its object is not the index.
 fn rebuild_span(words: &[&str]) -> Option<(usize, usize, Vec<String>)> {
     let start = opening_at(words)?;
     // "Read-up library index": the opening's first part is the verb, the rest describe.
