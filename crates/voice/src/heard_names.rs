@@ -26,7 +26,9 @@
 //! - the longest, nearest runs win and never overlap;
 //! - "in" run into a name ("info, dos" for "in Photos") is heard only when the run sounds
 //!   exactly like it, the name has four sounds or more, and no word of the run sounds like
-//!   "in" on its own ("one" after a name is more often its number).
+//!   "in" on its own ("one" after a name is more often its number) — except one word right
+//!   after a name ("raw inclines" for "raw in Clients"), heard a sound further off than any
+//!   name of its length.
 
 use crate::command_words::is_command_word;
 use crate::phonetic::{code, distance};
@@ -284,6 +286,16 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
             // the word "Invoices".
             let said_in = word_codes[start..end].contains(&in_code);
             let with_in = lexicon.with_in.iter().filter(|_| !said_in).map(|p| (p, true));
+            // One word right after a name, as a nested folder is said ("raw in Clients"): there
+            // "in" run into the next name may be a sound further off than any name of its length
+            // ("raw inclines" is "raw in Clients", its T heard as a vowel), since right after a
+            // name is where "in" and a name are said, and a word there that sounds so nearly
+            // like them is not English that means anything else.
+            let after_a_name = run.len() == 1
+                && start.checked_sub(1).is_some_and(|b| {
+                    let before = bare(words[b]);
+                    words[b].ends_with(|c: char| c.is_alphanumeric()) && lexicon.has_stem(&before)
+                });
             for (p, runs_in) in lexicon.phrases.iter().map(|p| (p, false)).chain(with_in) {
                 let bound = allowed(p.code.len());
                 // Short names: the spelling itself, up to case and punctuation — or its stem
@@ -301,7 +313,13 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
                 } else if out_of_reach() {
                     None
                 } else {
-                    distance(&heard, &p.code, if exact_only || runs_in { 0 } else { bound })
+                    let bound = match (exact_only, runs_in) {
+                        (true, _) => 0,
+                        (false, false) => bound,
+                        (false, true) if after_a_name && p.written.starts_with("in ") => bound + 1,
+                        (false, true) => 0,
+                    };
+                    distance(&heard, &p.code, bound)
                 };
                 let Some(d) = d else { continue };
                 match best {
@@ -417,6 +435,10 @@ mod tests {
             // "in" said as a word: the name alone is heard, as before.
             ("what is in photos", "what is in Photos"),
             ("compact the folder in voices", "compact the folder Invoices"),
+            // What broke (spoken dev, three voices of five): "look for identical copies in raw
+            // in Clients" heard "… in raw inclines", and the duplicates were looked for
+            // everywhere. Right after a name, "in" run into the next is heard a sound off.
+            ("Look for identical copies in raw inclines.", "Look for identical copies in raw in Clients"),
         ] {
             assert_eq!(correct(heard, &l), want, "{heard}");
         }
@@ -429,6 +451,11 @@ mod tests {
         // is run into them.
         for heard in ["tell me about the inner folder", "give me info about taxes", "is the index current", "in it"] {
             assert_eq!(correct(heard, &l), heard);
+        }
+        // A sound off is heard only right after a name: elsewhere "inclines" is English, and so
+        // is a name ending a clause before it.
+        for heard in ["the road inclines here", "read raw. inclines are steep", "scan raw, inclines are steep"] {
+            assert!(!correct(heard, &l).contains("in Clients"), "{heard}: {}", correct(heard, &l));
         }
     }
 
