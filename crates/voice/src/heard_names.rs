@@ -173,6 +173,11 @@ impl Lexicon {
     }
 }
 
+/// Words that say where a thing goes, which follow a name as often as "in" does and are never
+/// "in" run into a name: "put quote.mp3 inside Payslips" is not "in kids" (what broke, in a tree
+/// with a folder called kids).
+const PLACE_WORDS: &[&str] = &["inside", "into", "onto", "within", "beside", "under", "over", "near"];
+
 /// A name must have this many sounds for "in" run into it to be heard: "in" and a shorter
 /// name together are too few sounds to tell from the everyday words they also code as.
 const MIN_SOUNDS_WITH_IN: usize = 4;
@@ -292,6 +297,7 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
             // name is where "in" and a name are said, and a word there that sounds so nearly
             // like them is not English that means anything else.
             let after_a_name = run.len() == 1
+                && !PLACE_WORDS.contains(&first.as_str())
                 && start.checked_sub(1).is_some_and(|b| {
                     let before = bare(words[b]);
                     words[b].ends_with(|c: char| c.is_alphanumeric()) && lexicon.has_stem(&before)
@@ -316,7 +322,11 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
                     let bound = match (exact_only, runs_in) {
                         (true, _) => 0,
                         (false, false) => bound,
-                        (false, true) if after_a_name && p.written.starts_with("in ") => bound + 1,
+                        (false, true)
+                            if after_a_name && p.written.starts_with("in ") && heard.len() == p.code.len() =>
+                        {
+                            bound + 1
+                        }
                         (false, true) => 0,
                     };
                     distance(&heard, &p.code, bound)
@@ -439,6 +449,7 @@ mod tests {
             // in Clients" heard "… in raw inclines", and the duplicates were looked for
             // everywhere. Right after a name, "in" run into the next is heard a sound off.
             ("Look for identical copies in raw inclines.", "Look for identical copies in raw in Clients"),
+            ("Look for identical copy in raw implants.", "Look for identical copy in raw in Clients"),
         ] {
             assert_eq!(correct(heard, &l), want, "{heard}");
         }
@@ -456,6 +467,12 @@ mod tests {
         // is a name ending a clause before it.
         for heard in ["the road inclines here", "read raw. inclines are steep", "scan raw, inclines are steep"] {
             assert!(!correct(heard, &l).contains("in Clients"), "{heard}: {}", correct(heard, &l));
+        }
+        // What broke (spoken test, with the rule above): "put quote.mp3 inside Payslips" moved
+        // the file into a folder called kids. A word that says where a thing goes is itself.
+        let kids = lex(&["quote.mp3", "kids", "Payslips", "Homework"]);
+        for heard in ["Put quote.mp3 inside Payslips.", "Put quote.mp3 inside, payslips.", "move raw inside kids"] {
+            assert!(!correct(heard, &kids).contains("in kids"), "{heard}: {}", correct(heard, &kids));
         }
     }
 
