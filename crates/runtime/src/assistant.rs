@@ -278,7 +278,8 @@ fn ways_it_may_have_been_meant(
 /// The transcript as a request: words whisper ran together written apart ("Hashnet file",
 /// "contact.docxinto") and a verb it wrote as two words joined ("Check some agenda",
 /// `smart_voice::run_together`), a request to rebuild the index as whisper writes it heard as
-/// one (`smart_voice::heard_index`), the names whisper misheard put right against the names that
+/// one (`smart_voice::heard_index`), an opening "But" before a file and where it goes heard as
+/// "Put" (`smart_voice::heard_put`), the names whisper misheard put right against the names that
 /// exist anywhere under the roots (nearest first, `smart_voice::heard_names`), the spoken
 /// spellings of paths written back (`smart_voice::spoken`, against the working folder's
 /// `names`), then a path whose parts mostly exist put right as a whole
@@ -287,10 +288,13 @@ fn ways_it_may_have_been_meant(
 fn heard_as_request(text: &str, names: &[String], tree: Option<&HeardTree>) -> String {
     let text = smart_voice::run_together::apart(text);
     let Some(tree) = tree else {
-        let text = smart_voice::heard_index::correct(&text, &smart_voice::heard_names::Lexicon::of_names(names));
+        let lexicon = smart_voice::heard_names::Lexicon::of_names(names);
+        let text = smart_voice::heard_index::correct(&text, &lexicon);
+        let text = smart_voice::heard_put::correct(&text, &lexicon);
         return smart_voice::spoken::as_request(&text, names);
     };
     let text = smart_voice::heard_index::correct(&text, &tree.lexicon);
+    let text = smart_voice::heard_put::correct(&text, &tree.lexicon);
     let text = smart_voice::run_together::verb_joined(&text, &tree.lexicon);
     let heard = |text: &str| {
         let text = smart_voice::heard_names::correct(text, &tree.lexicon);

@@ -30,6 +30,7 @@ pub mod endpoint;
 pub mod heard_index;
 pub mod heard_names;
 pub mod heard_paths;
+pub mod heard_put;
 pub mod heard_topics;
 pub mod phonetic;
 pub mod preroll;
