@@ -60,6 +60,9 @@ pub const DESCRIBING: &[&str] = &[
     "do",
 ];
 
+/// The words of [`DESCRIBING`] that whisper slipped in, which the request written leaves out.
+const SLIPPED_IN: &[&str] = &["in", "of", "up", "do"];
+
 /// Words after the index that say what to look for in it: a search, not a rebuild.
 const LOOKING_FOR: &[&str] = &["for", "about", "on", "mentioning", "with"];
 
@@ -154,8 +157,7 @@ fn rebuild_span(words: &[&str]) -> Option<(usize, usize, Vec<String>)> {
     {
         return None;
     }
-    let mut object: Vec<String> =
-        attached.iter().filter(|w| !matches!(**w, "in" | "of" | "up" | "do")).map(|w| w.to_string()).collect();
+    let mut object: Vec<String> = attached.iter().filter(|w| !SLIPPED_IN.contains(*w)).map(|w| w.to_string()).collect();
     let mut i = start + 1;
     while i < words.len() && i <= start + 5 {
         let w = bare(words[i]);
@@ -164,7 +166,7 @@ fn rebuild_span(words: &[&str]) -> Option<(usize, usize, Vec<String>)> {
         } else if in_next_at(words, i) {
             i + 2
         } else if DESCRIBING.contains(&w.as_str()) && !words[i].ends_with(['.', '?', '!', ';']) {
-            if !matches!(w.as_str(), "in" | "of" | "up" | "do") {
+            if !SLIPPED_IN.contains(&w.as_str()) {
                 object.push(w);
             }
             i += 1;

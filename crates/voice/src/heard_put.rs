@@ -42,7 +42,7 @@ pub fn correct(transcript: &str, lexicon: &Lexicon) -> String {
         return transcript.to_string();
     }
     let put = if but.starts_with('B') { "Put" } else { "put" };
-    let mut out: Vec<&str> = words.clone();
+    let mut out = words;
     out[start] = put;
     out.join(" ")
 }
