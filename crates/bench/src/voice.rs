@@ -11,6 +11,11 @@
 //! 3. **proposer + kernel**: `Assistant::hear` in propose-only mode — the phrase templates when
 //!    they answer, the model worker when they do not (both measured).
 //!
+//! Stages 1 and 2 overlap when the worker transcribes ahead (the utterance's window is fixed
+//! once the silence reaches the end padding, before the VAD decides the end): the recording is
+//! then also fed at the microphone's pace, with transcribing ahead off and on, and the time from
+//! the end of speech to the transcript is *measured* (`timings.after_end_ms`), not added up.
+//!
 //! The comparison row runs whisper.cpp on the same 16 kHz audio with its default 30-second
 //! window and nothing of ours around it (`smart-voice-worker --stt-bench`).
 //!
@@ -73,6 +78,7 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     std::fs::write(root.join("reports/q3.txt"), "q3")?;
     let mut load = load;
     load.prompt = Some(smart_runtime::model_choice::whisper_prompt(&folder_vocabulary(&root)));
+    let not_ahead = smart_voice::protocol::LoadVoice { transcribe_ahead: false, ..load.clone() };
     let whisper = load.whisper.clone();
     let program = locate_voice_worker().map_err(|e| anyhow!(e))?;
     println!(
@@ -91,6 +97,7 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     let rounds = if quick { 1 } else { 5 };
     let (mut hangover, mut stt, mut templates, mut model, mut ctx) = (vec![], vec![], vec![], vec![], 0);
     let (mut again, mut weighing) = (vec![], vec![]);
+    let (mut paced_after, mut paced_ahead) = (vec![], vec![]);
     let mut heard = String::new();
     rt.block_on(async {
         let t = Instant::now();
@@ -147,6 +154,13 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
                 }
             }
         }
+        // At the microphone's pace: transcribed ahead (this worker), then a worker told not to.
+        let paced_rounds = if quick { 1 } else { 3 };
+        paced_ahead = paced(&mut voice, &wav, paced_rounds, true).await?;
+        voice.shutdown().await;
+        let (mut voice, _) =
+            Voice::start(&program, not_ahead, VoiceTimeouts::default()).await.map_err(|e| anyhow!(e))?;
+        paced_after = paced(&mut voice, &wav, paced_rounds, false).await?;
         voice.shutdown().await;
         assistant.shutdown().await;
         Ok::<(), anyhow::Error>(())
@@ -160,14 +174,21 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
 
     let (h, w, tp, mp) = (mean(&hangover), mean(&stt), mean(&templates), mean(&model));
     let (ag, wg) = (mean(&again), mean(&weighing));
+    let (after, ahead) = (mean(&paced_after), mean(&paced_ahead));
     println!("| stage | mean of {rounds} |");
     println!("|---|---|");
     println!("| endpoint (VAD hangover after the last word) | {h:.0} ms |");
     println!("| whisper, trimmed window (audio_ctx {ctx}) | {w:.0} ms |");
     println!("| proposer + kernel, templates | {tp:.1} ms |");
     println!("| proposer + kernel, model (warm) | {mp:.0} ms |");
-    println!("| end of speech → proposal, templates | {:.0} ms |", h + w + tp);
-    println!("| end of speech → proposal, model | {:.0} ms |", h + w + mp);
+    println!(
+        "| end of speech → transcript at the microphone's pace, whisper after the end (measured) | {after:.0} ms |"
+    );
+    println!("| end of speech → transcript at the microphone's pace, transcribed ahead (measured) | {ahead:.0} ms |");
+    println!("| end of speech → proposal, templates (stages added, whisper after the end) | {:.0} ms |", h + w + tp);
+    println!("| end of speech → proposal, model (stages added, whisper after the end) | {:.0} ms |", h + w + mp);
+    println!("| end of speech → proposal, templates (measured, transcribed ahead) | {:.0} ms |", ahead + tp);
+    println!("| end of speech → proposal, model (measured, transcribed ahead) | {:.0} ms |", ahead + mp);
     println!("| push-to-talk release → proposal, templates | {:.0} ms |", w + tp);
     println!("| a second hearing, whole window (only when the first reading is a question) | {ag:.0} ms |");
     println!("| weighing what was written and six ways it may have been meant (when any) | {wg:.0} ms |");
@@ -175,13 +196,40 @@ pub fn run(quick: bool, s: &mut Summary) -> Result<()> {
     println!("| whisper.cpp alone, our trimmed window | {trimmed_ms:.0} ms |");
     s.add(
         "voice: end of speech → proposal (templates)",
-        format!("{:.0} ms (VAD {h:.0} + whisper {w:.0} + {tp:.1})", h + w + tp),
+        format!("{:.0} ms (transcript {ahead:.0}, measured, ahead + {tp:.1})", ahead + tp),
     );
-    s.add("voice: end of speech → proposal (model)", format!("{:.0} ms", h + w + mp));
+    s.add(
+        "voice: end of speech → proposal (model)",
+        format!(
+            "{:.0} ms (transcript {ahead:.0} + model {mp:.0}; {:.0} ms without transcribing ahead)",
+            ahead + mp,
+            after + mp
+        ),
+    );
     s.add("voice: whisper.cpp alone, 30 s window vs trimmed", format!("{full_ms:.0} ms vs {trimmed_ms:.0} ms"));
     s.add("voice: a second hearing on doubt (whole window, round trip)", format!("{ag:.0} ms"));
     s.add("voice: weighing seven texts against the utterance (round trip)", format!("{wg:.0} ms"));
     Ok(())
+}
+
+/// `rounds` runs of `wav` fed at the microphone's pace: for each transcript, how long after
+/// the end of speech it was ready. `ahead`: the worker transcribes ahead, and each transcript
+/// must say so (a bench that measured the other path would be reporting nothing).
+async fn paced(voice: &mut Voice, wav: &Path, rounds: usize, ahead: bool) -> Result<Vec<f64>> {
+    let mut out = vec![];
+    for _ in 0..rounds {
+        for t in voice.transcribe_file_paced(wav, |_| {}).await.map_err(|e| anyhow!(e))? {
+            if t.timings.ahead != ahead {
+                bail!("a paced transcript was{} transcribed ahead: {:?}", if ahead { " not" } else { "" }, t.timings);
+            }
+            let after = t.timings.after_end_ms.ok_or_else(|| anyhow!("a paced transcript without its latency"))?;
+            out.push(after as f64);
+        }
+    }
+    if out.is_empty() {
+        bail!("no speech found in the paced recording");
+    }
+    Ok(out)
 }
 
 /// What was heard and six ways it may have been meant: its last word replaced by names.

@@ -185,6 +185,11 @@ pub enum Cmd {
         /// Run the voice path on this WAV file instead of the microphone.
         #[arg(long)]
         wav: Option<PathBuf>,
+        /// With --wav: feed the file at the pace a microphone would (it takes as long as the
+        /// recording), so each utterance is transcribed as it would be live and the timings say
+        /// how long after the end of speech its transcript was ready.
+        #[arg(long, requires = "wav")]
+        paced: bool,
         /// Print the proposal; submit nothing.
         #[arg(long)]
         propose_only: bool,
@@ -680,7 +685,7 @@ pub fn run(args: Args) -> Result<i32> {
             let e = open(&args)?;
             crate::assist::say(e, text, *propose_only, *no_templates, json)
         }
-        Cmd::Listen { wav, propose_only, no_templates, wake, whisper, language, wake_model, wake_phrase } => {
+        Cmd::Listen { wav, paced, propose_only, no_templates, wake, whisper, language, wake_model, wake_phrase } => {
             let e = open(&args)?;
             let choice = smart_runtime::model_choice::VoiceChoice {
                 whisper: whisper.clone(),
@@ -700,6 +705,7 @@ pub fn run(args: Args) -> Result<i32> {
                 e,
                 crate::listen::ListenArgs {
                     wav: wav.as_deref(),
+                    paced: *paced,
                     propose_only: *propose_only,
                     no_templates: *no_templates,
                     wake: *wake,

@@ -27,6 +27,8 @@ use tokio::io::AsyncBufReadExt;
 
 pub struct ListenArgs<'a> {
     pub wav: Option<&'a Path>,
+    /// Feed the WAV at the microphone's pace.
+    pub paced: bool,
     pub propose_only: bool,
     pub no_templates: bool,
     pub wake: bool,
@@ -69,7 +71,7 @@ pub fn listen(engine: Engine, args: ListenArgs<'_>) -> Result<i32> {
                 print_loaded(&loaded, started.elapsed().as_millis());
             }
             let r = match args.wav {
-                Some(wav) => listen_file(&mut voice, &mut assistant, wav, args.wake, &opts, json).await,
+                Some(wav) => listen_file(&mut voice, &mut assistant, wav, args.wake, args.paced, &opts, json).await,
                 None => listen_live(&mut voice, &mut assistant, &loaded, &opts, args.wake, json).await,
             };
             voice.shutdown().await;
@@ -138,6 +140,11 @@ fn heard_json(turn: &TurnId, t: &Transcript, heard: &Heard, decide_ms: u128) -> 
             "stt_ms": t.timings.stt_ms, "propose_and_decide_ms": decide_ms,
         },
     });
+    // A paced file: whether whisper ran ahead of the end, and the latency measured.
+    if let Some(after) = t.timings.after_end_ms {
+        out["timings"]["transcribed_ahead"] = json!(t.timings.ahead);
+        out["timings"]["end_of_speech_to_transcript_ms"] = json!(after);
+    }
     // The second hearing's whisper time is inside `propose_and_decide_ms`: shown on its own.
     if let Heard::Turn(SayReport { reheard: Some(r), .. }) = heard {
         out["timings"]["reheard_stt_ms"] = json!(r.stt_ms);
@@ -217,6 +224,16 @@ async fn act_on(
             t.timings.audio_ctx,
             t.timings.vad_ms
         );
+        if let Some(after) = t.timings.after_end_ms {
+            say!(
+                "transcript ready {after} ms after the end of speech ({})",
+                if t.timings.ahead {
+                    "transcribed ahead, while the end was awaited"
+                } else {
+                    "transcribed after the end"
+                }
+            );
+        }
     }
     Ok(match &heard {
         Heard::Turn(r) => r.steps.first().and_then(|s| s.report.as_ref()).map(crate::output::exit_code).unwrap_or(0),
@@ -230,14 +247,17 @@ async fn listen_file(
     assistant: &mut Assistant,
     wav: &Path,
     wake: bool,
+    paced: bool,
     opts: &SayOptions,
     json: bool,
 ) -> Result<i32> {
     if !wav.is_file() {
         return Err(anyhow!("{} does not exist", wav.display()));
     }
-    let id =
-        voice.send(Request::TranscribeFile { path: wav.display().to_string(), wake }).await.map_err(|e| anyhow!(e))?;
+    let id = voice
+        .send(Request::TranscribeFile { path: wav.display().to_string(), wake, paced })
+        .await
+        .map_err(|e| anyhow!(e))?;
     // One request per utterance: its speech events, the turn and its ledger events share the id
     // (`smart_runtime::voice_turns` cuts the stream); the next speech is a new request.
     let mut turns = VoiceTurns::new(wake);

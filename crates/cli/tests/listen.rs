@@ -237,6 +237,27 @@ fn the_spoken_word_stop_goes_to_the_emergency_gate_not_to_the_proposer() {
 }
 
 #[test]
+fn a_recording_fed_at_the_microphones_pace_is_heard_as_the_same_words_and_says_its_latency() {
+    let s = setup();
+    let dir = tempfile::tempdir().unwrap();
+    let wav = recording(dir.path(), &VARIANTS[0], &["show me what is in the Music folder"]);
+    let (_, at_once) = listen(&s, &wav, &["--propose-only"]);
+    let (code, paced) = listen(&s, &wav, &["--propose-only", "--paced"]);
+    assert_eq!(code, 0, "{paced:?}");
+    assert_eq!((at_once.len(), paced.len()), (1, 1), "{at_once:?} {paced:?}");
+    let (a, p) = (&at_once[0], &paced[0]);
+    assert_eq!(p["transcript"]["text"], a["transcript"]["text"], "{p}");
+    assert_eq!(p["proposal"], a["proposal"], "{p}");
+    assert_eq!(p["timings"]["transcribed_ahead"], true, "{p}");
+    assert!(p["timings"]["end_of_speech_to_transcript_ms"].is_u64(), "{p}");
+    assert!(a["timings"]["end_of_speech_to_transcript_ms"].is_null(), "read at once, no latency to report: {a}");
+    // Without a file there is nothing to pace.
+    let out = s.cmd().args(["listen", "--paced"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--wav"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
 fn a_missing_recording_is_refused_clearly_and_changes_nothing() {
     let s = setup();
     let before = s.events();

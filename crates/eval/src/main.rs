@@ -313,7 +313,7 @@ struct FileHeard {
 /// transcripts (a pause the VAD took for an end) are joined into one utterance.
 async fn hear_file(voice: &mut Voice, wav: &Path) -> Result<Option<FileHeard>> {
     let id = voice
-        .send(Request::TranscribeFile { path: wav.display().to_string(), wake: false })
+        .send(Request::TranscribeFile { path: wav.display().to_string(), wake: false, paced: false })
         .await
         .map_err(|e| anyhow!(e))?;
     let mut heard: Option<FileHeard> = None;

@@ -225,6 +225,7 @@ pub fn voice_load(models: &Models, choice: &VoiceChoice) -> Result<smart_voice::
         speak: false,
         preroll_ms: 500,
         partial_every_ms: None,
+        transcribe_ahead: true,
     })
 }
 

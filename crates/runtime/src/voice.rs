@@ -215,11 +215,34 @@ impl Voice {
     pub async fn transcribe_file(
         &mut self,
         path: &Path,
+        on_event: impl FnMut(&Event),
+    ) -> Result<Vec<Transcript>, VoiceWorkerError> {
+        self.transcribe_file_as(path, false, on_event).await
+    }
+
+    /// [`Voice::transcribe_file`] with the file fed at the microphone's pace: it takes as long
+    /// as the recording, and each transcript says how long after the end of speech it was
+    /// ready (`timings.after_end_ms`) — the latency a person would feel, measured.
+    pub async fn transcribe_file_paced(
+        &mut self,
+        path: &Path,
+        on_event: impl FnMut(&Event),
+    ) -> Result<Vec<Transcript>, VoiceWorkerError> {
+        self.transcribe_file_as(path, true, on_event).await
+    }
+
+    async fn transcribe_file_as(
+        &mut self,
+        path: &Path,
+        paced: bool,
         mut on_event: impl FnMut(&Event),
     ) -> Result<Vec<Transcript>, VoiceWorkerError> {
-        let seconds = std::fs::metadata(path).map(|m| m.len() / 32_000 + 1).unwrap_or(60);
-        let deadline = self.timeouts.request + self.timeouts.per_audio_second * seconds.min(3_600) as u32;
-        let id = self.send(Request::TranscribeFile { path: path.display().to_string(), wake: false }).await?;
+        let seconds = std::fs::metadata(path).map(|m| m.len() / 32_000 + 1).unwrap_or(60).min(3_600) as u32;
+        let mut deadline = self.timeouts.request + self.timeouts.per_audio_second * seconds;
+        if paced {
+            deadline += Duration::from_secs(u64::from(seconds));
+        }
+        let id = self.send(Request::TranscribeFile { path: path.display().to_string(), wake: false, paced }).await?;
         let mut out = vec![];
         let run = async {
             loop {

@@ -17,6 +17,16 @@
 //!
 //! In every mode the utterance begins with the pre-roll: audio from before the onset or the
 //! press, so the first syllable is never cut. Times are samples on the audio clock.
+//!
+//! **Transcribing ahead.** An utterance the VAD ends is cut [`END_PAD_MS`] after its first
+//! silent frame, but the end is only decided when the silence has lasted `min_silence_ms`
+//! (400 ms). Between the two the audio whisper will get is already fixed, so once the silence
+//! reaches the pad the listener hands that exact window out ([`Out::Ahead`]) and the worker
+//! transcribes it while the VAD waits: when the end comes, the transcript is ready or nearly
+//! so, whisper's ~300 ms overlapped with the wait. Speech that resumes moves the end, and the
+//! early transcript, made of other audio, is not used. What is heard does not change — the same
+//! samples go to whisper either way; only when they go. For audio at the microphone's pace
+//! only: a file read as fast as it can be has no wait to overlap.
 
 use crate::vad::Vad;
 use crate::wake::{Wake, heard_phrase};
@@ -74,6 +84,13 @@ pub enum Out {
     Partial {
         audio: Vec<f32>,
     },
+    /// The audio the utterance will be if the silence going on ends it: `end_ms` is where the
+    /// silence began, and an [`Out::Utterance`] with the same audio may follow.
+    Ahead {
+        audio: Vec<f32>,
+        start_ms: u64,
+        end_ms: u64,
+    },
 }
 
 struct Utterance {
@@ -87,11 +104,13 @@ struct Utterance {
     spot_asked: bool,
     /// Begins with the wake phrase, which the transcript drops.
     strip: bool,
+    /// The silence start (ms) its audio was last handed out ahead for.
+    ahead_at: Option<u64>,
 }
 
 impl Utterance {
     fn new(start: u64, audio: Vec<f32>) -> Utterance {
-        Utterance { start, audio, after_wake: false, candidate: false, spot_asked: false, strip: false }
+        Utterance { start, audio, after_wake: false, candidate: false, spot_asked: false, strip: false, ahead_at: None }
     }
 }
 
@@ -119,6 +138,8 @@ pub struct Listener {
     partial_every: usize,
     /// Utterance length at the last partial.
     partial_at: usize,
+    /// Hand out an utterance's audio while the silence that may end it goes on ([`Out::Ahead`]).
+    ahead: bool,
 }
 
 fn ms(samples: u64) -> u64 {
@@ -151,7 +172,14 @@ impl Listener {
             spot: false,
             partial_every: 0,
             partial_at: 0,
+            ahead: false,
         }
+    }
+
+    /// Transcribing ahead (see the module's essay): for audio at the microphone's pace.
+    pub fn transcribing_ahead(mut self, on: bool) -> Listener {
+        self.ahead = on;
+        self
     }
 
     /// Partial transcripts every `ms` of an utterance in progress.
@@ -220,6 +248,9 @@ impl Listener {
         if self.held && self.endpointer.in_speech() {
             self.speech_in_hold = true;
         }
+        if let Some(ahead) = self.ahead_window() {
+            out.push(ahead);
+        }
         if let Some(u) = &mut self.utterance
             && u.candidate
             && !u.spot_asked
@@ -254,6 +285,29 @@ impl Listener {
             out.extend(self.release());
         }
         Ok(out)
+    }
+
+    /// The utterance's audio as its end will cut it, once the silence going on has reached
+    /// the end pad — handed out once per silence. Only for utterances the VAD ends (not a
+    /// held key's, not speech still to be checked for the wake phrase), and not for the tail
+    /// of a wake phrase that [`Listener::on_speech_end`] would drop.
+    fn ahead_window(&mut self) -> Option<Out> {
+        if !self.ahead || self.mode == Mode::PushToTalk {
+            return None;
+        }
+        let at_ms = self.endpointer.trailing_since_ms()?;
+        let clock = self.clock;
+        let u = self.utterance.as_mut()?;
+        if u.candidate || u.ahead_at == Some(at_ms) || (u.after_wake && at_ms < ms(u.start) + MIN_COMMAND_MS) {
+            return None;
+        }
+        let end = samples(at_ms + END_PAD_MS);
+        if clock < end {
+            return None;
+        }
+        let audio = u.audio.get(..end.checked_sub(u.start)? as usize)?.to_vec();
+        u.ahead_at = Some(at_ms);
+        Some(Out::Ahead { audio, start_ms: ms(u.start), end_ms: at_ms })
     }
 
     fn command_mode(&self) -> bool {

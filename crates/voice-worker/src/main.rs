@@ -36,6 +36,12 @@ use std::process::ExitCode;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Instant;
 
+/// Samples a file is fed in at a time: 100 ms.
+const FILE_STEP: usize = 1600;
+/// Samples a paced file is fed in at a time: 20 ms, about what a microphone delivers at once,
+/// so the measured latency is not the file's steps.
+const PACED_STEP: usize = 320;
+
 pub enum Msg {
     Line(String),
     StdinClosed,
@@ -108,6 +114,12 @@ struct Worker<W: Write> {
     /// starts (a file, a capture). By audio, not by count: the runtime asks about the one it
     /// is reading, and a file's later utterances (or a person's) may have come since.
     kept: std::collections::VecDeque<Kept>,
+    /// What whisper heard in the audio the listener handed out ahead of an utterance's end
+    /// ([`Out::Ahead`]), kept until the utterance comes: used if its audio is the same.
+    ahead: Option<Ahead>,
+    /// A paced file: when its first sample would have reached the microphone, so a
+    /// transcript can say how long after the end of speech it was ready.
+    paced_from: Option<Instant>,
 }
 
 /// An utterance's audio and where it lies, as whisper was given it; `strip`: the wake phrase
@@ -120,6 +132,14 @@ struct Kept {
     /// whisper's state after hearing it, kept for the newest utterance only (the one the
     /// runtime weighs, if any): weighing then needs no encoder pass of its own.
     encoded: Option<stt::Encoded>,
+}
+
+/// An utterance's audio as the listener handed it out ahead of its end, and what whisper heard.
+struct Ahead {
+    audio: Vec<f32>,
+    start_ms: u64,
+    end_ms: u64,
+    heard: stt::Heard,
 }
 
 fn err(code: VoiceErrorCode, message: impl Into<String>) -> VoiceError {
@@ -145,8 +165,8 @@ impl<W: Write> Worker<W> {
                 let loaded = self.load(*cfg)?;
                 Ok(self.send(id, Event::Loaded(loaded)))
             }
-            Request::TranscribeFile { path, wake } => {
-                self.transcribe_file(id, &path, wake)?;
+            Request::TranscribeFile { path, wake, paced } => {
+                self.transcribe_file(id, &path, wake, paced)?;
                 Ok(true)
             }
             Request::StartCapture { mode } => {
@@ -246,11 +266,13 @@ impl<W: Write> Worker<W> {
             expected_forms,
         };
         self.live = None;
+        // Heard with the models replaced: not what these would hear.
+        self.ahead = None;
         self.models = Some(Models { stt, vad, wake, config: cfg });
         Ok(loaded)
     }
 
-    fn transcribe_file(&mut self, id: u64, path: &str, wake: bool) -> Result<(), VoiceError> {
+    fn transcribe_file(&mut self, id: u64, path: &str, wake: bool, paced: bool) -> Result<(), VoiceError> {
         let models =
             self.models.as_mut().ok_or_else(|| err(VoiceErrorCode::NotLoaded, "no voice models are loaded"))?;
         let listener = if wake {
@@ -264,15 +286,27 @@ impl<W: Write> Worker<W> {
         } else {
             Listener::new(Mode::Vad, models.config.endpoint.clone(), models.config.preroll_ms, None)
         };
-        let mut listener = listener.with_partials(models.config.partial_every_ms);
+        let mut listener = listener
+            .with_partials(models.config.partial_every_ms)
+            .transcribing_ahead(paced && models.config.transcribe_ahead);
         let audio = audio::read_wav(path).map_err(|e| err(VoiceErrorCode::BadAudio, e))?;
         models.vad.reset();
         self.kept.clear();
+        self.ahead = None;
         if let Some(w) = models.wake.as_mut().and_then(WakeWord::vosk) {
             w.reset();
         }
-        // A file is fed in the steps a microphone would deliver, so both take the same path.
-        for chunk in audio.chunks(1600) {
+        let started = Instant::now();
+        self.paced_from = paced.then_some(started);
+        // A file is fed in the steps a microphone would deliver, so both take the same path;
+        // paced, each step when a microphone would have delivered its last sample (or at once,
+        // when the worker is behind, as a microphone's buffered audio is).
+        let step = if paced { PACED_STEP } else { FILE_STEP };
+        for (i, chunk) in audio.chunks(step).enumerate() {
+            if paced {
+                let due = started + std::time::Duration::from_micros(((i * step + chunk.len()) as u64 * 1000) / 16);
+                std::thread::sleep(due.saturating_duration_since(Instant::now()));
+            }
             let models =
                 self.models.as_mut().ok_or_else(|| err(VoiceErrorCode::NotLoaded, "no voice models are loaded"))?;
             // A listener in VAD mode never feeds the wake recogniser, so it can always be given.
@@ -285,6 +319,7 @@ impl<W: Write> Worker<W> {
         let vosk = self.models.as_mut().and_then(|m| m.wake.as_mut()).and_then(WakeWord::vosk);
         let outs = listener.finish(vosk);
         self.deliver(id, outs, Some(&mut listener));
+        self.paced_from = None;
         let audio_ms = audio.len() as u64 * 1000 / 16_000;
         self.send(id, Event::Done { audio_ms });
         Ok(())
@@ -321,11 +356,31 @@ impl<W: Write> Worker<W> {
                     end_ms,
                     timings: Default::default(),
                 }),
+                Out::Ahead { audio, start_ms, end_ms } => {
+                    let Some(models) = self.models.as_mut() else { continue };
+                    // A failure here is only a lost head start: the utterance is transcribed
+                    // when it comes, and reports its own error.
+                    self.ahead =
+                        models.stt.transcribe(&audio, true).ok().map(|heard| Ahead { audio, start_ms, end_ms, heard });
+                    continue;
+                }
                 Out::Utterance { audio, start_ms, end_ms, strip } => {
                     let Some(models) = self.models.as_mut() else { continue };
                     let vad_ms = models.vad.take_time().as_millis() as u64;
-                    match models.stt.transcribe(&audio, true) {
+                    let heard = match self.ahead.take() {
+                        Some(mut a) if (a.start_ms, a.end_ms) == (start_ms, end_ms) && a.audio == audio => {
+                            a.heard.timings.ahead = true;
+                            Ok(a.heard)
+                        }
+                        _ => models.stt.transcribe(&audio, true),
+                    };
+                    match heard {
                         Ok(mut heard) => {
+                            if let Some(from) = self.paced_from {
+                                let end = from + std::time::Duration::from_millis(end_ms);
+                                heard.timings.after_end_ms =
+                                    Some(Instant::now().saturating_duration_since(end).as_millis() as u64);
+                            }
                             let text = match &strip {
                                 Some(phrase) => smart_voice::wake_phrase::strip(&heard.text, phrase),
                                 None => heard.text.clone(),
@@ -497,6 +552,8 @@ impl<W: Write> Worker<W> {
         let resample = audio::To16k::new(capture.rate).map_err(|e| err(VoiceErrorCode::NoInputDevice, e))?;
         models.vad.reset();
         self.kept.clear();
+        self.ahead = None;
+        let listener = listener.transcribing_ahead(models.config.transcribe_ahead);
         let rate = capture.rate;
         self.live = Some(Live { _capture: capture, listener, resample, rate });
         Ok(())
@@ -558,6 +615,8 @@ fn run(rx: Receiver<Msg>, tx: Sender<Msg>) {
         live: None,
         tx,
         kept: Default::default(),
+        ahead: None,
+        paced_from: None,
     };
     while let Ok(msg) = rx.recv() {
         let alive = match msg {

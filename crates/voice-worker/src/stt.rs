@@ -140,7 +140,7 @@ impl Stt {
                 audio_ms: samples.len() as u64 * 1000 / u64::from(SAMPLE_RATE),
                 audio_ctx: audio_ctx as u32,
                 stt_ms: started.elapsed().as_millis() as u64,
-                vad_ms: 0,
+                ..Default::default()
             },
         })
     }

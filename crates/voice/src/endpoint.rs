@@ -247,6 +247,12 @@ impl Endpointer {
         b
     }
 
+    /// While speech trails off: where the silence began, on the audio clock — the `at_ms` the
+    /// [`Boundary::End`] will carry if the silence lasts. `None` in any other state.
+    pub fn trailing_since_ms(&self) -> Option<u64> {
+        (self.state == Trailing).then_some(self.mark * FRAME_MS)
+    }
+
     /// Whether any frame so far reached speech: a push-to-talk clip with none is not sent to
     /// whisper (which would otherwise invent words for silence).
     pub fn in_speech(&self) -> bool {
@@ -316,6 +322,35 @@ mod tests {
         assert!(!forced);
         let hangover = decided_ms - at_ms;
         assert!((400..400 + FRAME_MS).contains(&hangover), "{hangover}");
+    }
+
+    #[test]
+    fn while_speech_trails_off_the_silence_start_is_the_end_the_boundary_will_carry() {
+        // What the listener transcribes ahead on must be exactly the audio the end will cut.
+        let mut e = Endpointer::new(EndpointConfig::default());
+        let mut p = frames(0.05, 320);
+        p.extend(frames(0.9, 1600));
+        let mut trailing = vec![];
+        let mut end = None;
+        for prob in p.into_iter().chain(frames(0.05, 1000)) {
+            if let Some(b @ Boundary::End { .. }) = e.push(prob) {
+                end = Some(b);
+            }
+            trailing.push(e.trailing_since_ms());
+        }
+        let Some(Boundary::End { at_ms, .. }) = end else { panic!("no end: {trailing:?}") };
+        let seen: Vec<u64> = trailing.iter().flatten().copied().collect();
+        assert!(!seen.is_empty(), "never trailing");
+        assert!(seen.iter().all(|t| *t == at_ms), "{seen:?} vs {at_ms}");
+        assert_eq!(e.trailing_since_ms(), None, "after the end, nothing trails");
+        // Speech that resumes is no longer trailing.
+        let mut e = Endpointer::new(EndpointConfig::default());
+        for prob in frames(0.9, 640).into_iter().chain(frames(0.05, 160)) {
+            e.push(prob);
+        }
+        assert_eq!(e.trailing_since_ms(), Some(640));
+        e.push(0.9);
+        assert_eq!(e.trailing_since_ms(), None);
     }
 
     #[test]

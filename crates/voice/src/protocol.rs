@@ -42,6 +42,12 @@ pub enum Request {
         path: String,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         wake: bool,
+        /// Feed the file at the pace a microphone delivers it (real time), so what happens
+        /// while a live utterance ends — transcribing ahead — happens here too, and each
+        /// transcript says how long after the end of speech it was ready
+        /// ([`SttTimings::after_end_ms`]). Otherwise the file goes through as fast as it can.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        paced: bool,
     },
     /// Open the microphone and listen. In push-to-talk mode audio is only kept between
     /// `push_to_talk {down: true}` and `{down: false}` (plus the pre-roll before the press); in
@@ -124,10 +130,20 @@ pub struct LoadVoice {
     /// each partial costs a whisper run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial_every_ms: Option<u32>,
+    /// Transcribe an utterance while the silence that may end it is still being waited for
+    /// (audio that comes at the microphone's pace only): its window is known once the silence
+    /// reaches the end padding, so the transcript is ready when the end is decided instead of
+    /// whisper's time after it. Speech that resumes discards the early transcript.
+    #[serde(default = "yes")]
+    pub transcribe_ahead: bool,
 }
 
 fn default_preroll() -> u32 {
     500
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Phrases whisper should prefer, and by how much.
@@ -363,10 +379,19 @@ pub struct SttTimings {
     pub audio_ms: u64,
     /// The encoder window actually used (`audio_ctx`, in 20 ms frames).
     pub audio_ctx: u32,
-    /// Wall time from the end of speech being known to the transcript being ready.
+    /// Wall time whisper took on this utterance: after the end of speech was known, or, when
+    /// `ahead`, before.
     pub stt_ms: u64,
     /// Wall time the VAD spent on this utterance's audio.
     pub vad_ms: u64,
+    /// Transcribed ahead, while the silence that ended the speech was still being waited for.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ahead: bool,
+    /// Audio at the microphone's pace only (a paced file): wall time from the end of speech, on
+    /// the audio clock, to this transcript being ready — the VAD's wait and whisper together,
+    /// measured rather than added up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_end_ms: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, thiserror::Error)]

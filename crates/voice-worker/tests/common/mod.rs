@@ -97,6 +97,27 @@ pub fn speak(dir: &Path, name: &str, text: &str, voice: &str, wpm: u32, lead_s: 
     })
 }
 
+/// [`speak`] with the recording cut right after the last sound (espeak-ng's own ~430 ms of
+/// trailing silence taken off): the file ends before any endpoint decides the speech ended.
+pub fn speak_cut(dir: &Path, name: &str, text: &str, voice: &str, wpm: u32, lead_s: f32) -> PathBuf {
+    let key = format!("speak_cut\n{text}\n{voice}\n{wpm}\n{lead_s}");
+    rendered(dir, name, &key, |out| {
+        let raw = dir.join(format!("{name}.raw.wav"));
+        run(Command::new("espeak-ng").args(["-v", voice, "-s", &wpm.to_string(), "-w"]).arg(&raw).arg(text));
+        run(Command::new("sox").arg("-R").arg(&raw).args(["-r", "16000", "-c", "1", "-b", "16"]).arg(out).args([
+            "reverse",
+            "silence",
+            "1",
+            "0.01",
+            "0.5%",
+            "reverse",
+            "pad",
+            &lead_s.to_string(),
+            "0",
+        ]));
+    })
+}
+
 /// WAV files one after another.
 pub fn concat(dir: &Path, name: &str, parts: &[&Path]) -> PathBuf {
     let mut key = String::from("concat");
@@ -329,18 +350,24 @@ impl Worker {
 
     /// `transcribe_file`: every event it produces (they carry its id), through `done`.
     pub fn transcribe_file(&mut self, path: &Path) -> Vec<Event> {
-        self.transcribe(path, false)
+        self.transcribe(path, false, false)
+    }
+
+    /// `transcribe_file` at the microphone's pace (it takes as long as the recording).
+    pub fn transcribe_file_paced(&mut self, path: &Path) -> Vec<Event> {
+        self.transcribe(path, false, true)
     }
 
     /// `transcribe_file` in wake mode: only speech addressed to SMART is transcribed.
     pub fn transcribe_file_waking(&mut self, path: &Path) -> Vec<Event> {
-        self.transcribe(path, true)
+        self.transcribe(path, true, false)
     }
 
-    fn transcribe(&mut self, path: &Path, wake: bool) -> Vec<Event> {
+    fn transcribe(&mut self, path: &Path, wake: bool, paced: bool) -> Vec<Event> {
         let id = self.next_id;
         self.next_id += 1;
-        let line = encode_request(id, Request::TranscribeFile { path: path.display().to_string(), wake }).unwrap();
+        let line =
+            encode_request(id, Request::TranscribeFile { path: path.display().to_string(), wake, paced }).unwrap();
         writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush()).expect("the worker's stdin is closed");
         let deadline = Instant::now() + Duration::from_secs(180);
         let mut events = vec![];
