@@ -27,6 +27,12 @@
 //! early transcript, made of other audio, is not used. What is heard does not change — the same
 //! samples go to whisper either way; only when they go. For audio at the microphone's pace
 //! only: a file read as fast as it can be has no wait to overlap.
+//!
+//! A held key's utterance ends the same way when the VAD heard the speech end before the key
+//! came up: [`END_PAD_MS`] after its last word, not at the release — the silence while the
+//! finger finds the key is nothing whisper needs (and what it invents words for). So a person who
+//! lets go a moment after they stop talking finds whisper already at work. A key released
+//! mid-word, or before the silence reached the pad, cuts where it always did.
 
 use crate::vad::Vad;
 use crate::wake::{Wake, heard_phrase};
@@ -140,6 +146,9 @@ pub struct Listener {
     partial_at: usize,
     /// Hand out an utterance's audio while the silence that may end it goes on ([`Out::Ahead`]).
     ahead: bool,
+    /// Push-to-talk: where the VAD last ended speech while the key was held (its first silent
+    /// frame, ms), until speech starts again.
+    held_speech_end: Option<u64>,
 }
 
 fn ms(samples: u64) -> u64 {
@@ -173,6 +182,7 @@ impl Listener {
             partial_every: 0,
             partial_at: 0,
             ahead: false,
+            held_speech_end: None,
         }
     }
 
@@ -237,8 +247,14 @@ impl Listener {
                 self.onset_ms = at_ms;
             }
             match (self.mode, b) {
-                (Mode::PushToTalk, Boundary::Start { .. }) => self.speech_in_hold |= self.held,
-                (Mode::PushToTalk, Boundary::End { .. }) => {}
+                (Mode::PushToTalk, Boundary::Start { .. }) => {
+                    self.speech_in_hold |= self.held;
+                    self.held_speech_end = None;
+                }
+                (Mode::PushToTalk, Boundary::End { at_ms, forced, .. }) => {
+                    // A forced end is the VAD's ceiling, not silence: the speech goes on.
+                    self.held_speech_end = (self.held && !forced).then_some(at_ms);
+                }
                 (_, Boundary::Start { at_ms }) => self.on_speech_start(at_ms, wake.as_deref_mut(), &mut out),
                 (_, Boundary::End { at_ms, decided_ms, .. }) => {
                     self.on_speech_end(at_ms, decided_ms, wake.as_deref_mut(), &mut out)
@@ -292,7 +308,7 @@ impl Listener {
     /// held key's, not speech still to be checked for the wake phrase), and not for the tail
     /// of a wake phrase that [`Listener::on_speech_end`] would drop.
     fn ahead_window(&mut self) -> Option<Out> {
-        if !self.ahead || self.mode == Mode::PushToTalk {
+        if !self.ahead || (self.mode == Mode::PushToTalk && !self.held) {
             return None;
         }
         let at_ms = self.endpointer.trailing_since_ms()?;
@@ -429,21 +445,45 @@ impl Listener {
             return;
         }
         self.held = true;
+        self.held_speech_end = None;
         self.speech_in_hold = self.endpointer.in_speech();
         let (start, audio) = self.since(self.clock.saturating_sub(samples(self.preroll_ms)));
         self.utterance = Some(Utterance::new(start, audio));
     }
 
-    /// Push-to-talk released: the utterance ends now.
+    /// Where a held key's utterance ends: [`END_PAD_MS`] after the speech, when the VAD heard
+    /// the speech end (or trail off for at least the pad) since it last began; `None`: at the
+    /// release.
+    fn held_end(&self, u: &Utterance) -> Option<u64> {
+        let at_ms = match self.endpointer.trailing_since_ms() {
+            Some(at_ms) => at_ms,
+            None if !self.endpointer.in_speech() => self.held_speech_end?,
+            None => return None,
+        };
+        let end = samples(at_ms + END_PAD_MS);
+        (end <= self.clock && end > u.start).then_some(at_ms)
+    }
+
+    /// Push-to-talk released: the utterance ends now — or where the speech ended, see
+    /// [`Listener::held_end`].
     pub fn release(&mut self) -> Vec<Out> {
         if !self.held {
             return vec![];
         }
         self.held = false;
-        let Some(u) = self.utterance.take() else { return vec![] };
-        let (start_ms, end_ms) = (ms(u.start), self.now_ms());
-        let mut out =
-            vec![Out::Event(Event::SpeechEnd { at_ms: end_ms, decided_ms: end_ms, speech_ms: end_ms - start_ms })];
+        let Some(mut u) = self.utterance.take() else { return vec![] };
+        let spoken_end = self.held_end(&u);
+        self.held_speech_end = None;
+        let (start_ms, released_ms) = (ms(u.start), self.now_ms());
+        let end_ms = spoken_end.unwrap_or(released_ms);
+        if let Some(at_ms) = spoken_end {
+            u.audio.truncate((samples(at_ms + END_PAD_MS) - u.start) as usize);
+        }
+        let mut out = vec![Out::Event(Event::SpeechEnd {
+            at_ms: end_ms,
+            decided_ms: released_ms,
+            speech_ms: end_ms.saturating_sub(start_ms),
+        })];
         if self.speech_in_hold {
             out.push(Out::Utterance { audio: u.audio, start_ms, end_ms, strip: None });
         } else {

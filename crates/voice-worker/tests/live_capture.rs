@@ -80,9 +80,26 @@ struct Heard {
     /// The last silent level before the first speech-loud one, and that loud one (audio clock).
     quiet_before_ms: u64,
     first_loud_ms: u64,
+    /// The release's speech end: where the utterance was cut, and when the key came up.
+    cut_ms: u64,
+    released_ms: u64,
+    /// Wall time from sending the release to the transcript (shown, never asserted).
+    release_to_transcript: Duration,
 }
 
 fn push_to_talk(w: &mut Worker, mic: &VirtualMic, wav: &Path, press: Press) -> Heard {
+    push_to_talk_releasing_after(w, mic, wav, press, 3)
+}
+
+/// [`push_to_talk`], the key released after `quiet_levels` silent levels (100 ms each) follow
+/// the speech.
+fn push_to_talk_releasing_after(
+    w: &mut Worker,
+    mic: &VirtualMic,
+    wav: &Path,
+    press: Press,
+    quiet_levels: usize,
+) -> Heard {
     settle(w, 3);
     // Requests and audio are handled in arrival order: once `health` is answered, the audio
     // that queued up while whisper worked has been listened to, and the worker is live again.
@@ -109,12 +126,12 @@ fn push_to_talk(w: &mut Worker, mic: &VirtualMic, wav: &Path, press: Press) -> H
     if let Press::AfterSpeechHeard = press {
         w.ok(down);
     }
-    // The speech to its end, then 300 ms of silence on the worker's clock: all of it is in.
+    // The speech to its end, then (at least 300 ms of) silence on the worker's clock: all of it is in.
     let mut quiet_after = 0;
-    let events = w.until("300 ms of silence after the speech", Duration::from_secs(30), |e| {
+    let events = w.until("silence after the speech", Duration::from_secs(30), |e| {
         let Some((_, db)) = level(e) else { return false };
         quiet_after = if db <= SILENCE_DBFS { quiet_after + 1 } else { 0 };
-        quiet_after >= 3
+        quiet_after >= quiet_levels
     });
     assert!(events.iter().all(|e| !matches!(e, Event::Transcript(_))), "a transcript before the release: {events:?}");
     common::finish(player);
@@ -122,14 +139,43 @@ fn push_to_talk(w: &mut Worker, mic: &VirtualMic, wav: &Path, press: Press) -> H
 }
 
 fn release(w: &mut Worker, quiet_before_ms: u64, first_loud_ms: u64) -> Heard {
+    let released = Instant::now();
     w.ok(Request::PushToTalk { down: false });
     let events = w.until("a transcript", Duration::from_secs(120), |e| matches!(e, Event::Transcript(_)));
-    assert!(
-        events.iter().any(|e| matches!(e, Event::SpeechEnd { .. })),
-        "no speech_end before the transcript: {events:?}"
-    );
+    let release_to_transcript = released.elapsed();
+    let Some((cut_ms, released_ms)) = events.iter().find_map(|e| match e {
+        Event::SpeechEnd { at_ms, decided_ms, .. } => Some((*at_ms, *decided_ms)),
+        _ => None,
+    }) else {
+        panic!("no speech_end before the transcript: {events:?}")
+    };
     let transcript = transcripts(&events)[0].clone();
-    Heard { transcript, quiet_before_ms, first_loud_ms }
+    Heard { transcript, quiet_before_ms, first_loud_ms, cut_ms, released_ms, release_to_transcript }
+}
+
+#[test]
+fn a_key_released_well_after_the_speech_ended_cuts_at_the_speech_and_finds_it_transcribed_ahead() {
+    let _serial = common::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let mic = VirtualMic::start();
+    let mut w = start(&mic);
+    let said = COMMANDS[1];
+    let wav = common::speak(dir.path(), "cmd", said, "en-us", WPM, LEAD_S, 0.2);
+    // A second of silence after the speech before the key comes up: the VAD has called the
+    // speech ended long before.
+    let heard = push_to_talk_releasing_after(&mut w, &mic, &wav, Press::WithPlayback, 10);
+    let t = &heard.transcript;
+    eprintln!("heard {:?}, cut at {} ms, released at {} ms: {:?}", t.text, heard.cut_ms, heard.released_ms, t.timings);
+    assert!(
+        heard.cut_ms + 500 <= heard.released_ms,
+        "cut at the release, not at the speech: {} vs {}",
+        heard.cut_ms,
+        heard.released_ms
+    );
+    assert_eq!(t.end_ms, heard.cut_ms);
+    assert!(t.timings.ahead, "whisper was not at work before the release: {:?}", t.timings);
+    let wer = smart_voice::word_error_rate(said, &t.text);
+    assert!(wer <= MAX_WER, "{said:?} heard as {:?}: WER {wer:.2}", t.text);
 }
 
 #[test]
@@ -149,8 +195,16 @@ fn push_to_talk_transcribes_live_speech_with_its_first_word_whenever_the_key_is_
             let kept = first_word(&t.text) == first_word(said);
             eprintln!(
                 "push-to-talk {press:?}: said {said:?}, heard {:?}: WER {wer:.2}, first word kept: {kept}, \
-                 utterance {}..{} ms, speech heard from {} ms, whisper {} ms",
-                t.text, t.start_ms, t.end_ms, heard.first_loud_ms, t.timings.stt_ms
+                 utterance {}..{} ms (released at {} ms), speech heard from {} ms, whisper {} ms{}, \
+                 release to transcript {:?}",
+                t.text,
+                t.start_ms,
+                t.end_ms,
+                heard.released_ms,
+                heard.first_loud_ms,
+                t.timings.stt_ms,
+                if t.timings.ahead { ", ahead" } else { "" },
+                heard.release_to_transcript
             );
             if let Press::AfterSpeechHeard = press {
                 // The press reached the worker after it had heard speech: only the pre-roll
