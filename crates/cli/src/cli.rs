@@ -187,7 +187,9 @@ pub enum Cmd {
         wav: Option<PathBuf>,
         /// With --wav: feed the file at the pace a microphone would (it takes as long as the
         /// recording), so each utterance is transcribed as it would be live and the timings say
-        /// how long after the end of speech its transcript was ready.
+        /// how long after the end of speech its transcript was ready. (Weighing or hearing an
+        /// utterance again waits until the whole file has been fed, which its proposal time then
+        /// includes.)
         #[arg(long, requires = "wav")]
         paced: bool,
         /// Print the proposal; submit nothing.

@@ -4,9 +4,9 @@
 //! Three ways an utterance is bounded, one code path for all of them:
 //! - **VAD** (a file, or the wake word's command): speech start and end come from the
 //!   endpointer over Silero's per-frame probabilities;
-//! - **push-to-talk**: the key bounds it, the VAD only says whether anything was said at all
+//! - **push-to-talk**: the key bounds it, and the VAD says whether anything was said at all
 //!   (whisper invents words for silence, so a silent press is reported as empty, not
-//!   transcribed);
+//!   transcribed) and where the speech in it ended (see below);
 //! - **wake word**: speech the VAD finds goes to the wake recogniser; once it hears the phrase,
 //!   the rest of that speech, or the next utterance, is the command. With vosk the speech is
 //!   fed to it as it comes; with whisper ([`Out::Spot`]) the first seconds of each stretch of
@@ -34,10 +34,10 @@
 //! lets go a moment after they stop talking finds whisper already at work. A key released
 //! mid-word, or before the silence reached the pad, cuts where it always did.
 
-use crate::vad::Vad;
+use crate::vad::Scores;
 use crate::wake::{Wake, heard_phrase};
 use smart_voice::PreRoll;
-use smart_voice::endpoint::{Boundary, EndpointConfig, Endpointer, SAMPLE_RATE};
+use smart_voice::endpoint::{Boundary, EndpointConfig, Endpointer, SAMPLE_RATE, State};
 use smart_voice::protocol::Event;
 use smart_voice::wake_phrase::ARMED_MS;
 
@@ -55,6 +55,9 @@ const END_PAD_MS: u64 = 200;
 /// phrase's own last syllables (vosk's partial result names the phrase before its audio is
 /// over), not a command said in the same breath.
 const MIN_COMMAND_MS: u64 = 600;
+/// An utterance is transcribed ahead again only for a silence this long after the one it was
+/// last transcribed ahead for.
+const AHEAD_AGAIN_MS: u64 = 1_000;
 /// Level events while capturing.
 const LEVEL_EVERY_MS: u64 = 100;
 /// With whisper listening for the wake phrase: how much of a stretch of speech (pre-roll
@@ -149,6 +152,8 @@ pub struct Listener {
     /// Push-to-talk: where the VAD last ended speech while the key was held (its first silent
     /// frame, ms), until speech starts again.
     held_speech_end: Option<u64>,
+    /// Push-to-talk: the sample the key last went down at.
+    pressed_at: u64,
 }
 
 fn ms(samples: u64) -> u64 {
@@ -183,6 +188,7 @@ impl Listener {
             partial_at: 0,
             ahead: false,
             held_speech_end: None,
+            pressed_at: 0,
         }
     }
 
@@ -215,7 +221,7 @@ impl Listener {
         (from, self.ring.last((self.clock - from) as usize))
     }
 
-    pub fn push(&mut self, chunk: &[f32], vad: &mut Vad, wake: Option<&mut Wake>) -> Result<Vec<Out>, String> {
+    pub fn push(&mut self, chunk: &[f32], vad: &mut impl Scores, wake: Option<&mut Wake>) -> Result<Vec<Out>, String> {
         let mut out = vec![];
         self.ring.push(chunk);
         self.clock += chunk.len() as u64;
@@ -242,23 +248,8 @@ impl Listener {
             self.armed_until = None;
         }
         for p in vad.push(chunk)? {
-            let Some(b) = self.endpointer.push(p) else { continue };
-            if let Boundary::Start { at_ms } = b {
-                self.onset_ms = at_ms;
-            }
-            match (self.mode, b) {
-                (Mode::PushToTalk, Boundary::Start { .. }) => {
-                    self.speech_in_hold |= self.held;
-                    self.held_speech_end = None;
-                }
-                (Mode::PushToTalk, Boundary::End { at_ms, forced, .. }) => {
-                    // A forced end is the VAD's ceiling, not silence: the speech goes on.
-                    self.held_speech_end = (self.held && !forced).then_some(at_ms);
-                }
-                (_, Boundary::Start { at_ms }) => self.on_speech_start(at_ms, wake.as_deref_mut(), &mut out),
-                (_, Boundary::End { at_ms, decided_ms, .. }) => {
-                    self.on_speech_end(at_ms, decided_ms, wake.as_deref_mut(), &mut out)
-                }
+            if let Some(b) = self.endpointer.push(p) {
+                self.on_boundary(b, wake.as_deref_mut(), &mut out);
             }
         }
         if self.held && self.endpointer.in_speech() {
@@ -298,30 +289,56 @@ impl Listener {
             && ms(self.clock - self.utterance.as_ref().map_or(self.clock, |u| u.start))
                 >= self.endpointer.config().max_speech_ms
         {
-            out.extend(self.release());
+            out.extend(self.release(vad)?);
         }
         Ok(out)
     }
 
+    fn on_boundary(&mut self, b: Boundary, wake: Option<&mut Wake>, out: &mut Vec<Out>) {
+        if let Boundary::Start { at_ms } = b {
+            self.onset_ms = at_ms;
+        }
+        match (self.mode, b) {
+            (Mode::PushToTalk, Boundary::Start { .. }) => {
+                self.speech_in_hold |= self.held;
+                self.held_speech_end = None;
+            }
+            (Mode::PushToTalk, Boundary::End { at_ms, forced, .. }) => {
+                // A forced end is the VAD's ceiling, not silence: the speech goes on.
+                self.held_speech_end = (self.held && !forced).then_some(at_ms);
+            }
+            (_, Boundary::Start { at_ms }) => self.on_speech_start(at_ms, wake, out),
+            (_, Boundary::End { at_ms, decided_ms, .. }) => self.on_speech_end(at_ms, decided_ms, wake, out),
+        }
+    }
+
     /// The utterance's audio as its end will cut it, once the silence going on has reached
-    /// the end pad — handed out once per silence. Only for utterances the VAD ends (not a
-    /// held key's, not speech still to be checked for the wake phrase), and not for the tail
-    /// of a wake phrase that [`Listener::on_speech_end`] would drop.
+    /// the end pad. Handed out once per silence, and not again within [`AHEAD_AGAIN_MS`] of
+    /// the last (each is a whisper run: pauses in a long sentence must not queue them up).
+    /// Not for speech still to be checked for the wake phrase, nor for the tail of a wake
+    /// phrase that [`Listener::on_speech_end`] would drop; with a key held, only for a silence
+    /// that began after the press (see [`Listener::held_end`]).
     fn ahead_window(&mut self) -> Option<Out> {
         if !self.ahead || (self.mode == Mode::PushToTalk && !self.held) {
             return None;
         }
         let at_ms = self.endpointer.trailing_since_ms()?;
+        if self.mode == Mode::PushToTalk && at_ms < ms(self.pressed_at) {
+            return None;
+        }
         let clock = self.clock;
         let u = self.utterance.as_mut()?;
-        if u.candidate || u.ahead_at == Some(at_ms) || (u.after_wake && at_ms < ms(u.start) + MIN_COMMAND_MS) {
+        if u.candidate
+            || u.ahead_at.is_some_and(|last| at_ms < last + AHEAD_AGAIN_MS)
+            || (u.after_wake && at_ms < ms(u.start) + MIN_COMMAND_MS)
+        {
             return None;
         }
         let end = samples(at_ms + END_PAD_MS);
-        if clock < end {
+        if clock < end || end <= u.start {
             return None;
         }
-        let audio = u.audio.get(..end.checked_sub(u.start)? as usize)?.to_vec();
+        let audio = u.audio.get(..(end - u.start) as usize)?.to_vec();
         u.ahead_at = Some(at_ms);
         Some(Out::Ahead { audio, start_ms: ms(u.start), end_ms: at_ms })
     }
@@ -446,32 +463,44 @@ impl Listener {
         }
         self.held = true;
         self.held_speech_end = None;
+        self.pressed_at = self.clock;
         self.speech_in_hold = self.endpointer.in_speech();
         let (start, audio) = self.since(self.clock.saturating_sub(samples(self.preroll_ms)));
         self.utterance = Some(Utterance::new(start, audio));
     }
 
     /// Where a held key's utterance ends: [`END_PAD_MS`] after the speech, when the VAD heard
-    /// the speech end (or trail off for at least the pad) since it last began; `None`: at the
-    /// release.
+    /// the speech end (or trail off for at least the pad) since it last began and after the
+    /// key went down; `None`: at the release. Voice the VAD has not yet called speech (an
+    /// onset) keeps the cut at the release: it may be a word begun as the key came up.
     fn held_end(&self, u: &Utterance) -> Option<u64> {
-        let at_ms = match self.endpointer.trailing_since_ms() {
-            Some(at_ms) => at_ms,
-            None if !self.endpointer.in_speech() => self.held_speech_end?,
-            None => return None,
+        let at_ms = match self.endpointer.state() {
+            State::Trailing => self.endpointer.trailing_since_ms()?,
+            State::Silence => self.held_speech_end?,
+            State::Onset | State::Speech => return None,
         };
         let end = samples(at_ms + END_PAD_MS);
-        (end <= self.clock && end > u.start).then_some(at_ms)
+        (at_ms >= ms(self.pressed_at) && end <= self.clock && end > u.start).then_some(at_ms)
     }
 
     /// Push-to-talk released: the utterance ends now — or where the speech ended, see
-    /// [`Listener::held_end`].
-    pub fn release(&mut self) -> Vec<Out> {
+    /// [`Listener::held_end`]. The VAD first scores what it kept back, so that a word begun in
+    /// its last step is seen.
+    pub fn release(&mut self, vad: &mut impl Scores) -> Result<Vec<Out>, String> {
         if !self.held {
-            return vec![];
+            return Ok(vec![]);
+        }
+        let mut out = vec![];
+        for p in vad.catch_up()? {
+            if let Some(b) = self.endpointer.push(p) {
+                self.on_boundary(b, None, &mut out);
+            }
+        }
+        if self.endpointer.in_speech() {
+            self.speech_in_hold = true;
         }
         self.held = false;
-        let Some(mut u) = self.utterance.take() else { return vec![] };
+        let Some(mut u) = self.utterance.take() else { return Ok(out) };
         let spoken_end = self.held_end(&u);
         self.held_speech_end = None;
         let (start_ms, released_ms) = (ms(u.start), self.now_ms());
@@ -479,29 +508,226 @@ impl Listener {
         if let Some(at_ms) = spoken_end {
             u.audio.truncate((samples(at_ms + END_PAD_MS) - u.start) as usize);
         }
-        let mut out = vec![Out::Event(Event::SpeechEnd {
+        out.push(Out::Event(Event::SpeechEnd {
             at_ms: end_ms,
             decided_ms: released_ms,
             speech_ms: end_ms.saturating_sub(start_ms),
-        })];
+        }));
         if self.speech_in_hold {
             out.push(Out::Utterance { audio: u.audio, start_ms, end_ms, strip: None });
         } else {
             out.push(Out::Nothing { start_ms, end_ms });
         }
         self.speech_in_hold = false;
-        out
+        Ok(out)
     }
 
     /// The input ended (a file's last sample): an utterance in progress ends here.
-    pub fn finish(&mut self, wake: Option<&mut Wake>) -> Vec<Out> {
+    pub fn finish(&mut self, vad: &mut impl Scores, wake: Option<&mut Wake>) -> Result<Vec<Out>, String> {
         let mut out = vec![];
         if self.held {
-            return self.release();
+            return self.release(vad);
         }
         if let Some(Boundary::End { at_ms, decided_ms, .. }) = self.endpointer.flush() {
             self.on_speech_end(at_ms, decided_ms, wake, &mut out);
         }
-        out
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    //! The listener's decisions over a stand-in VAD (a frame is speech when it is loud), which
+    //! scores in steps as Silero's does here: what is tested is where utterances are cut and
+    //! what is handed out ahead, not the model.
+
+    use super::*;
+    use smart_voice::endpoint::{FRAME_MS, FRAME_SAMPLES};
+
+    /// Scores frames in steps of three, as [`crate::vad::Vad`] does.
+    #[derive(Default)]
+    struct Loudness {
+        window: Vec<f32>,
+    }
+
+    impl Loudness {
+        fn score(&mut self, frames: usize) -> Vec<f32> {
+            let scored: Vec<f32> = self.window[..frames * FRAME_SAMPLES]
+                .chunks(FRAME_SAMPLES)
+                .map(|f| if f.iter().map(|x| x.abs()).sum::<f32>() / f.len() as f32 > 0.05 { 0.9 } else { 0.02 })
+                .collect();
+            self.window.drain(..frames * FRAME_SAMPLES);
+            scored
+        }
+    }
+
+    impl Scores for Loudness {
+        fn push(&mut self, samples: &[f32]) -> Result<Vec<f32>, String> {
+            self.window.extend_from_slice(samples);
+            let steps = self.window.len() / FRAME_SAMPLES / 3;
+            Ok(self.score(steps * 3))
+        }
+        fn catch_up(&mut self) -> Result<Vec<f32>, String> {
+            let frames = self.window.len() / FRAME_SAMPLES;
+            Ok(self.score(frames))
+        }
+    }
+
+    fn voice(ms: u64) -> Vec<f32> {
+        (0..samples(ms)).map(|i| if i % 2 == 0 { 0.3 } else { -0.3 }).collect()
+    }
+
+    fn quiet(ms: u64) -> Vec<f32> {
+        vec![0.0; samples(ms) as usize]
+    }
+
+    /// Feeds `audio` in 20 ms steps, as a microphone delivers it.
+    fn feed(l: &mut Listener, vad: &mut Loudness, audio: &[f32]) -> Vec<Out> {
+        audio.chunks(320).flat_map(|c| l.push(c, vad, None).unwrap()).collect()
+    }
+
+    fn vad_listener() -> Listener {
+        Listener::new(Mode::Vad, EndpointConfig::default(), 500, None).transcribing_ahead(true)
+    }
+
+    fn ptt_listener() -> Listener {
+        Listener::new(Mode::PushToTalk, EndpointConfig::default(), 500, None).transcribing_ahead(true)
+    }
+
+    /// Where a window lies and how long it is: (start_ms, end_ms, samples).
+    type Window = (u64, u64, usize);
+
+    /// Each early window and each utterance, in order.
+    fn windows(outs: &[Out]) -> (Vec<Window>, Vec<Window>) {
+        let (mut ahead, mut said) = (vec![], vec![]);
+        for o in outs {
+            match o {
+                Out::Ahead { audio, start_ms, end_ms } => ahead.push((*start_ms, *end_ms, audio.len())),
+                Out::Utterance { audio, start_ms, end_ms, .. } => said.push((*start_ms, *end_ms, audio.len())),
+                _ => {}
+            }
+        }
+        (ahead, said)
+    }
+
+    fn audio_of(outs: &[Out], ahead: bool) -> Vec<&Vec<f32>> {
+        outs.iter()
+            .filter_map(|o| match o {
+                Out::Ahead { audio, .. } if ahead => Some(audio),
+                Out::Utterance { audio, .. } if !ahead => Some(audio),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_window_handed_out_ahead_is_exactly_the_audio_the_end_cuts() {
+        let (mut l, mut vad) = (vad_listener(), Loudness::default());
+        let audio = [quiet(640), voice(1280), quiet(1000)].concat();
+        let outs = feed(&mut l, &mut vad, &audio);
+        let (ahead, said) = windows(&outs);
+        assert_eq!((ahead.len(), said.len()), (1, 1), "{ahead:?} {said:?}");
+        assert_eq!(ahead[0], said[0]);
+        assert_eq!(audio_of(&outs, true), audio_of(&outs, false));
+        // Handed out before the end was decided, not with it.
+        let first_ahead = outs.iter().position(|o| matches!(o, Out::Ahead { .. })).unwrap();
+        let end = outs.iter().position(|o| matches!(o, Out::Event(Event::SpeechEnd { .. }))).unwrap();
+        assert!(first_ahead < end);
+    }
+
+    #[test]
+    fn a_listener_not_told_to_transcribe_ahead_hands_nothing_out() {
+        let mut l = Listener::new(Mode::Vad, EndpointConfig::default(), 500, None);
+        let outs = feed(&mut l, &mut Loudness::default(), &[quiet(640), voice(1280), quiet(1000)].concat());
+        let (ahead, said) = windows(&outs);
+        assert_eq!((ahead.len(), said.len()), (0, 1));
+    }
+
+    #[test]
+    fn speech_that_resumes_is_handed_out_again_only_a_second_after_the_last_early_window() {
+        // A pause past the pad, then a second of speech: a new early window at its end, which
+        // is the utterance.
+        let (mut l, mut vad) = (vad_listener(), Loudness::default());
+        let outs = feed(&mut l, &mut vad, &[quiet(640), voice(960), quiet(320), voice(1280), quiet(1000)].concat());
+        let (ahead, said) = windows(&outs);
+        assert_eq!((ahead.len(), said.len()), (2, 1), "{ahead:?} {said:?}");
+        assert_ne!(ahead[0], said[0]);
+        assert_eq!(ahead[1], said[0]);
+        // Resumed for less than the gap: the utterance ends with no window of its own, and the
+        // one made in the pause is of other audio.
+        let (mut l, mut vad) = (vad_listener(), Loudness::default());
+        let outs = feed(&mut l, &mut vad, &[quiet(640), voice(960), quiet(320), voice(320), quiet(1000)].concat());
+        let (ahead, said) = windows(&outs);
+        assert_eq!((ahead.len(), said.len()), (1, 1), "{ahead:?} {said:?}");
+        assert!(ahead[0].2 < said[0].2 && ahead[0].1 < said[0].1, "{ahead:?} {said:?}");
+    }
+
+    #[test]
+    fn a_key_released_after_the_speech_ended_cuts_at_the_speech_and_was_handed_out_ahead() {
+        let (mut l, mut vad) = (ptt_listener(), Loudness::default());
+        feed(&mut l, &mut vad, &quiet(640));
+        l.press();
+        let mut outs = feed(&mut l, &mut vad, &[quiet(320), voice(1280), quiet(800)].concat());
+        outs.extend(l.release(&mut vad).unwrap());
+        let (ahead, said) = windows(&outs);
+        assert_eq!((ahead.len(), said.len()), (1, 1), "{ahead:?} {said:?}");
+        assert_eq!(ahead[0], said[0]);
+        assert_eq!(said[0].1, 640 + 320 + 1280, "cut where the speech ended");
+        assert_eq!(said[0].2 as u64, samples(320 + 1280 + END_PAD_MS) + samples(500), "pre-roll, speech, pad");
+        // Released at once after the last word: nothing to cut, the release is the end.
+        let (mut l, mut vad) = (ptt_listener(), Loudness::default());
+        feed(&mut l, &mut vad, &quiet(640));
+        l.press();
+        let mut outs = feed(&mut l, &mut vad, &[quiet(320), voice(1280), quiet(96)].concat());
+        outs.extend(l.release(&mut vad).unwrap());
+        let (ahead, said) = windows(&outs);
+        assert_eq!((ahead.len(), said.len()), (0, 1), "{ahead:?} {said:?}");
+        assert_eq!(said[0].1, l.now_ms());
+    }
+
+    #[test]
+    fn a_key_released_as_a_new_word_begins_keeps_the_word() {
+        // The VAD called the speech ended; a word begins 100 ms before the key comes up — an
+        // onset, not yet speech, and partly not yet scored. What broke: the cut at the old end
+        // dropped the word.
+        for new_word_ms in [40, 100, 150] {
+            let (mut l, mut vad) = (ptt_listener(), Loudness::default());
+            feed(&mut l, &mut vad, &quiet(640));
+            l.press();
+            let mut outs = feed(&mut l, &mut vad, &[voice(1280), quiet(800), voice(new_word_ms)].concat());
+            let released_ms = l.now_ms();
+            outs.extend(l.release(&mut vad).unwrap());
+            let (_, said) = windows(&outs);
+            assert_eq!(said.len(), 1, "{said:?}");
+            assert_eq!(said[0].1, released_ms, "{new_word_ms} ms of a new word: cut before it");
+        }
+    }
+
+    #[test]
+    fn a_key_pressed_in_the_silence_after_earlier_speech_is_not_cut_before_the_press() {
+        let (mut l, mut vad) = (ptt_listener(), Loudness::default());
+        feed(&mut l, &mut vad, &[quiet(640), voice(960), quiet(256)].concat());
+        l.press();
+        let mut outs = feed(&mut l, &mut vad, &quiet(600));
+        outs.extend(l.release(&mut vad).unwrap());
+        let (ahead, said) = windows(&outs);
+        assert!(ahead.is_empty(), "an early window of the silence before the press: {ahead:?}");
+        assert!(said.iter().all(|(start, end, _)| end >= start), "{said:?}");
+        assert!(said.iter().all(|(_, end, _)| *end == l.now_ms()), "{said:?}");
+    }
+
+    #[test]
+    fn a_hold_that_reaches_the_ceiling_ends_at_the_release_not_at_the_vads_forced_end() {
+        let config = EndpointConfig { max_speech_ms: 1_000, ..EndpointConfig::default() };
+        let (mut l, mut vad) =
+            (Listener::new(Mode::PushToTalk, config, 500, None).transcribing_ahead(true), Loudness::default());
+        l.press();
+        let outs = feed(&mut l, &mut vad, &voice(2_000));
+        let (_, said) = windows(&outs);
+        assert_eq!(said.len(), 1, "released by the ceiling: {said:?}");
+        let (start, end, len) = said[0];
+        assert_eq!(len as u64, samples(end - start), "{said:?}");
+        assert!(end - start >= 1_000 - FRAME_MS, "{said:?}");
     }
 }

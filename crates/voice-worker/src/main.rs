@@ -174,14 +174,17 @@ impl<W: Write> Worker<W> {
                 Ok(self.send(id, Event::Ok))
             }
             Request::PushToTalk { down } => {
-                let live = self.live.as_mut().ok_or_else(|| {
-                    err(VoiceErrorCode::BadRequest, "push-to-talk without an open microphone (start_capture first)")
-                })?;
+                let (Some(live), Some(models)) = (self.live.as_mut(), self.models.as_mut()) else {
+                    return Err(err(
+                        VoiceErrorCode::BadRequest,
+                        "push-to-talk without an open microphone (start_capture first)",
+                    ));
+                };
                 let outs = if down {
                     live.listener.press();
                     vec![]
                 } else {
-                    live.listener.release()
+                    live.listener.release(&mut models.vad).map_err(|e| err(VoiceErrorCode::Internal, e))?
                 };
                 let alive = self.send(id, Event::Ok);
                 Ok(alive && self.deliver(0, outs, None))
@@ -301,7 +304,9 @@ impl<W: Write> Worker<W> {
         // A file is fed in the steps a microphone would deliver, so both take the same path;
         // paced, each step when a microphone would have delivered its last sample (or at once,
         // when the worker is behind, as a microphone's buffered audio is).
-        let step = if paced { PACED_STEP } else { FILE_STEP };
+        // (The wake recogniser is fed the steps a file always gets: what it makes of a file must
+        // not depend on the pace.)
+        let step = if paced && !wake { PACED_STEP } else { FILE_STEP };
         for (i, chunk) in audio.chunks(step).enumerate() {
             if paced {
                 let due = started + std::time::Duration::from_micros(((i * step + chunk.len()) as u64 * 1000) / 16);
@@ -316,9 +321,11 @@ impl<W: Write> Worker<W> {
                 return Ok(());
             }
         }
-        let vosk = self.models.as_mut().and_then(|m| m.wake.as_mut()).and_then(WakeWord::vosk);
-        let outs = listener.finish(vosk);
-        self.deliver(id, outs, Some(&mut listener));
+        if let Some(Models { vad, wake, .. }) = self.models.as_mut() {
+            let outs = listener.finish(vad, wake.as_mut().and_then(WakeWord::vosk));
+            let outs = outs.map_err(|e| err(VoiceErrorCode::Internal, e))?;
+            self.deliver(id, outs, Some(&mut listener));
+        }
         self.paced_from = None;
         let audio_ms = audio.len() as u64 * 1000 / 16_000;
         self.send(id, Event::Done { audio_ms });
@@ -553,6 +560,7 @@ impl<W: Write> Worker<W> {
         models.vad.reset();
         self.kept.clear();
         self.ahead = None;
+        self.paced_from = None;
         let listener = listener.transcribing_ahead(models.config.transcribe_ahead);
         let rate = capture.rate;
         self.live = Some(Live { _capture: capture, listener, resample, rate });

@@ -17,6 +17,17 @@ const CONTEXT: usize = 16;
 /// New frames per model call (96 ms): small enough for a prompt speech start.
 const STEP: usize = 3;
 
+/// Speech probabilities per frame from a stream of samples: what the listener needs of a VAD
+/// (and what its tests give it without the model).
+pub trait Scores {
+    /// Probabilities for the frames this audio completes; a model that works in steps may keep
+    /// some for later.
+    fn push(&mut self, samples: &[f32]) -> Result<Vec<f32>, String>;
+    /// Probabilities for every complete frame still kept for later: a decision is due now
+    /// (a key came up) and nothing more will come before it.
+    fn catch_up(&mut self) -> Result<Vec<f32>, String>;
+}
+
 pub struct Vad {
     ctx: WhisperVadContext,
     /// The last `CONTEXT` frames already scored, then the new ones not yet scored.
@@ -39,27 +50,40 @@ impl Vad {
         Ok(Vad { ctx, window: vec![], scored: 0, spent: Duration::ZERO })
     }
 
-    /// Speech probabilities for every complete frame of new audio.
+    /// Speech probabilities for every [`STEP`] of complete frames of new audio.
     pub fn push(&mut self, samples: &[f32]) -> Result<Vec<f32>, String> {
         self.window.extend_from_slice(samples);
         let mut out = vec![];
-        loop {
-            let unscored = self.window.len() / FRAME_SAMPLES - self.scored;
-            if unscored < STEP {
-                return Ok(out);
-            }
-            let end = (self.scored + STEP) * FRAME_SAMPLES;
-            let started = Instant::now();
-            self.ctx.detect_speech(&self.window[..end]).map_err(|e| format!("VAD failed: {e:?}"))?;
-            self.spent += started.elapsed();
-            let probs = self.ctx.probabilities();
-            out.extend_from_slice(&probs[probs.len().saturating_sub(STEP)..]);
-            self.scored += STEP;
-            // Keep CONTEXT scored frames in front of whatever comes next.
-            let drop = self.scored.saturating_sub(CONTEXT);
-            self.window.drain(..drop * FRAME_SAMPLES);
-            self.scored -= drop;
+        while self.window.len() / FRAME_SAMPLES - self.scored >= STEP {
+            self.score(STEP, &mut out)?;
         }
+        Ok(out)
+    }
+
+    /// Probabilities for the complete frames [`Vad::push`] keeps until a step is full.
+    pub fn catch_up(&mut self) -> Result<Vec<f32>, String> {
+        let mut out = vec![];
+        let unscored = self.window.len() / FRAME_SAMPLES - self.scored;
+        if unscored > 0 {
+            self.score(unscored, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// Scores the next `frames` frames behind the context before them.
+    fn score(&mut self, frames: usize, out: &mut Vec<f32>) -> Result<(), String> {
+        let end = (self.scored + frames) * FRAME_SAMPLES;
+        let started = Instant::now();
+        self.ctx.detect_speech(&self.window[..end]).map_err(|e| format!("VAD failed: {e:?}"))?;
+        self.spent += started.elapsed();
+        let probs = self.ctx.probabilities();
+        out.extend_from_slice(&probs[probs.len().saturating_sub(frames)..]);
+        self.scored += frames;
+        // Keep CONTEXT scored frames in front of whatever comes next.
+        let drop = self.scored.saturating_sub(CONTEXT);
+        self.window.drain(..drop * FRAME_SAMPLES);
+        self.scored -= drop;
+        Ok(())
     }
 
     /// Time spent in the model since the last call.
@@ -70,5 +94,14 @@ impl Vad {
     pub fn reset(&mut self) {
         self.window.clear();
         self.scored = 0;
+    }
+}
+
+impl Scores for Vad {
+    fn push(&mut self, samples: &[f32]) -> Result<Vec<f32>, String> {
+        Vad::push(self, samples)
+    }
+    fn catch_up(&mut self) -> Result<Vec<f32>, String> {
+        Vad::catch_up(self)
     }
 }

@@ -273,8 +273,9 @@ pub enum Event {
     SpeechStart {
         at_ms: u64,
     },
-    /// The speech ended at `at_ms` (or the key was released); the VAD knew it at
-    /// `decided_ms` — the difference is the silence it waited for, part of the latency.
+    /// The speech ended at `at_ms`; it was known at `decided_ms` — the difference is the
+    /// silence the VAD waited for, part of the latency. With push-to-talk, `decided_ms` is the
+    /// release, and `at_ms` the release too unless the VAD heard the speech end before it.
     SpeechEnd {
         at_ms: u64,
         decided_ms: u64,
