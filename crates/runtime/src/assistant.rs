@@ -256,7 +256,8 @@ struct HeardTree {
 
 /// The ways `text` may have been meant, to weigh against its audio
 /// (`smart_voice::weighed_names`): a name that exists under the roots in place of words that
-/// sound loosely like it, or "slash" and an entry's name after its folder's; and, last (a
+/// sound loosely like it, or "slash" and an entry's name after its folder's, or a folder's name
+/// in a folder's place holding words that name nothing; and, last (a
 /// weighing holds a bounded number of texts, and names came first), the words a request opens
 /// with in place of an opening that sounds loosely like them (`smart_voice::weighed_openings`).
 fn ways_it_may_have_been_meant(
@@ -266,7 +267,10 @@ fn ways_it_may_have_been_meant(
 ) -> Vec<smart_voice::weighed_names::Alternative> {
     let mut ways = smart_voice::weighed_names::alternatives(text, &tree.lexicon);
     let openings = if openings { smart_voice::weighed_openings::opening_alternatives(text) } else { vec![] };
-    let more = smart_voice::weighed_names::path_alternatives(text, &tree.paths).into_iter().chain(openings);
+    let more = smart_voice::weighed_names::path_alternatives(text, &tree.paths)
+        .into_iter()
+        .chain(smart_voice::weighed_names::slot_alternatives(text, &tree.paths))
+        .chain(openings);
     for a in more {
         if !ways.iter().any(|b| b.text == a.text) {
             ways.push(a);
@@ -277,7 +281,8 @@ fn ways_it_may_have_been_meant(
 
 /// The transcript as a request: words whisper ran together written apart ("Hashnet file",
 /// "contact.docxinto") and a verb it wrote as two words joined ("Check some agenda",
-/// `smart_voice::run_together`), a request to rebuild the index as whisper writes it heard as
+/// `smart_voice::run_together`), a ".docx" it wrote as "dot dot fix" written as one
+/// (`smart_voice::spoken::docx_heard_as_dot_dot`), a request to rebuild the index as whisper writes it heard as
 /// one (`smart_voice::heard_index`), an opening "But" before a file and where it goes heard as
 /// "Put" (`smart_voice::heard_put`), the names whisper misheard put right against the names that
 /// exist anywhere under the roots (nearest first, `smart_voice::heard_names`), the spoken
@@ -286,7 +291,7 @@ fn ways_it_may_have_been_meant(
 /// (`smart_voice::heard_paths`) — with a "hash" between two words heard as "slash" instead,
 /// when that names more paths that exist. Open hearing (no `tree`) keeps the index request and the spellings.
 fn heard_as_request(text: &str, names: &[String], tree: Option<&HeardTree>) -> String {
-    let text = smart_voice::run_together::apart(text);
+    let text = smart_voice::spoken::docx_heard_as_dot_dot(&smart_voice::run_together::apart(text));
     let Some(tree) = tree else {
         let lexicon = smart_voice::heard_names::Lexicon::of_names(names);
         let text = smart_voice::heard_index::correct(&text, &lexicon);

@@ -18,7 +18,7 @@
 /// The request a transcript stands for; `names` are the names that exist where the person
 /// works (see [`snap`]).
 pub fn as_request(transcript: &str, names: &[String]) -> String {
-    let joined = join_spoken_paths(transcript);
+    let joined = join_spoken_paths(&docx_heard_as_dot_dot(transcript));
     // Commas in a transcript are whisper's reading of pauses, not part of the request: "what
     // is in the report, folder" is a question about the report folder.
     let words: Vec<String> = joined
@@ -243,6 +243,33 @@ fn join_spoken_paths(transcript: &str) -> String {
     text
 }
 
+/// `transcript` with a spoken ".docx" that whisper wrote as a second "dot" and the sound of its
+/// "x" ("contact dot dot fix", "change log dot dot kicks", "do dot dot x") written as the
+/// extension after the name before it. A path is never said with "dot dot", so the pair and a
+/// short word ending in the sound of "x" is that extension. (Otherwise the second "dot" was
+/// read as the extension: "I did not find contacts.dot".) Runs before the names are put right,
+/// which then see a name with its extension; the transcript back unchanged when there is none.
+pub fn docx_heard_as_dot_dot(transcript: &str) -> String {
+    let words: Vec<&str> = transcript.split_whitespace().collect();
+    let at = (1..words.len().saturating_sub(2)).find(|&i| {
+        is_name(trim_punct(words[i - 1]))
+            && !words[i - 1].ends_with(['.', '?', '!', ';'])
+            && trim_punct(words[i]).eq_ignore_ascii_case("dot")
+            && trim_punct(words[i + 1]).eq_ignore_ascii_case("dot")
+            && sounds_like_docx_end(trim_punct(words[i + 2]))
+    });
+    let Some(i) = at else { return transcript.to_string() };
+    let mut out: Vec<String> = words[..i - 1].iter().map(|w| w.to_string()).collect();
+    out.push(format!("{}.docx{}", trim_punct(words[i - 1]), trailing(words[i + 2])));
+    out.extend(words[i + 3..].iter().map(|w| w.to_string()));
+    docx_heard_as_dot_dot(&out.join(" "))
+}
+
+fn sounds_like_docx_end(word: &str) -> bool {
+    let c = crate::phonetic::code(word);
+    c.ends_with("KS") && c.len() <= 4
+}
+
 /// The words of `transcript`, with "slash" and "dot" that whisper hyphenated to a neighbour
 /// ("wallpaper slash-backing list.json") made words of their own again, and the compounds
 /// whisper writes for a spoken command verb ("throwaway") split back into it.
@@ -346,8 +373,27 @@ mod tests {
             // A short part between slashes heard as a function word, or lost.
             ("is the copy on client slash or slash ideas.jpg current", "is the copy on client/or/ideas.jpg current"),
             ("change it in client slash, slash, wishlist.md.", "change it in client//wishlist.md"),
+            // What broke: ".docx" heard as a second "dot" and the sound of its "x" was read as
+            // the extension "dot" ("I did not find contacts.dot").
+            ("Write redirect from a.pdf to contact dot dot fix.", "Write redirect from a.pdf to contact.docx"),
+            ("hash, change log dot dot kicks", "hash change log.docx"),
+            ("Delete, do dot dot x from screenshots,", "Delete do.docx from screenshots"),
         ] {
             assert_eq!(as_request(heard, &[]), want, "{heard}");
+        }
+    }
+
+    #[test]
+    fn a_docx_heard_as_a_second_dot_is_the_extension_and_the_rest_is_untouched() {
+        assert_eq!(docx_heard_as_dot_dot("Hash change log dot dot fix."), "Hash change log.docx.");
+        assert_eq!(
+            docx_heard_as_dot_dot("move contact dot dot kicks, and report dot dot x"),
+            "move contact.docx, and report.docx"
+        );
+        for untouched in
+            ["Hash changelog.docx.", "the dot dot fix", "contact dot dot later", "a dot, dot fix", "x dot dot"]
+        {
+            assert_eq!(docx_heard_as_dot_dot(untouched), untouched);
         }
     }
 
