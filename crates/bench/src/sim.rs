@@ -119,6 +119,15 @@ impl HeadSigner for BenchKey {
     fn seal_hex(&self, hash: &Hash) -> String {
         blake3::keyed_hash(&self.seal, &hash.0).to_hex().to_string()
     }
+
+    fn seal_matches(&self, hash: &Hash, stored: &str) -> bool {
+        blake3::keyed_hash(&self.seal, &hash.0).to_hex().as_str() == stored
+    }
+
+    fn detached(&self) -> Option<smart_ledger::cosign::Detached> {
+        let signing = self.signing.clone();
+        Some(Box::new(move |msg: &[u8]| hex::encode(signing.sign(msg).to_bytes())))
+    }
 }
 
 /// Root `/bench`, every time gate 0, budget/steps/identical bounds that never bind: nothing but

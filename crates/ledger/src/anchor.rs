@@ -139,11 +139,15 @@ pub fn advance(ledger: &Path, anchor: &Anchor) -> Result<(), LedgerError> {
 pub struct Writer {
     path: PathBuf,
     file: Option<std::fs::File>,
+    /// The file's bytes as this writer last wrote them, and the sequence they name: while the
+    /// file still holds exactly those bytes (no other process moved the anchor), they need not
+    /// be decoded again to know how far it reaches.
+    wrote: Option<(Vec<u8>, u64)>,
 }
 
 impl Writer {
     pub fn new(ledger: &Path) -> Writer {
-        Writer { path: path_for(ledger), file: None }
+        Writer { path: path_for(ledger), file: None, wrote: None }
     }
 
     /// See [`advance`].
@@ -154,14 +158,18 @@ impl Writer {
             self.file = std::fs::OpenOptions::new().read(true).write(true).open(&path).ok();
         }
         let current = self.file.as_ref().and_then(|f| read_whole(f).ok());
-        if let Some(old) = current.as_deref().and_then(|text| decode(&path, text).ok())
-            && old.seq >= anchor.seq
-        {
+        let known = match (&current, &self.wrote) {
+            (Some(text), Some((wrote, seq))) if text == wrote => Some(*seq),
+            _ => None,
+        };
+        let reaches = known.or_else(|| current.as_deref().and_then(|text| decode(&path, text).ok()).map(|a| a.seq));
+        if reaches.is_some_and(|seq| seq >= anchor.seq) {
             return Ok(());
         }
+        self.wrote = None;
         let current = current.filter(|t| t.len() == 2 * SLOT && t.starts_with(MAGIC));
         let slot = slot_bytes(anchor)?;
-        let (Some(current), Some(f)) = (current, self.file.as_ref()) else {
+        let (Some(mut current), Some(f)) = (current, self.file.as_ref()) else {
             // Both slots hold the new anchor: there is no older one worth keeping in this format.
             // The file is replaced by rename, so the handle held on the old one goes.
             self.file = None;
@@ -171,15 +179,26 @@ impl Writer {
         };
         let generation = anchor.seq / SYNC_EVERY;
         let at = (generation % 2) as usize * SLOT;
-        let holds = current.get(at..at + SLOT).map(parse_slot).and_then(Result::ok);
-        let first_of_generation = holds.is_none_or(|a| a.seq / SYNC_EVERY < generation);
+        // Where this writer wrote the file as it is, the slot here holds its last anchor (same
+        // generation) or one of an older generation.
+        let first_of_generation = match known {
+            Some(last) => last / SYNC_EVERY < generation,
+            None => {
+                let holds = current.get(at..at + SLOT).map(parse_slot).and_then(Result::ok);
+                holds.is_none_or(|a| a.seq / SYNC_EVERY < generation)
+            }
+        };
         let written = (|| {
             if first_of_generation {
                 f.sync_data()?;
             }
             write_at(f, &slot, at as u64)
         })();
-        written.map_err(fail)
+        written.map_err(fail)?;
+        // The other slot holds an older anchor (this one reaches past the newest the file held).
+        current[at..at + SLOT].copy_from_slice(&slot);
+        self.wrote = Some((current, anchor.seq));
+        Ok(())
     }
 }
 

@@ -41,7 +41,7 @@ pub fn inspect(
         _ => ledger.get(seq - 1)?.map(|p| p.hash).unwrap_or_default(),
     };
     let hash_ok = matches!(row.compute_hash(), Ok(h) if h.to_hex() == row.hash);
-    let seal_ok = sealer.map(|s| Hash::from_hex(&row.hash).map(|h| s.seal_hex(&h) == row.seal).unwrap_or(false));
+    let seal_ok = sealer.map(|s| Hash::from_hex(&row.hash).map(|h| s.seal_matches(&h, &row.seal)).unwrap_or(false));
     let (signature_ok, signature_error) = match row.event() {
         Ok(ev) => match ev.signal() {
             Some(signal) => match signal.verify_signature(device_key) {

@@ -14,6 +14,7 @@
 //!    is compared with the device's own key where it is available (a rewritten history).
 
 pub mod anchor;
+pub mod cosign;
 pub mod inspect;
 pub mod query;
 pub mod record;

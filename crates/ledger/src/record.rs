@@ -5,7 +5,7 @@
 //! sequence number is inside the hash, so rows cannot trade places.
 
 use serde::Serialize;
-use smart_kernel::{Hash, KernelEvent, Millis, canonical_bytes};
+use smart_kernel::{Hash, KernelEvent, Millis};
 
 /// The deepest an event's JSON may nest to be written. The reader (serde_json) refuses more
 /// than 128 levels, so an event past this could be written and never read again — one such row
@@ -72,8 +72,16 @@ pub struct StoredEvent {
 impl StoredEvent {
     /// The hash this row should carry, given its own `prev_hash`.
     pub fn compute_hash(&self) -> Result<Hash, String> {
+        self.compute_hash_in(&mut Vec::new())
+    }
+
+    /// [`StoredEvent::compute_hash`], writing the hashed text into `text` (cleared first): a
+    /// verify hashes every row, and a fresh buffer a row was an allocation of about a kilobyte
+    /// each time.
+    pub(crate) fn compute_hash_in(&self, text: &mut Vec<u8>) -> Result<Hash, String> {
         let prev = Hash::from_hex(&self.prev_hash).map_err(|e| format!("prev_hash: {e}"))?;
-        Ok(chain_hash(
+        Ok(chain_hash_in(
+            text,
             &prev,
             self.seq,
             &self.corr,
@@ -105,13 +113,30 @@ pub(crate) fn event_of(kind: &str, payload: &str) -> Result<KernelEvent, String>
 
 /// `blake3(prev ‖ canonical JSON of the other columns)`, the JSON written directly, not built as an object.
 ///
-/// The canonical text is what [`canonical_bytes`] makes of the object
+/// The canonical text is what [`smart_kernel::canonical_bytes`] makes of the object
 /// `{"at_ms","corr","kind","payload","seq","state_after","state_before","wall_ms"}` (keys in
 /// byte order, serde_json's number and string escaping); building that object first copied every
 /// payload once more and sorted its keys on every row, which was most of what verify spent. A
 /// test keeps the two byte-for-byte equal.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn chain_hash(
+    prev: &Hash,
+    seq: u64,
+    corr: &str,
+    kind: &str,
+    payload: &str,
+    at_ms: u64,
+    wall_ms: u64,
+    before: &str,
+    after: &str,
+) -> Hash {
+    chain_hash_in(&mut Vec::new(), prev, seq, corr, kind, payload, at_ms, wall_ms, before, after)
+}
+
+/// [`chain_hash`], writing the hashed text into `text` (cleared first, its capacity kept).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn chain_hash_in(
+    text: &mut Vec<u8>,
     prev: &Hash,
     seq: u64,
     corr: &str,
@@ -140,21 +165,22 @@ pub(crate) fn chain_hash(
     ];
     // The text is written into one buffer and hashed at once: a payload's JSON is full of quotes
     // to escape, and feeding the hasher each piece between two escapes cost more than the hash.
-    let mut text = Vec::with_capacity(32 + payload.len() + corr.len() + before.len() + after.len() + 160);
+    text.clear();
+    text.reserve(32 + payload.len() + corr.len() + before.len() + after.len() + 160);
     text.extend_from_slice(&prev.0);
     let mut opening = b"{";
     for (key, value) in fields {
         text.extend_from_slice(opening);
         opening = b",";
-        json_string(&mut text, key);
+        json_string(text, key);
         text.push(b':');
         match value {
             Number(n) => text.extend_from_slice(decimal(n, &mut [0; 20])),
-            Text(t) => json_string(&mut text, t),
+            Text(t) => json_string(text, t),
         }
     }
     text.push(b'}');
-    Hash(*blake3::hash(&text).as_bytes())
+    Hash(*blake3::hash(text).as_bytes())
 }
 
 /// `n`'s decimal digits (as JSON writes a whole number), in `buf`: no allocation per field.
@@ -175,16 +201,33 @@ fn json_string(out: &mut Vec<u8>, text: &str) {
     smart_kernel::json_string::write(out, text);
 }
 
-/// The message the device key signs to vouch for the ledger's head.
+/// The message the device key signs to vouch for the ledger's head: the canonical JSON of
+/// `{"domain": "smart.ledger_head.v1", "hash", "seq"}`, written directly (every append makes
+/// one; a test keeps it byte for byte what the object gives).
 pub fn head_message(seq: u64, hash: &str) -> Vec<u8> {
-    canonical_bytes(&serde_json::json!({"domain": "smart.ledger_head.v1", "seq": seq, "hash": hash}))
-        .unwrap_or_default()
+    let mut text = Vec::with_capacity(64 + hash.len());
+    text.extend_from_slice(br#"{"domain":"smart.ledger_head.v1","hash":"#);
+    json_string(&mut text, hash);
+    text.extend_from_slice(br#","seq":"#);
+    text.extend_from_slice(decimal(seq, &mut [0; 20]));
+    text.push(b'}');
+    text
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use smart_kernel::canonical_bytes;
+
+    proptest::proptest! {
+        #[test]
+        fn the_head_message_is_the_objects_canonical_json(seq in 0u64.., hash in "(.|[\\x00-\\x1f\"\\\\]){0,70}") {
+            let by_object =
+                canonical_bytes(&serde_json::json!({"domain": "smart.ledger_head.v1", "seq": seq, "hash": hash})).unwrap();
+            proptest::prop_assert_eq!(head_message(seq, &hash), by_object);
+        }
+    }
 
     /// The hash as it was first defined: through a JSON object and [`canonical_bytes`]. Every
     /// ledger ever written was chained this way.

@@ -45,7 +45,7 @@ pub fn vouched_snapshot(ledger: &Ledger, sealer: Option<&dyn HeadSigner>) -> Opt
     let state = serde_json::from_str::<KernelState>(&json).ok()?;
     let row = ledger.get(seq).ok()??;
     let hash = row.compute_hash().ok()?;
-    let sealed = sealer.is_none_or(|s| s.seal_hex(&hash) == row.seal);
+    let sealed = sealer.is_none_or(|s| s.seal_matches(&hash, &row.seal));
     let vouched =
         state.seq == seq && hash.to_hex() == row.hash && sealed && state.hash().ok()?.to_hex() == row.state_after;
     vouched.then_some((state, row.hash))

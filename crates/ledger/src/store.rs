@@ -40,6 +40,17 @@ pub trait HeadSigner: Sync {
     fn sign_hex(&self, msg: &[u8]) -> String;
     /// Hex keyed MAC of an event hash (the per-event seal).
     fn seal_hex(&self, hash: &Hash) -> String;
+    /// Whether `stored` is [`HeadSigner::seal_hex`] of `hash`. Verify asks it of every row; a
+    /// signer that can answer without building the hex string saves an allocation a row.
+    fn seal_matches(&self, hash: &Hash, stored: &str) -> bool {
+        self.seal_hex(hash) == stored
+    }
+    /// [`HeadSigner::sign_hex`] as something a thread of the ledger's own may keep and call
+    /// once, so that the head is signed there while SQLite inserts (see [`crate::cosign`]); it
+    /// must sign exactly as `sign_hex` does. `None`, the default: heads are signed inline.
+    fn detached(&self) -> Option<crate::cosign::Detached> {
+        None
+    }
 }
 
 /// See [`Ledger::read_snapshot`]. Ends the read when dropped; it never writes.
@@ -51,6 +62,10 @@ pub struct Ledger {
     conn: Connection,
     path: PathBuf,
     anchor: anchor::Writer,
+    cosigner: crate::cosign::Cosigner,
+    /// The tail this ledger's last append left, while nothing says otherwise: the next append
+    /// can hash its rows before it takes the write lock (checked against the tail once it has).
+    last: Option<(u64, Hash)>,
 }
 
 pub(crate) const SELECT: &str =
@@ -121,6 +136,18 @@ pub(crate) fn fill_event(r: &rusqlite::Row<'_>, into: &mut StoredEvent) -> rusql
 /// (below it, the thread costs more than it saves).
 const PIPELINE_FROM: usize = 16;
 
+/// What a long batch's pipeline leaves: the last row's sequence and hash, and the head's
+/// signature where its encoder could make it.
+type Pipelined = ((u64, Hash), Option<String>);
+
+/// The head's signature, begun while the rows were inserted.
+enum Signing {
+    /// Made by the encoder of a long batch, once it had hashed the last row.
+    Made(String),
+    /// Under way on the ledger's signing thread (see [`crate::cosign`]).
+    Pending(crate::cosign::Pending),
+}
+
 /// One event made ready for its row: everything but what the caller gave as is.
 struct Row {
     seq: u64,
@@ -133,6 +160,21 @@ struct Row {
 }
 
 impl Row {
+    /// The rows of `batch` after `(seq, hash)`, and the last one's sequence and hash.
+    fn all(
+        batch: &[NewEvent<'_>],
+        (mut seq, mut prev): (u64, Hash),
+        signer: &dyn HeadSigner,
+    ) -> Result<(Vec<Row>, (u64, Hash)), LedgerError> {
+        let mut rows = Vec::with_capacity(batch.len());
+        for e in batch {
+            let row = Row::of(e, seq + 1, &prev, signer)?;
+            (seq, prev) = (row.seq, row.hash);
+            rows.push(row);
+        }
+        Ok((rows, (seq, prev)))
+    }
+
     /// Encodes `e` as the event at `seq` after `prev`, refusing what could not be read back.
     fn of(e: &NewEvent<'_>, seq: u64, prev: &Hash, signer: &dyn HeadSigner) -> Result<Row, LedgerError> {
         let payload = canonical_bytes(e.event).map_err(|x| LedgerError::Encoding(x.to_string()))?;
@@ -214,7 +256,13 @@ impl Ledger {
             rusqlite_migration::Error::RusqliteError { err, .. } => corrupt(err),
             other => LedgerError::Migration(other.to_string()),
         })?;
-        Ok(Ledger { conn, path: path.to_path_buf(), anchor: anchor::Writer::new(path) })
+        Ok(Ledger {
+            conn,
+            path: path.to_path_buf(),
+            anchor: anchor::Writer::new(path),
+            cosigner: crate::cosign::Cosigner::default(),
+            last: None,
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -249,13 +297,25 @@ impl Ledger {
         if batch.is_empty() {
             return Ok(Vec::new());
         }
+        // A short batch after this ledger's own last append, whose tail it knows, is hashed
+        // before the write lock is taken, and its head's signature begun: both then overlap
+        // taking the lock and the inserts. Used only if the tail is still that one.
+        let early = match self.last.take() {
+            Some(base) if base.0 == expected_seq && batch.len() < PIPELINE_FROM => {
+                let (rows, (seq, hash)) = Row::all(batch, base, signer)?;
+                let pending = self.cosigner.start(signer, head_message(seq, &hash.to_hex()));
+                Some((base, rows, (seq, hash), pending))
+            }
+            _ => None,
+        };
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let (mut seq, mut prev) = tail(&tx)?;
         if seq != expected_seq {
             return Err(LedgerError::Conflict { expected: expected_seq, actual: seq });
         }
+        let early = early.filter(|(base, ..)| *base == (seq, prev));
         let mut seqs = Vec::with_capacity(batch.len());
-        {
+        let signing = {
             let mut insert = tx.prepare_cached(
                 "INSERT INTO events (seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -284,9 +344,11 @@ impl Ledger {
                 None
             } else {
                 let (first, start) = (seq, prev);
-                std::thread::scope(|scope| -> Result<Option<(u64, Hash)>, LedgerError> {
+                std::thread::scope(|scope| -> Result<Option<Pipelined>, LedgerError> {
                     let (ready, rows) = std::sync::mpsc::sync_channel::<Result<Row, LedgerError>>(PIPELINE_FROM * 4);
-                    let encoder = move || {
+                    // Having hashed the last row, the encoder signs the head while this thread
+                    // inserts the rows it is still behind by.
+                    let encoder = move || -> Option<String> {
                         let (mut seq, mut prev) = (first, start);
                         for e in batch {
                             let row = Row::of(e, seq + 1, &prev, signer);
@@ -295,32 +357,49 @@ impl Ledger {
                                 (seq, prev) = (r.seq, r.hash);
                             }
                             if ready.send(row).is_err() || failed {
-                                return;
+                                return None;
                             }
                         }
+                        drop(ready);
+                        Some(signer.sign_hex(&head_message(seq, &prev.to_hex())))
                     };
-                    if std::thread::Builder::new().spawn_scoped(scope, encoder).is_err() {
+                    let Ok(encoder) = std::thread::Builder::new().spawn_scoped(scope, encoder) else {
                         return Ok(None);
-                    }
+                    };
                     let mut last = (first, start);
                     for (e, row) in batch.iter().zip(rows) {
                         let row = row?;
                         last = (row.seq, row.hash);
                         put(e, row)?;
                     }
-                    Ok(Some(last))
+                    Ok(Some((last, encoder.join().ok().flatten())))
                 })?
             };
-            match pipelined {
-                Some(last) => (seq, prev) = last,
+            let signing = match pipelined {
+                Some((last, signature)) => {
+                    (seq, prev) = last;
+                    signature.map(Signing::Made)
+                }
                 None => {
-                    for e in batch {
-                        let row = Row::of(e, seq + 1, &prev, signer)?;
-                        (seq, prev) = (row.seq, row.hash);
+                    // A short batch is hashed whole first: then its head is known, and is signed
+                    // on the ledger's signing thread while SQLite inserts the rows.
+                    let (rows, pending) = match early {
+                        Some((_, rows, last, pending)) => {
+                            (seq, prev) = last;
+                            (rows, pending)
+                        }
+                        None => {
+                            let (rows, last) = Row::all(batch, (seq, prev), signer)?;
+                            (seq, prev) = last;
+                            (rows, self.cosigner.start(signer, head_message(seq, &prev.to_hex())))
+                        }
+                    };
+                    for (e, row) in batch.iter().zip(rows) {
                         put(e, row)?;
                     }
+                    Some(Signing::Pending(pending))
                 }
-            }
+            };
             if seqs.len() != batch.len() {
                 return Err(LedgerError::Encoding(format!(
                     "{} of {} events were prepared for the ledger",
@@ -328,15 +407,25 @@ impl Ledger {
                     batch.len()
                 )));
             }
-        }
+            signing
+        };
         let head = prev.to_hex();
-        let signature = signer.sign_hex(&head_message(seq, &head));
-        tx.prepare_cached(
-            "INSERT INTO head (id, seq, hash, signature) VALUES (1, ?1, ?2, ?3)
-             ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, signature = excluded.signature",
-        )?
-        .execute(params![seq as i64, head, signature])?;
+        let signature = match signing {
+            Some(Signing::Made(signature)) => signature,
+            Some(Signing::Pending(pending)) => pending.finish(signer),
+            None => signer.sign_hex(&head_message(seq, &head)),
+        };
+        // The head row is there after the first append: updated in place, with no insert tried
+        // first (an upsert tries the insert, finds the conflict, then updates).
+        let moved = tx
+            .prepare_cached("UPDATE head SET seq = ?1, hash = ?2, signature = ?3 WHERE id = 1")?
+            .execute(params![seq as i64, head, signature])?;
+        if moved == 0 {
+            tx.prepare_cached("INSERT INTO head (id, seq, hash, signature) VALUES (1, ?1, ?2, ?3)")?
+                .execute(params![seq as i64, head, signature])?;
+        }
         tx.commit()?;
+        self.last = Some((seq, prev));
         // The events are durable now; an anchor that could not be written only lags (weaker, not
         // wrong), and the next append moves it on. Failing the append here would tell the caller
         // its events were not recorded when they were.

@@ -469,6 +469,7 @@ fn walk_range(
             conn.prepare_cached(&format!("{} WHERE seq >= ?1 AND seq <= ?2 ORDER BY seq", crate::store::SELECT))?;
         let mut rows = stmt.query(rusqlite::params![lo as i64, hi as i64])?;
         let mut row = StoredEvent::default();
+        let mut text = Vec::new();
         let mut read = 0u32;
         while let Some(r) = rows.next()? {
             if read.is_multiple_of(256) && earliest.load(Ordering::Relaxed) < lo {
@@ -479,7 +480,7 @@ fn walk_range(
             crate::store::fill_event(r, &mut row)?;
             let bad = match &out.last {
                 None => {
-                    let content_bad = content(&row, sealer);
+                    let content_bad = content(&row, sealer, &mut text);
                     let bad = content_bad.clone().or_else(|| full(&row));
                     out.first = Some(FirstRow {
                         seq: row.seq,
@@ -491,7 +492,7 @@ fn walk_range(
                 }
                 Some((seq, hash, at_ms)) => order(seq + 1, hash, row.seq, &row.prev_hash).or_else(|| {
                     let late = row.at_ms < *at_ms;
-                    content(&row, sealer)
+                    content(&row, sealer, &mut text)
                         .or_else(|| late.then(|| "logical time runs backwards".to_string()))
                         .or_else(|| full(&row))
                         .map(|why| (row.seq, why))
@@ -533,23 +534,24 @@ fn check_rows(
     depth: Depth,
     genesis_key: &str,
 ) -> Option<(u64, String)> {
+    let mut text = Vec::new();
     rows.iter().find_map(|Checked { row, late }| {
-        let why = content(row, sealer)
+        let why = content(row, sealer, &mut text)
             .or_else(|| late.then(|| "logical time runs backwards".to_string()))
             .or_else(|| (depth == Depth::Full).then(|| payload(row, genesis_key)).flatten())?;
         Some((row.seq, why))
     })
 }
 
-/// The row's hash is its content's, and the device sealed it.
-fn content(row: &StoredEvent, sealer: Option<&dyn HeadSigner>) -> Option<String> {
-    let h = match row.compute_hash() {
+/// The row's hash is its content's, and the device sealed it. `text` is room to hash in.
+fn content(row: &StoredEvent, sealer: Option<&dyn HeadSigner>, text: &mut Vec<u8>) -> Option<String> {
+    let h = match row.compute_hash_in(text) {
         Ok(h) if h.hex_in(&mut [0; 64]) == row.hash => h,
         Ok(_) => return Some("hash mismatch: the event's content was altered".into()),
         Err(e) => return Some(format!("hash cannot be computed: {e}")),
     };
     if let Some(s) = sealer
-        && s.seal_hex(&h) != row.seal
+        && !s.seal_matches(&h, &row.seal)
     {
         return Some("seal mismatch: this event was not written by this device's SMART (edited, and the hashes after it recomputed)".into());
     }
@@ -621,7 +623,7 @@ impl Walk<'_> {
         if let Some(bad) = self.order(row) {
             return Some(bad);
         }
-        let why = match content(row, self.sealer) {
+        let why = match content(row, self.sealer, &mut Vec::new()) {
             Some(why) => why,
             None => match read_event(row) {
                 Err(why) => why,

@@ -361,3 +361,56 @@ fn the_check_on_open_catches_every_edit_the_full_verify_catches_at_the_same_seq(
         assert!(r.ok && r.events == 31, "{depth:?}: {r:?}");
     }
 }
+
+/// A key that hands its signing to the ledger's signing thread (`HeadSigner::detached`), as the
+/// device key does.
+struct HandingKey(Key);
+impl HeadSigner for HandingKey {
+    fn sign_hex(&self, msg: &[u8]) -> String {
+        self.0.sign_hex(msg)
+    }
+    fn seal_hex(&self, hash: &Hash) -> String {
+        self.0.seal_hex(hash)
+    }
+    fn detached(&self) -> Option<smart_ledger::cosign::Detached> {
+        let key = self.0.0.clone();
+        Some(Box::new(move |msg: &[u8]| hex::encode(key.sign(msg).to_bytes())))
+    }
+}
+
+/// The head is signed on a second thread while SQLite inserts (one event, a few, and a long
+/// batch, whose encoder signs it): what lands — rows, signed head, anchor — is byte for byte
+/// what signing inline writes.
+#[test]
+fn heads_signed_beside_the_inserts_are_the_heads_signed_inline() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut beside, mut st) = genesis(&dir.path().join("beside.db"));
+    let (mut inline, _) = genesis(&dir.path().join("inline.db"));
+    let events: Vec<(KernelEvent, Hash, Hash)> = (0..150).map(|i| expiry(&mut st, 2 + i)).collect();
+    let rows: Vec<NewEvent> = events
+        .iter()
+        .enumerate()
+        .map(|(i, (e, b, a))| NewEvent {
+            corr: "c",
+            event: e,
+            at: Millis(2 + i as u64),
+            wall_ms: 7,
+            state_before: *b,
+            state_after: *a,
+        })
+        .collect();
+    let handing = HandingKey(key());
+    let mut at = 1u64;
+    for size in [1usize, 1, 3, 1, 100, 2, 1, 41] {
+        let batch: Vec<NewEvent> =
+            rows[(at - 1) as usize..][..size].iter().map(|e| NewEvent { corr: e.corr, event: e.event, ..*e }).collect();
+        assert_eq!(beside.append(at, &batch, &handing).unwrap().len(), size);
+        assert_eq!(inline.append(at, &batch, &key()).unwrap().len(), size);
+        at += size as u64;
+        assert_eq!(beside.head().unwrap(), inline.head().unwrap(), "the signed head after {at} events");
+        assert_eq!(beside.anchor().unwrap(), inline.anchor().unwrap(), "the anchor after {at} events");
+    }
+    assert_eq!(beside.list(0, None, 1_000).unwrap(), inline.list(0, None, 1_000).unwrap());
+    let public = hex::encode(key().0.verifying_key().to_bytes());
+    assert!(smart_ledger::verify(&beside, Some(&public), Some(&key())).unwrap().ok);
+}

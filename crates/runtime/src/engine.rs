@@ -37,6 +37,12 @@ impl HeadSigner for KeySigner<'_> {
     fn seal_hex(&self, hash: &smart_kernel::Hash) -> String {
         self.0.seal_hex(&hash.0)
     }
+    fn seal_matches(&self, hash: &smart_kernel::Hash, stored: &str) -> bool {
+        self.0.seal_matches(&hash.0, stored)
+    }
+    fn detached(&self) -> Option<smart_ledger::cosign::Detached> {
+        Some(Box::new(self.0.detached_signer()))
+    }
 }
 
 /// The device key as the ledger's sealer, for `verify`.
@@ -987,7 +993,7 @@ fn authentic(row: &StoredEvent, prev: &str, sealer: Option<&dyn HeadSigner>) -> 
         return Err(format!("event {} does not link to the event before it", row.seq));
     }
     if let Some(s) = sealer
-        && s.seal_hex(&hash) != row.seal
+        && !s.seal_matches(&hash, &row.seal)
     {
         return Err(format!("event {} does not carry this device's seal", row.seq));
     }

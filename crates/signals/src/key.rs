@@ -59,6 +59,19 @@ impl DeviceKey {
         blake3::keyed_hash(&self.seal, hash).to_hex().to_string()
     }
 
+    /// [`DeviceKey::sign_hex`] for one message, as something another thread may own (the
+    /// ledger signs its head on a thread of its own while SQLite inserts). It holds a copy of
+    /// the signing key, which wipes itself when dropped, as the key does.
+    pub fn detached_signer(&self) -> impl FnOnce(&[u8]) -> String + Send + 'static {
+        let signing = self.signing.clone();
+        move |msg: &[u8]| hex::encode(signing.sign(msg).to_bytes())
+    }
+
+    /// Whether `stored` is [`DeviceKey::seal_hex`] of `hash`, worked out on the stack.
+    pub fn seal_matches(&self, hash: &[u8; 32], stored: &str) -> bool {
+        blake3::keyed_hash(&self.seal, hash).to_hex().as_str() == stored
+    }
+
     /// A signed user signal: the person's decision on `pending_id` (bound to `call_hash`),
     /// valid from `now` for `ttl_ms`, with a fresh nonce.
     pub fn sign_signal(
