@@ -300,11 +300,14 @@ impl Ledger {
         // A short batch after this ledger's own last append, whose tail it knows, is hashed
         // before the write lock is taken, and its head's signature begun: both then overlap
         // taking the lock and the inserts. Used only if the tail is still that one.
+        // A batch that cannot be encoded is left to be refused inside the transaction, after the
+        // tail check, so that a writer that fell behind hears that first, as it always did.
         let early = match self.last.take() {
             Some(base) if base.0 == expected_seq && batch.len() < PIPELINE_FROM => {
-                let (rows, (seq, hash)) = Row::all(batch, base, signer)?;
-                let pending = self.cosigner.start(signer, head_message(seq, &hash.to_hex()));
-                Some((base, rows, (seq, hash), pending))
+                Row::all(batch, base, signer).ok().map(|(rows, (seq, hash))| {
+                    let pending = self.cosigner.start(signer, head_message(seq, &hash.to_hex()));
+                    (base, rows, (seq, hash), pending)
+                })
             }
             _ => None,
         };

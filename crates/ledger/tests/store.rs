@@ -414,3 +414,33 @@ fn heads_signed_beside_the_inserts_are_the_heads_signed_inline() {
     let public = hex::encode(key().0.verifying_key().to_bytes());
     assert!(smart_ledger::verify(&beside, Some(&public), Some(&key())).unwrap().ok);
 }
+
+/// A writer hashes a short batch before it takes the write lock when it knows the tail from its
+/// own last append; a writer that fell behind must still hear that first, even when its batch
+/// could not be written anyway (what broke in review: the early hashing refused it as too
+/// deep, hiding that the ledger had moved on).
+#[test]
+fn a_writer_that_fell_behind_hears_so_before_its_batch_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l.db");
+    let (mut a, mut st) = genesis(&path);
+    let mut b = Ledger::open(&path).unwrap();
+    let (ev, x, y) = expiry(&mut st, 2);
+    b.append(
+        1,
+        &[NewEvent { corr: "b", event: &ev, at: Millis(2), wall_ms: 2, state_before: x, state_after: y }],
+        &key(),
+    )
+    .unwrap();
+    // `a` wrote the genesis event itself and still thinks the ledger ends there.
+    let deep = too_deep_to_read_back();
+    let err = a
+        .append(
+            1,
+            &[NewEvent { corr: "a", event: &deep, at: Millis(2), wall_ms: 2, state_before: y, state_after: y }],
+            &key(),
+        )
+        .unwrap_err();
+    assert!(matches!(err, LedgerError::Conflict { expected: 1, actual: 2 }), "{err}");
+    assert_eq!(a.tail().unwrap().0, 2);
+}
