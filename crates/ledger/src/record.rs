@@ -80,7 +80,7 @@ impl StoredEvent {
     /// each time.
     pub(crate) fn compute_hash_in(&self, text: &mut Vec<u8>) -> Result<Hash, String> {
         let prev = Hash::from_hex(&self.prev_hash).map_err(|e| format!("prev_hash: {e}"))?;
-        Ok(chain_hash_in(
+        Ok(chain_hash(
             text,
             &prev,
             self.seq,
@@ -118,24 +118,11 @@ pub(crate) fn event_of(kind: &str, payload: &str) -> Result<KernelEvent, String>
 /// byte order, serde_json's number and string escaping); building that object first copied every
 /// payload once more and sorted its keys on every row, which was most of what verify spent. A
 /// test keeps the two byte-for-byte equal.
+///
+/// The text is written into `text` (cleared first, its capacity kept): a verify hashes every
+/// row in one buffer.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn chain_hash(
-    prev: &Hash,
-    seq: u64,
-    corr: &str,
-    kind: &str,
-    payload: &str,
-    at_ms: u64,
-    wall_ms: u64,
-    before: &str,
-    after: &str,
-) -> Hash {
-    chain_hash_in(&mut Vec::new(), prev, seq, corr, kind, payload, at_ms, wall_ms, before, after)
-}
-
-/// [`chain_hash`], writing the hashed text into `text` (cleared first, its capacity kept).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn chain_hash_in(
     text: &mut Vec<u8>,
     prev: &Hash,
     seq: u64,
@@ -268,7 +255,7 @@ mod tests {
         ) {
             let prev = Hash(prev);
             proptest::prop_assert_eq!(
-                chain_hash(&prev, seq, &corr, &kind, &payload, at_ms, wall_ms, &before, &after),
+                chain_hash(&mut Vec::new(), &prev, seq, &corr, &kind, &payload, at_ms, wall_ms, &before, &after),
                 chain_hash_by_object(&prev, seq, &corr, &kind, &payload, at_ms, wall_ms, &before, &after)
             );
         }

@@ -197,7 +197,18 @@ impl Row {
         }
         let before = e.state_before.to_hex();
         let after = e.state_after.to_hex();
-        let hash = chain_hash(prev, seq, e.corr, e.event.kind(), &payload, e.at.0, e.wall_ms, &before, &after);
+        let hash = chain_hash(
+            &mut Vec::new(),
+            prev,
+            seq,
+            e.corr,
+            e.event.kind(),
+            &payload,
+            e.at.0,
+            e.wall_ms,
+            &before,
+            &after,
+        );
         Ok(Row { seq, payload, before, after, prev: prev.to_hex(), hash, seal: signer.seal_hex(&hash) })
     }
 }

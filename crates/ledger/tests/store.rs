@@ -237,15 +237,9 @@ fn an_event_too_deep_to_read_back_refuses_a_long_batch_too() {
     assert!(smart_ledger::verify(&l, None, None).unwrap().ok);
 }
 
-/// The rows a long batch stores (encoded on a second thread) are byte for byte the rows the
-/// same events store appended one at a time.
-#[test]
-fn a_long_batch_stores_the_rows_one_by_one_appends_store() {
-    let dir = tempfile::tempdir().unwrap();
-    let (mut batched, mut st) = genesis(&dir.path().join("batched.db"));
-    let (mut single, _) = genesis(&dir.path().join("single.db"));
-    let events: Vec<(KernelEvent, Hash, Hash)> = (0..100).map(|i| expiry(&mut st, 2 + i)).collect();
-    let batch: Vec<NewEvent> = events
+/// `events` (made by [`expiry`] at times 2, 3, …) as the rows that follow the genesis event.
+fn appended_after_genesis(events: &[(KernelEvent, Hash, Hash)]) -> Vec<NewEvent<'_>> {
+    events
         .iter()
         .enumerate()
         .map(|(i, (e, b, a))| NewEvent {
@@ -256,7 +250,18 @@ fn a_long_batch_stores_the_rows_one_by_one_appends_store() {
             state_before: *b,
             state_after: *a,
         })
-        .collect();
+        .collect()
+}
+
+/// The rows a long batch stores (encoded on a second thread) are byte for byte the rows the
+/// same events store appended one at a time.
+#[test]
+fn a_long_batch_stores_the_rows_one_by_one_appends_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut batched, mut st) = genesis(&dir.path().join("batched.db"));
+    let (mut single, _) = genesis(&dir.path().join("single.db"));
+    let events: Vec<(KernelEvent, Hash, Hash)> = (0..100).map(|i| expiry(&mut st, 2 + i)).collect();
+    let batch = appended_after_genesis(&events);
     assert_eq!(batched.append(1, &batch, &key()).unwrap(), (2..=101).collect::<Vec<u64>>());
     for (i, e) in batch.iter().enumerate() {
         let e = NewEvent { corr: e.corr, event: e.event, ..*e };
@@ -387,18 +392,7 @@ fn heads_signed_beside_the_inserts_are_the_heads_signed_inline() {
     let (mut beside, mut st) = genesis(&dir.path().join("beside.db"));
     let (mut inline, _) = genesis(&dir.path().join("inline.db"));
     let events: Vec<(KernelEvent, Hash, Hash)> = (0..150).map(|i| expiry(&mut st, 2 + i)).collect();
-    let rows: Vec<NewEvent> = events
-        .iter()
-        .enumerate()
-        .map(|(i, (e, b, a))| NewEvent {
-            corr: "c",
-            event: e,
-            at: Millis(2 + i as u64),
-            wall_ms: 7,
-            state_before: *b,
-            state_after: *a,
-        })
-        .collect();
+    let rows = appended_after_genesis(&events);
     let handing = HandingKey(key());
     let mut at = 1u64;
     for size in [1usize, 1, 3, 1, 100, 2, 1, 41] {
