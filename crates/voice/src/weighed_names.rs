@@ -16,7 +16,8 @@
 //! [`path_alternatives`]: the words after a folder's name replaced by "slash" and the name of
 //! something in it ("Wallpapers, Ash Old." for `Wallpapers/old`); [`slot_alternatives`]: words
 //! in the place a folder's name is said, naming nothing, replaced by the folders' names
-//! ("Find duplicates in folders." for `Photos`) — and the
+//! ("Find duplicates in folders." for `Photos`), or "in" run into the folder that ends the
+//! request ("in old info, don't." for "in old in Photos") — and the
 //! voice worker weighs them with the transcript against the kept audio. [`choose`] takes an
 //! alternative only when whisper finds it likelier than what it wrote, by a margin
 //! ([`MARGIN`]). The looseness is safe because the audio decides, not the spelling: a name
@@ -244,6 +245,9 @@ const SLOT_DETERMINERS: &[&str] = &["my", "the", "your", "our", "this"];
 /// Not further: weighed without a prompt, whisper likes a common short word, and found "Find
 /// documents on Kayak in Pictures." likelier than "… in Mixtapes." for "… in Mixtakes." (−18.8
 /// against −24.1) — four sounds from what it heard, where `Mixtapes` is one.
+/// Where "in" ran into the folder's name ([`fused_in`]) the word and what follows are replaced
+/// by "in" and the folder, which may also be one whose name begins with the sounds heard after
+/// the "in": whisper cuts a name short when it writes a word it knows ("info" for "in Photos").
 /// Words that already are a name, or hold one, or a function word, are left alone. `paths`:
 /// the relative paths that exist, `/`-separated. At most [`MAX_SLOT_ALTERNATIVES`].
 pub fn slot_alternatives<S: AsRef<str>>(transcript: &str, paths: &[S]) -> Vec<Alternative> {
@@ -280,7 +284,7 @@ pub fn slot_alternatives<S: AsRef<str>>(transcript: &str, paths: &[S]) -> Vec<Al
             break;
         }
     }
-    let mut found: Vec<(usize, usize, usize, &str)> = vec![];
+    let mut found: Vec<(usize, usize, usize, &str, &str)> = vec![];
     for (start, end) in slots {
         let run = &words[start..end];
         let text = bare(&run.join(" "));
@@ -307,17 +311,68 @@ pub fn slot_alternatives<S: AsRef<str>>(transcript: &str, paths: &[S]) -> Vec<Al
             })
             .collect();
         near.sort();
-        found.extend(near.into_iter().take(MAX_SLOT_ALTERNATIVES).map(|(d, f)| (d, start, end, f)));
+        found.extend(near.into_iter().take(MAX_SLOT_ALTERNATIVES).map(|(d, f)| (d, start, end, "", f)));
     }
-    found.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(a.3.cmp(b.3)));
+    for (start, heard) in fused_in(&words, &names) {
+        let mut near: Vec<(usize, &str)> = folders
+            .iter()
+            .filter_map(|f| {
+                let c = code(&said(f));
+                // The folder's name cut short ("info" for "in Photos"), or loosely like it.
+                let cut = heard.len() >= 2 && c.starts_with(&heard) && c.len() - heard.len() <= MAX_CUT;
+                distance(&heard, &c, loose(c.len())).or_else(|| cut.then(|| c.len() - heard.len())).map(|d| (d, *f))
+            })
+            .collect();
+        near.sort();
+        found.extend(near.into_iter().take(MAX_SLOT_ALTERNATIVES).map(|(d, f)| (d, start, last, "in ", f)));
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(a.4.cmp(b.4)));
     let mut out: Vec<Alternative> = vec![];
-    for (_, start, end, folder) in found {
+    for (_, start, end, lead, folder) in found {
         if out.len() == MAX_SLOT_ALTERNATIVES {
             break;
         }
-        let text = replaced(&words, start, end, &said(folder));
+        let text = replaced(&words, start, end, &format!("{lead}{}", said(folder)));
         if text != transcript && !out.iter().any(|a| a.text == text) {
             out.push(Alternative { text, name: folder.to_string(), control: control(transcript, &words, start, end) });
+        }
+    }
+    out
+}
+
+/// How many sounds of a folder's name whisper may have cut off its end when it ran "in" into
+/// it: "info" is "in Photos" without its last three.
+const MAX_CUT: usize = 3;
+
+/// Where "in" ran into the folder's name that ends the request — "… in old info, don't." for
+/// "… in old in Photos", "What stale impaise lives?" for "… in Payslips" (an "n" before a "p"
+/// is said "m") — as the word that opens the request's last word or two: its start, and the
+/// sounds heard after the "in". Not where a word before it leaves no room for a place ("the
+/// index", "my inbox", "files in info"), nor a word that is a name, a command word or a word
+/// of ours.
+fn fused_in(words: &[&str], names: &std::collections::BTreeSet<String>) -> Vec<(usize, String)> {
+    let last = words.len();
+    let mut out = vec![];
+    for start in last.saturating_sub(2).max(1)..last {
+        let w = bare(words[start]);
+        let Some(rest) = w.strip_prefix("in").or_else(|| w.strip_prefix("im")) else { continue };
+        let before = bare(words[start - 1]);
+        if rest.len() < 2
+            || words[start - 1].ends_with(['.', '?', '!', ';'])
+            || FUNCTION_WORDS.contains(&before.as_str())
+            || SLOT_DETERMINERS.contains(&before.as_str())
+            || FUNCTION_WORDS.contains(&w.as_str())
+            || names.contains(&w)
+            || is_command_word(&w)
+            || clause_ends_inside(&words[start..last])
+        {
+            continue;
+        }
+        let after: Vec<&str> =
+            words[start + 1..last].iter().map(|w| w.trim_end_matches([',', '.', '?', '!', ';'])).collect();
+        let heard = code(&format!("{rest} {}", after.join(" ")));
+        if code(&w).len() >= MIN_SOUNDS && !heard.is_empty() {
+            out.push((start, heard));
         }
     }
     out
@@ -467,6 +522,42 @@ mod tests {
         // in sound as names are weighed at all.
         let tree = ["Mixtapes/a.mp3", "Pictures/b.png", "Scans/c.pdf"];
         assert_eq!(slots("Find documents on Kayak in Mixtakes.", &tree), ["Find documents on Kayak in Mixtapes."]);
+    }
+
+    #[test]
+    fn in_run_into_the_folder_that_ends_the_request_is_weighed_as_in_and_the_folder() {
+        // What broke (spoken dev): "list the files in old in Photos" heard "List the file in
+        // old info, don't." and "… in old info." scanned the home folder; "what's stale in
+        // Payslips" heard "What stale impaise lives?" looked everywhere.
+        let ways = slots("List the file in old info, don't.", &TREE);
+        assert!(ways.contains(&"List the file in old in Photos.".to_string()), "{ways:?}");
+        let ways = slots("List of files in old info.", &TREE);
+        assert_eq!(ways, ["List of files in old in Photos."], "the folder cut short; no other starts so");
+        let ways = slots("What stale impaise lives?", &TREE);
+        assert!(ways.contains(&"What stale in Payslips?".to_string()), "{ways:?}");
+        // One word or two may end the request after it; not three.
+        assert!(slots("List the file in old info, don't, yes.", &TREE).is_empty());
+    }
+
+    #[test]
+    fn a_word_opening_with_in_is_left_alone_where_no_folder_can_follow() {
+        let tree = ["Docs/a.md", "Photos/b.png", "Inbox/c.txt", "Income/d.pdf"];
+        for heard in [
+            // After an article, a possessive or a word that says where, "in…" is a word, not
+            // a place.
+            "Rebuild the index.",
+            "Scan my inbox.",
+            "Send it to info.",
+            // A command word, or a name that exists, is heard right.
+            "Please reindex.",
+            "Scan Inbox.",
+            "Read income",
+            // A clause ends before it, or nothing is left after the "in".
+            "That is it. Info.",
+            "Scan it in.",
+        ] {
+            assert_eq!(slots(heard, &tree), Vec::<String>::new(), "{heard}");
+        }
     }
 
     #[test]
