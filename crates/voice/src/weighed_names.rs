@@ -267,6 +267,21 @@ pub fn slot_alternatives<S: AsRef<str>>(transcript: &str, paths: &[S]) -> Vec<Al
     if words.len() < 2 || folders.is_empty() {
         return vec![];
     }
+    let folders: Vec<(&str, String)> = folders.into_iter().map(|f| (f, code(&said(f)))).collect();
+    // The folders that sound loosely like `heard`, or (`cut`) whose name begins with it and
+    // whisper may have cut short ("info" for "in Photos"): the nearest first, a few.
+    let nearest = |heard: &str, cut: bool| -> Vec<(usize, &str)> {
+        let mut near: Vec<(usize, &str)> = folders
+            .iter()
+            .filter_map(|(f, c)| {
+                let cut_short = cut && heard.len() >= 2 && c.starts_with(heard) && c.len() - heard.len() <= MAX_CUT;
+                distance(heard, c, loose(c.len())).or_else(|| cut_short.then(|| c.len() - heard.len())).map(|d| (d, *f))
+            })
+            .collect();
+        near.sort();
+        near.truncate(MAX_SLOT_ALTERNATIVES);
+        near
+    };
     let mut slots: Vec<(usize, usize)> = vec![];
     for (k, w) in words.iter().enumerate() {
         if !FOLDER_NOUNS.contains(&bare(w).as_str()) {
@@ -303,28 +318,10 @@ pub fn slot_alternatives<S: AsRef<str>>(transcript: &str, paths: &[S]) -> Vec<Al
         if heard.len() < MIN_SOUNDS {
             continue;
         }
-        let mut near: Vec<(usize, &str)> = folders
-            .iter()
-            .filter_map(|f| {
-                let c = code(&said(f));
-                distance(&heard, &c, loose(c.len())).map(|d| (d, *f))
-            })
-            .collect();
-        near.sort();
-        found.extend(near.into_iter().take(MAX_SLOT_ALTERNATIVES).map(|(d, f)| (d, start, end, "", f)));
+        found.extend(nearest(&heard, false).into_iter().map(|(d, f)| (d, start, end, "", f)));
     }
     for (start, heard) in fused_in(&words, &names) {
-        let mut near: Vec<(usize, &str)> = folders
-            .iter()
-            .filter_map(|f| {
-                let c = code(&said(f));
-                // The folder's name cut short ("info" for "in Photos"), or loosely like it.
-                let cut = heard.len() >= 2 && c.starts_with(&heard) && c.len() - heard.len() <= MAX_CUT;
-                distance(&heard, &c, loose(c.len())).or_else(|| cut.then(|| c.len() - heard.len())).map(|d| (d, *f))
-            })
-            .collect();
-        near.sort();
-        found.extend(near.into_iter().take(MAX_SLOT_ALTERNATIVES).map(|(d, f)| (d, start, last, "in ", f)));
+        found.extend(nearest(&heard, true).into_iter().map(|(d, f)| (d, start, last, "in ", f)));
     }
     found.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(a.4.cmp(b.4)));
     let mut out: Vec<Alternative> = vec![];
