@@ -1197,6 +1197,7 @@ impl Assistant {
         };
         let newest = ctx.newest.as_ref().map(|(tool, _)| tool.as_str());
         let understood = understand::decide::the_newest_when_unsaid(understood, &reading, &fill, named, newest);
+        let understood = understand::decide::unasked_carrying_out(understood, &reading, &fill);
         let understood =
             understand::decide::unsure_of_the_default(understood, &fill, named, &cued, model_ranking.best_call);
         Ok(match understood {

@@ -259,6 +259,9 @@ fn resolve(m: &Mention, r: &Reading, ctx: &Context, wants: Option<EntryKind>) ->
     }
 }
 
+/// The words that say a folder is where to look ("in Clients", "inside raw", "within Taxes").
+const PLACES: &[&str] = &["in", "inside", "within", "under"];
+
 fn one_path(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, default_base: bool, r: &Reading) -> Filled {
     // Names of existing things first; "it" only when nothing is named; a new name is reported.
     let existing: Vec<&Mention> = mentions.iter().filter(|m| !m.candidates().is_empty()).collect();
@@ -278,13 +281,17 @@ fn one_path(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, defau
     if elsewhere && wants != Some(EntryKind::Dir) {
         return Filled::Missing(Missing::Path { wants, not_found: None });
     }
-    let chosen = existing
-        .iter()
-        .find(|m| {
-            wants.is_none_or(|k| {
-                m.candidates().iter().any(|c| ctx.vocab.entries.get(c.entry).is_some_and(|e| e.kind == k))
-            })
-        })
+    let fits = |m: &&&Mention| {
+        wants.is_none_or(|k| m.candidates().iter().any(|c| ctx.vocab.entries.get(c.entry).is_some_and(|e| e.kind == k)))
+    };
+    // Two things named that both fit, one said as the place ("in Clients") and one as a word in
+    // the sentence ("I saved the same photos twice in Clients", with a folder `Photos`): the
+    // place. What broke (authors' dev): duplicates were looked for in Photos.
+    let as_a_place = |m: &&&Mention| m.preposition.as_deref().is_some_and(|p| PLACES.contains(&p));
+    let chosen = (existing.iter().filter(fits).count() > 1)
+        .then(|| existing.iter().filter(fits).find(as_a_place))
+        .flatten()
+        .or_else(|| existing.iter().find(fits))
         .or(existing.first())
         .copied()
         .or_else(|| mentions.iter().find(|m| m.kind == MentionKind::Back))
@@ -1618,6 +1625,36 @@ mod tests {
             args("fs.quarantine", "throw away budget.xlsx and shopping list dot md"),
             json!({"paths": ["/r/budget.xlsx", "/r/shopping_list.md"]})
         );
+    }
+
+    #[test]
+    fn a_folder_named_as_a_word_gives_way_to_the_folder_said_as_the_place() {
+        // What broke (authors' dev): "photos" is a folder's name, and a word for what is in one.
+        let c = {
+            let mut c = ctx();
+            c.vocab = super::super::vocab::under_r(&[
+                ("Photos", EntryKind::Dir),
+                ("Clients", EntryKind::Dir),
+                ("Clients/raw", EntryKind::Dir),
+                ("Photos/cover.jpg", EntryKind::File),
+            ]);
+            c
+        };
+        let f = |tool: &str, text: &str| {
+            let r = read(text);
+            fill(tool, &r, &mentions::find(&r, &c.vocab), &c)
+        };
+        for said in [
+            "I think I saved the same photos twice in Clients, can you find the identical ones",
+            "I've saved the same photo three times inside clients, find the ones that are exactly the same",
+        ] {
+            assert_eq!(f("cluster.duplicates", said), Filled::Args(json!({"path": "/r/Clients"})), "{said}");
+        }
+        // One folder named: that one, however it was said; two said as places: the first.
+        assert_eq!(f("cluster.duplicates", "find duplicate photos"), Filled::Args(json!({"path": "/r/Photos"})));
+        assert_eq!(f("fs.scan", "what's in Photos, and what's in Clients"), Filled::Args(json!({"path": "/r/Photos"})));
+        // A file and the folder it is in is no choice between two.
+        assert_eq!(f("fs.hash", "hash cover.jpg in Photos"), Filled::Args(json!({"path": "/r/Photos/cover.jpg"})));
     }
 
     #[test]

@@ -50,7 +50,9 @@
 //! 5. Otherwise — a name that is nowhere, a name that is two things, nothing prepared to apply,
 //!    or nothing named — say so, as a question where the person can answer one.
 //!
-//! A question or a reply is never a call: nothing is guessed at L3 or L4.
+//! A question or a reply is never a call: nothing is guessed at L3 or L4. And whichever rule
+//! reached it, carrying out what an earlier turn prepared needs a word for doing so in the
+//! sentence ([`unasked_carrying_out`]): a garbled sentence is asked about, not taken as a go-ahead.
 
 use super::args::{Filled, Missing, Recipe, has_extension, recipe};
 use super::rank::{Ranking, USES};
@@ -266,6 +268,49 @@ pub fn unsure_of_the_default(
             Understood::NoCall
         }
         other => other,
+    }
+}
+
+/// Words that ask for something to be carried out, whatever it is: the verbs for doing it
+/// ("apply", "carry out", "execute", "go ahead", "make it", "push it through", "enter it into the
+/// file") and the words of saying yes to what was shown ("ok", "looks right", "LGTM"). Not "run": whisper writes
+/// it for "wrong", "bronze" and "Tuesday" as often as anyone says "run the plan", and a plan
+/// run is "the plan" anyway.
+const CARRYING_OUT: &[&str] = &[
+    "apply", "applies", "applied", "applying", "carry", "carried", "execute", "executed", "proceed", "go", "do",
+    "doing", "done", "make", "write", "put", "push", "commit", "perform", "finish", "yes", "yeah", "yep", "ok", "okay",
+    "sure", "fine", "lgtm", "approve", "approved", "confirm", "accept", "real", "ahead", "enter", "looks", "good",
+    "happy",
+];
+
+/// A call that carries out what an earlier turn prepared (a move plan, a patch) for a sentence
+/// with no word of carrying anything out, nor a word for what it carries out: not a request to
+/// carry it out, whichever rule reached it. What broke (spoken dev): "pack old in Photos into a
+/// tar gz", heard "Pac Old Infogo Vento Intlatergiz.", ranked recording a note first (which had
+/// nothing to record), applying the patch third, and the patch stood in for the note — then,
+/// the move plan being newer, the plan was applied. So did "Review, Master, change next." for
+/// "rebuild the search index", and "Same note call the planer tomorrow." (the model's own
+/// best, at 0.72). A garbled sentence is the person's to say again, not a go-ahead: ask, saying
+/// what was heard and what would have been done. A hash said ("carry out 3c019948") is a word
+/// for what to carry out.
+pub fn unasked_carrying_out(understood: Understood, reading: &Reading, fill: &dyn Fn(&str) -> Filled) -> Understood {
+    let Understood::Call { tool, args } = understood else {
+        return understood;
+    };
+    let Some(Recipe::Apply(what)) = recipe(&tool) else {
+        return Understood::Call { tool, args };
+    };
+    let asked = !matches!(fill(&tool), Filled::Implied(_))
+        || applying().any(|t| super::args::words_for_what_it_applies(reading, t))
+        || reading.words.iter().any(|w| CARRYING_OUT.contains(&super::cues::plain(w).as_str()));
+    if asked {
+        return Understood::Call { tool, args };
+    }
+    Understood::Ask {
+        question: format!(
+            "I heard \"{}\" — do you want me to apply the {what} I prepared? Say \"apply the {what}\" if so, or say what you want another way.",
+            reading.text
+        ),
     }
 }
 
@@ -767,6 +812,62 @@ mod tests {
         );
         let scan = Understood::Call { tool: "fs.scan".into(), args: json!({"path": "/r"}) };
         assert_eq!(the_newest_when_unsaid(scan.clone(), &go, &unsaid, false, Some("apply.move")), scan);
+    }
+
+    #[test]
+    fn a_garbled_sentence_is_no_go_ahead_to_apply_what_was_prepared() {
+        let fills = |tool: &str| match tool {
+            "apply.move" => Filled::Implied(json!({"proposal": "ab"})),
+            "apply.patch" => Filled::Implied(json!({"proposal": "cd"})),
+            "fs.read" => Filled::Args(json!({"path": "/r/agenda.jpg"})),
+            _ => Filled::Missing(Missing::Words("what to remember")),
+        };
+        let plan = || Understood::Call { tool: "apply.move".into(), args: json!({"proposal": "ab"}) };
+        let patch = || Understood::Call { tool: "apply.patch".into(), args: json!({"proposal": "cd"}) };
+        let read = crate::understand::reading::read;
+        // What broke (spoken dev): each of these, heard so, applied the move plan or the patch.
+        for garbled in [
+            "Pac Old Infogo Vento Intlatergiz.",
+            "Review, Master, change next.",
+            "Same note call the planer tomorrow.",
+            "Flow wake won't not be mg, and agenda.jpg.",
+            "Correct, tos that are run in the file client slash or slash list dot mb.",
+        ] {
+            for call in [plan(), patch()] {
+                match unasked_carrying_out(call, &read(garbled), &fills) {
+                    Understood::Ask { question } => {
+                        assert!(question.contains(&read(garbled).text), "{garbled}: {question}")
+                    }
+                    other => panic!("{garbled}: {other:?}"),
+                }
+            }
+        }
+        // Any word of carrying out, or for what is carried out, and the call stands.
+        for asked in [
+            "go ahead",
+            "yep that plan's fine, do it",
+            "Move plan LGTM - execute it.",
+            "okay so push that edit through to the file",
+            "patch it in.",
+            "the reorganization looks right",
+            "Then let the renaming be carried out forthwith.",
+            "OK apply my fix.",
+            // Lost to the rule's first version (authors' dev).
+            "That emendation looks quite right to me; you may enter it into the manuscript.",
+        ] {
+            assert_eq!(unasked_carrying_out(plan(), &read(asked), &fills), plan(), "{asked}");
+        }
+        // A hash said names what to carry out.
+        let by_hash = |tool: &str| match tool {
+            "apply.move" => Filled::Args(json!({"proposal": "ab"})),
+            other => fills(other),
+        };
+        assert_eq!(unasked_carrying_out(plan(), &read("Carry out ab12cd34."), &by_hash), plan());
+        assert_eq!(unasked_carrying_out(plan(), &read("Karen tab12cd34."), &by_hash), plan());
+        // Calls that carry out nothing prepared, and answers that are no call: untouched.
+        let reading = Understood::Call { tool: "fs.read".into(), args: json!({"path": "/r/agenda.jpg"}) };
+        assert_eq!(unasked_carrying_out(reading.clone(), &read("Pac Old Infogo."), &fills), reading);
+        assert_eq!(unasked_carrying_out(Understood::NoCall, &read("Pac Old Infogo."), &fills), Understood::NoCall);
     }
 
     #[test]
