@@ -281,17 +281,23 @@ fn one_path(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, defau
     if elsewhere && wants != Some(EntryKind::Dir) {
         return Filled::Missing(Missing::Path { wants, not_found: None });
     }
-    let fits = |m: &&&Mention| {
-        wants.is_none_or(|k| m.candidates().iter().any(|c| ctx.vocab.entries.get(c.entry).is_some_and(|e| e.kind == k)))
-    };
+    let fitting: Vec<&Mention> = existing
+        .iter()
+        .copied()
+        .filter(|m| {
+            wants.is_none_or(|k| {
+                m.candidates().iter().any(|c| ctx.vocab.entries.get(c.entry).is_some_and(|e| e.kind == k))
+            })
+        })
+        .collect();
     // Two things named that both fit, one said as the place ("in Clients") and one as a word in
     // the sentence ("I saved the same photos twice in Clients", with a folder `Photos`): the
     // place. What broke (authors' dev): duplicates were looked for in Photos.
-    let as_a_place = |m: &&&Mention| m.preposition.as_deref().is_some_and(|p| PLACES.contains(&p));
-    let chosen = (existing.iter().filter(fits).count() > 1)
-        .then(|| existing.iter().filter(fits).find(as_a_place))
-        .flatten()
-        .or_else(|| existing.iter().find(fits))
+    let as_a_place = |m: &&Mention| m.preposition.as_deref().is_some_and(|p| PLACES.contains(&p));
+    let chosen = fitting
+        .iter()
+        .find(|m| fitting.len() > 1 && as_a_place(m))
+        .or(fitting.first())
         .or(existing.first())
         .copied()
         .or_else(|| mentions.iter().find(|m| m.kind == MentionKind::Back))

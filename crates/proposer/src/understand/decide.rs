@@ -273,9 +273,11 @@ pub fn unsure_of_the_default(
 
 /// Words that ask for something to be carried out, whatever it is: the verbs for doing it
 /// ("apply", "carry out", "execute", "go ahead", "make it", "push it through", "enter it into the
-/// file") and the words of saying yes to what was shown ("ok", "looks right", "LGTM"). Not "run": whisper writes
-/// it for "wrong", "bronze" and "Tuesday" as often as anyone says "run the plan", and a plan
-/// run is "the plan" anyway.
+/// file") and the words of saying yes to what was shown ("ok", "looks right", "LGTM"). Wider
+/// than [`super::assent`]'s go-ahead, which must be all a sentence says; narrower than the
+/// words it allows around one ("right", "so", "now" open garbled sentences too). Not "run":
+/// whisper writes it for "wrong", "bronze" and "Tuesday" as often as anyone says "run the
+/// plan", and a plan run is "the plan" anyway.
 const CARRYING_OUT: &[&str] = &[
     "apply", "applies", "applied", "applying", "carry", "carried", "execute", "executed", "proceed", "go", "do",
     "doing", "done", "make", "write", "put", "push", "commit", "perform", "finish", "yes", "yeah", "yep", "ok", "okay",
