@@ -262,6 +262,10 @@ fn resolve(m: &Mention, r: &Reading, ctx: &Context, wants: Option<EntryKind>) ->
 /// The words that say a folder is where to look ("in Clients", "inside raw", "within Taxes").
 const PLACES: &[&str] = &["in", "inside", "within", "under"];
 
+/// The words that say a folder is where something is or goes ("put budget.xlsx inside Recipes",
+/// "move it to Taxes", "read soup.md from 2021").
+const WHERE: &[&str] = &["in", "inside", "within", "under", "into", "to", "onto", "from", "at"];
+
 fn one_path(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, default_base: bool, r: &Reading) -> Filled {
     // Names of existing things first; "it" only when nothing is named; a new name is reported.
     let existing: Vec<&Mention> = mentions.iter().filter(|m| !m.candidates().is_empty()).collect();
@@ -271,12 +275,23 @@ fn one_path(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, defau
     // one ("so work is all old stuff, roll it up" with a folder `Budgets/old`).
     // A folder that holds the file is where it is, said loosely ("receipt.txt and invoices",
     // whisper's "receipt.txt in Invoices"), not a second thing.
-    let sure: Vec<&super::vocab::Entry> =
-        existing.iter().filter_map(|m| m.sure()).filter_map(|i| ctx.vocab.entries.get(i)).collect();
-    let elsewhere = sure
-        .iter()
-        .filter(|f| f.kind == EntryKind::File)
-        .any(|f| sure.iter().filter(|d| d.kind == EntryKind::Dir).any(|d| !f.abs.starts_with(&format!("{}/", d.abs))));
+    // The folder must be said as a place or a destination ("inside Sketches", "into Taxes"): a
+    // folder said otherwise is talk around the request ("I've got Garden Plans open in another
+    // window, but what I need is the text of Flyers/misc/birthday.md"; "my client writes in
+    // Latin-1", with a folder `Clients`), and the file is what the tool takes. What broke
+    // (authors' dev): both asked which file was meant.
+    let sure = |placed: bool| -> Vec<&super::vocab::Entry> {
+        existing
+            .iter()
+            .filter(|m| !placed || m.preposition.as_deref().is_some_and(|p| WHERE.contains(&p)))
+            .filter_map(|m| m.sure())
+            .filter_map(|i| ctx.vocab.entries.get(i))
+            .collect()
+    };
+    let (named, placed) = (sure(false), sure(true));
+    let elsewhere = named.iter().filter(|f| f.kind == EntryKind::File).any(|f| {
+        placed.iter().filter(|d| d.kind == EntryKind::Dir).any(|d| !f.abs.starts_with(&format!("{}/", d.abs)))
+    });
     // A tool that wants a folder takes the folder ("find duplicates of budget.xlsx in Recipes").
     if elsewhere && wants != Some(EntryKind::Dir) {
         return Filled::Missing(Missing::Path { wants, not_found: None });
@@ -1996,6 +2011,26 @@ mod tests {
             args("db.upsert", "remember that the key to the shed is under the mat")["value"],
             "the key to the shed is under the mat"
         );
+    }
+
+    #[test]
+    fn a_folder_said_around_the_request_is_not_a_second_thing_to_act_on() {
+        // What broke (authors' dev): a folder named in talk around the request made a tool that
+        // takes one file ask which file was meant.
+        for said in [
+            "I've got Band Practice open in another window, but what I need is the text of budget.xlsx",
+            "I want to read the text of budget dot xlsx and know which encoding it has, my recipes are in Latin-1",
+        ] {
+            assert_eq!(args("fs.read", said), json!({"path": "/r/budget.xlsx"}), "{said}");
+        }
+        // A folder said as where the file goes, or is, is still a second thing.
+        for said in ["put budget.xlsx inside Recipes", "read budget.xlsx from Recipes", "move budget.xlsx to Taxes"] {
+            assert_eq!(
+                f("fs.read", said),
+                Filled::Missing(Missing::Path { wants: Some(EntryKind::File), not_found: None }),
+                "{said}"
+            );
+        }
     }
 
     #[test]

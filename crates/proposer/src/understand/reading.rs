@@ -424,6 +424,11 @@ fn join_paths(said: &[Word]) -> Vec<Word> {
             while j < words.len()
                 && words[j].chars().count() == 1
                 && words[j].chars().all(|c| c.is_ascii_alphanumeric())
+                // "warranty dot m d I want it": the pronoun after a whole extension is the next
+                // sentence's first word, not a third letter ("mdi").
+                && !(words[j] == "I"
+                    && KNOWN_EXTENSIONS.contains(&ext.as_str())
+                    && !KNOWN_EXTENSIONS.contains(&format!("{ext}i").as_str()))
             {
                 ext.push_str(&words[j].to_lowercase());
                 j += 1;
@@ -562,6 +567,20 @@ mod tests {
         ] {
             assert_eq!(r(said), want, "{said}");
         }
+    }
+
+    #[test]
+    fn the_pronoun_after_a_spelt_extension_is_no_letter_of_it() {
+        // What broke (authors' dev): "… in photos slash warranty dot m d I want it to say linen
+        // instead" read "warranty.mdi want it", and no file was named.
+        assert_eq!(
+            r("where it says walnut in photos slash warranty dot m d I want it to say linen"),
+            "where it says walnut in photos/warranty.md I want it to say linen"
+        );
+        assert_eq!(r("read notes dot t x t I think"), "read notes.txt I think");
+        // Letters said in capitals are still letters, "I" among them where the extension goes on.
+        assert_eq!(r("hash setup dot M S I"), "hash setup.msi");
+        assert_eq!(r("hash notes dot T X T"), "hash notes.txt");
     }
 
     #[test]
