@@ -1104,6 +1104,13 @@ impl Assistant {
         if understand::statement::tells(text, &mentions, &cued) {
             return Ok(Answer::NoCall);
         }
+        // "what's in the Clients file drawer" asks for the listing, as a cue word would.
+        let is_dir = |m: &understand::Mention| {
+            m.sure().and_then(|i| ctx.vocab.entries.get(i)).is_some_and(|e| e.kind == understand::EntryKind::Dir)
+        };
+        if understand::cues::asks_whats_in(&reading, &mentions, &is_dir) && !cued.contains(&"fs.scan") {
+            cued.push("fs.scan");
+        }
         let visible: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
         if !opts.no_templates {
             let phrase = PhraseContext {
@@ -1158,15 +1165,29 @@ impl Assistant {
         if record && record_worded && !twice.contains(&"db.upsert") {
             twice.push("db.upsert");
         }
+        // The same for a redirect's shape, a file gone and then a file that is there.
+        if understand::args::names_a_move_that_happened(&mentions, &ctx) {
+            if cued.contains(&"propose.redirects") {
+                if !twice.contains(&"propose.redirects") {
+                    twice.push("propose.redirects");
+                }
+            } else {
+                cued.push("propose.redirects");
+            }
+        }
         let lifts: Vec<&str> = cued.iter().chain(&twice).copied().collect();
         let ranking = understand::cues::weigh(&model_ranking, &lifts, thresholds.cue_boost);
         let ranking = understand::cues::without(&ranking, &unsaid);
         report.model = Some(info.name);
         report.ranking = Some(understanding::RankingView::with_cues(&model_ranking, &ranking, &cued));
         let named = understand::mentions::names_existing(&mentions);
+        // The person's words ask for the best tool, and the model ranks it among its best two.
+        let worded = ranking.tools.first().is_some_and(|(best, _)| {
+            cued.contains(&best.as_str()) && model_ranking.tools.iter().take(2).any(|(t, _)| t == best)
+        });
         // What no tool does turns only a call into a reply: chat below the least chance of a
         // call stays no call.
-        let understood = match understand::decide(&ranking, &fill, named, &ctx.base, thresholds) {
+        let understood = match understand::decide_worded(&ranking, &fill, named, worded, &ctx.base, thresholds) {
             Understood::Call { tool, args } => match understand::beyond::overrule(&tool, &cued, unserved, &fill) {
                 Some(reply) => reply,
                 // The status report no word asked for: the model's answer to what it cannot place.

@@ -1282,6 +1282,23 @@ fn named_record(r: &Reading) -> Option<Value> {
         .then(|| json!({ "collection": collection, "key": key.chars().take(200).collect::<String>(), "value": value }))
 }
 
+/// Whether the sentence names a file that exists nowhere and then a file that exists: the shape
+/// of a redirect, from where a document was to where it is now ("make me the map of old to new
+/// paths: Podcasts/scratch 2019.pdf went to Clients/guest_list.zip"; "Clients/scratch 2019.pdf
+/// has become summary.md"). A document that moved is gone from its old place, and nothing else
+/// takes such a pair: a move cannot go onto a file that exists, and a list or a bundle of a name
+/// that is nowhere is the person's to correct either way. The model ranked a context bundle
+/// (0.71), a note (0.29) and a listing first for such sentences (authors' dev).
+pub fn names_a_move_that_happened(mentions: &[Mention], ctx: &Context) -> bool {
+    let Some(gone) = mentions.iter().position(|m| matches!(&m.kind, MentionKind::New(n) if has_extension(n))) else {
+        return false;
+    };
+    mentions[gone + 1..]
+        .iter()
+        .filter_map(|m| m.sure())
+        .any(|i| ctx.vocab.entries.get(i).is_some_and(|e| e.kind == EntryKind::File))
+}
+
 /// Whether the sentence names where a record goes by the record store's own shape — "in your
 /// reminders, under boiler", "the collection ideas", "with key nimbus9", "under the key acme" —
 /// and so asks for a record whatever its words for asking ("Put it in your notes, under
@@ -2031,6 +2048,22 @@ mod tests {
                 "{said}"
             );
         }
+    }
+
+    #[test]
+    fn a_file_gone_and_then_a_file_that_is_there_is_a_move_that_happened() {
+        let c = ctx();
+        let said = |s: &str| {
+            let r = read(s);
+            names_a_move_that_happened(&mentions::find(&r, &c.vocab), &c)
+        };
+        // What broke (authors' dev): a context bundle, a note, a listing.
+        assert!(said("make me the map of old to new paths: Taxes/old 2019.pdf went to budget.xlsx"));
+        assert!(said("Would you record that Recipes/gone.pdf has become meeting notes.txt?"));
+        // A name that is nowhere alone, after the file, or before a folder is no such move.
+        assert!(!said("read Taxes/old 2019.pdf"));
+        assert!(!said("combine budget.xlsx and Taxes/old 2019.pdf"));
+        assert!(!said("move Taxes/old 2019.pdf into Recipes"));
     }
 
     #[test]

@@ -157,6 +157,16 @@ pub const CUES: &[(&str, &[&str])] = &[
             "since last indexed",
             "index's back",
             "drifted",
+            // Authors' dev: the index as "the catalogue", a file "still the same as
+            // what you've got written down" (the duplicates had been ranked first).
+            "still the same",
+            "still as it was",
+            "still as they were",
+            "changed in the meantime",
+            "changed it since",
+            "changed them since",
+            "catalogued",
+            "cataloged",
         ],
     ),
     ("propose.patch", &["replace", "typo", "write up a patch", "draft the fix"]),
@@ -617,6 +627,37 @@ fn places(words: &[String], mentions: &[Mention]) -> bool {
             .any(|m| m.preposition.as_deref().is_some_and(|p| matches!(p, "in" | "into" | "inside" | "under")))
 }
 
+/// Whether the sentence asks what a folder holds in the everyday shape of that question —
+/// "what's in the Clients file drawer", "Podcasts contents?", "the contents of raw" — which is
+/// the listing, whatever else the folder's name might suggest to the model (it ranked the
+/// duplicates 0.50 and the listing 0.32 for the first, 0.37 and 0.34 for the second). Only
+/// for a folder named right there (`is_dir`): "what's in todo.md" asks for its text, and "the
+/// contents of warranty.md" too. Not a cue word, since it depends on what is named.
+pub fn asks_whats_in(reading: &Reading, mentions: &[Mention], is_dir: &dyn Fn(&Mention) -> bool) -> bool {
+    let words: Vec<String> = reading.words.iter().map(|w| plain(w)).collect();
+    // The question's opening words, then at most two words such as "the" or "my" before the name.
+    let asked_before = |m: &Mention| {
+        WHATS_IN.iter().any(|q| {
+            let q: Vec<&str> = q.split(' ').collect();
+            (0..=2).any(|gap| {
+                let Some(k) = m.start.checked_sub(q.len() + gap) else { return false };
+                words[k..k + q.len()].iter().zip(&q).all(|(w, p)| w == p)
+                    && words[k + q.len()..m.start].iter().all(|w| BETWEEN.contains(&w.as_str()))
+            })
+        })
+    };
+    // "Podcasts contents?": the word right after the name.
+    let contents_after = |m: &Mention| words.get(m.end).is_some_and(|w| w == "contents");
+    mentions.iter().any(|m| is_dir(m) && (asked_before(m) || contents_after(m)))
+}
+
+/// Words between the question's opening and the folder's name ("what's in the Clients folder").
+const BETWEEN: &[&str] = &["the", "my", "our", "your", "this", "that"];
+
+/// How the question "what does this folder hold" opens, as [`plain`] writes the words.
+const WHATS_IN: &[&str] =
+    &["what's in", "whats in", "what is in", "what's inside", "whats inside", "what is inside", "contents of"];
+
 /// The tools among `cued` whose cues the reading holds twice over: two different phrases of the
 /// tool's own, apart ("write up cover letter.zip as candidates for quarantine so I can review
 /// them first" — the list's "candidates for" and "review them first"). A person who asks for one
@@ -996,6 +1037,27 @@ mod tests {
         assert_eq!(cued_in("look up pottery but only in letters folder"), vec!["rag.search"]);
         assert_eq!(cued_in("look for telescope, markdown files only"), vec!["rag.search"]);
         assert!(cued_in("look at the plan").is_empty());
+    }
+
+    #[test]
+    fn asking_what_a_folder_holds_is_the_listing() {
+        let file = |rel: &str| Entry { abs: format!("/h/{rel}"), rel: rel.into(), kind: EntryKind::File };
+        let v = Vocabulary::new(vec![dir("/h", ""), dir("/h/Clients", "Clients"), file("todo.md")]);
+        let is_dir = |m: &Mention| m.sure().and_then(|i| v.entries.get(i)).is_some_and(|e| e.kind == EntryKind::Dir);
+        let asks = |s: &str| {
+            let r = read(s);
+            asks_whats_in(&r, &mentions::find(&r, &v), &is_dir)
+        };
+        // What broke (authors' dev): the duplicates were looked for in both.
+        assert!(asks("Could you tell me what's in the Clients file drawer please?"));
+        assert!(asks("Clients contents?"));
+        assert!(asks("um what is inside my clients folder"));
+        // A file's contents are its text; a question about something else in the folder is not
+        // the listing's shape; nor is the folder said far from the question.
+        assert!(!asks("what's in todo.md"));
+        assert!(!asks("the contents of todo.md"));
+        assert!(!asks("what's stale in Clients"));
+        assert!(!asks("what's in the old drafts I keep in Clients"));
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //!    stands out among the calls. The default, 0.12, was 0.25 until an unseen tree showed state questions like that
 //!    one falling under it; on the dev split it took tool accuracy from 91.6 % to 93.5 % with
 //!    no-call recall unchanged (`smart-eval --best-call`). Half of it is enough when the
-//!    sentence names something that exists and the best tool takes exactly that.
+//!    sentence names something that exists and the best tool takes exactly that, or when the
+//!    person's own words ask for the best tool and the model ranks it among its best two.
 //!    A plan, patch or quarantine list named by its hash is carried out by the tool that
 //!    carries it out, wherever that tool is ranked.
 //! 2. If the best two tools are close (their log-probability gap is under
@@ -354,6 +355,19 @@ pub fn explain(filled: &Filled, base: &str) -> Option<Understood> {
 /// The answer for a ranking, where `fill(tool)` gives that tool's arguments for what was said
 /// and `named` says whether the sentence names a file or folder that exists.
 pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, base: &str, t: &Thresholds) -> Understood {
+    decide_worded(ranking, fill, named, false, base, t)
+}
+
+/// [`decide`], where `worded` says whether the person's own words ask for the best tool (a cue
+/// of it is said) and the model, before any cue, ranks that tool among its best two.
+pub fn decide_worded(
+    ranking: &Ranking,
+    fill: &dyn Fn(&str) -> Filled,
+    named: bool,
+    worded: bool,
+    base: &str,
+    t: &Thresholds,
+) -> Understood {
     let Some((best, best_lp)) = ranking.tools.first().map(|(t, lp)| (t.as_str(), *lp)) else {
         return Understood::NoCall;
     };
@@ -361,14 +375,19 @@ pub fn decide(ranking: &Ranking, fill: &dyn Fn(&str) -> Filled, named: bool, bas
     // The model's own chance, not one cues reweighed: a cue does not make a request. A
     // sentence that names something that exists, and a best tool that takes exactly that, is
     // evidence the model's chance leaves out: half of it is enough ("I wonder what's taking up
-    // all the space in Wallpapers/summer", a call at 0.15 × 0.64).
+    // all the space in Wallpapers/summer", a call at 0.15 × 0.64). So is a tool the person's
+    // words ask for that the model itself ranks among its best two: "hey uh can you dig up
+    // documents related to kayak" (a call at 0.26 × 0.45, the search second by a hair) and
+    // "what is your actual stance and lease?" (0.08 × 1.0, the status report) were no call.
+    // Not a tool the model ranks further down: chat with a cue word in it stays chat.
     let takes_names = matches!(
         recipe(best),
         Some(
             Recipe::OnePath { .. } | Recipe::Paths | Recipe::Quarantine | Recipe::Ids | Recipe::Bundle | Recipe::Moves
         )
     );
-    let least = if named && takes_names && matches!(filled, Filled::Args(_)) { t.best_call / 2.0 } else { t.best_call };
+    let named_for_it = named && takes_names && matches!(filled, Filled::Args(_));
+    let least = if named_for_it || worded { t.best_call / 2.0 } else { t.best_call };
     if ranking.best_call < least {
         return Understood::NoCall;
     }
@@ -516,6 +535,20 @@ mod tests {
             }
             _ => Filled::Missing(Missing::Artifact("move plan")),
         }
+    }
+
+    #[test]
+    fn a_tool_the_words_ask_for_and_the_model_ranks_high_needs_half_the_chance_of_a_call() {
+        // What broke (authors' dev): "hey uh can you dig up documents related to kayak", a call
+        // at 0.26 × 0.45, was no call.
+        let r = ranking(0.26, &[("rag.search", 0.45), ("infer.superseded_docs", 0.44)]);
+        let fill = |_: &str| Filled::Args(json!({"query": "kayak"}));
+        let t = Thresholds::default();
+        assert_eq!(decide_worded(&r, &fill, false, false, "/r", &t), Understood::NoCall);
+        assert!(matches!(decide_worded(&r, &fill, false, true, "/r", &t), Understood::Call { .. }));
+        // Half, not nothing: chat the model hardly reads as a call stays chat.
+        let chat = ranking(0.1, &[("rag.search", 0.5), ("fs.scan", 0.5)]);
+        assert_eq!(decide_worded(&chat, &fill, false, true, "/r", &t), Understood::NoCall);
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub mod statement;
 pub mod vocab;
 
 pub use args::{Context, Filled, Missing, fill};
-pub use decide::{Thresholds, Understood, decide};
+pub use decide::{Thresholds, Understood, decide, decide_worded};
 pub use mentions::Mention;
 pub use rank::{RankPrompt, Ranking, Style};
 pub use reading::{Reading, read};
