@@ -641,8 +641,7 @@ pub fn asks_whats_in(reading: &Reading, mentions: &[Mention], is_dir: &dyn Fn(&M
             let q: Vec<&str> = q.split(' ').collect();
             (0..=2).any(|gap| {
                 let Some(k) = m.start.checked_sub(q.len() + gap) else { return false };
-                words[k..k + q.len()].iter().zip(&q).all(|(w, p)| w == p)
-                    && words[k + q.len()..m.start].iter().all(|w| BETWEEN.contains(&w.as_str()))
+                said_at(&q, &words, k) && words[k + q.len()..m.start].iter().all(|w| BETWEEN.contains(&w.as_str()))
             })
         })
     };
