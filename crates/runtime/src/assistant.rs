@@ -1111,6 +1111,11 @@ impl Assistant {
         if understand::cues::asks_whats_in(&reading, &mentions, &is_dir) && !cued.contains(&"fs.scan") {
             cued.push("fs.scan");
         }
+        // "I'm sure I wrote something about photosynthesis", "anything in the catalogue to do
+        // with beekeeping": a search's shape, as a search's word would be.
+        if understand::cues::asks_what_was_written(&reading, &mentions) && !cued.contains(&"rag.search") {
+            cued.push("rag.search");
+        }
         let visible: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
         if !opts.no_templates {
             let phrase = PhraseContext {

@@ -628,6 +628,13 @@ const SEARCH_WORDS: &[&str] = &[
 /// Words that point back at a topic already said.
 const POINTING: &[&str] = &["it", "that", "this", "them", "those", "these"];
 
+/// Whether the word at `i` leads into a search's topic: one of [`TOPIC_MARKERS`], or the "with"
+/// of "to do with" ("anything in the catalogue to do with beekeeping"; "with" alone leads into
+/// all sorts).
+fn marks_a_topic(lower: &[String], i: usize) -> bool {
+    TOPIC_MARKERS.contains(&lower[i].as_str()) || (lower[i] == "with" && i >= 2 && lower[i - 2..i] == ["to", "do"])
+}
+
 /// Words after which a topic said in passing has ended ("about pottery, would you see …").
 const TOPIC_ENDS: &[&str] = &[
     "would", "could", "can", "will", "please", "and", "but", "so", "do", "does", "did", "is", "are", "was", "were",
@@ -642,7 +649,7 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     let is_dir = |m: &&Mention| {
         m.candidates().iter().any(|c| ctx.vocab.entries.get(c.entry).is_some_and(|e| e.kind == EntryKind::Dir))
     };
-    let first_marker = lower.iter().position(|w| TOPIC_MARKERS.contains(&w.as_str()));
+    let first_marker = (0..lower.len()).find(|&i| marks_a_topic(&lower, i));
     let place = mentions
         .iter()
         .rev()
@@ -666,7 +673,7 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     // I have not the stamina for a longer reading list" looks for pottery, not a reading list.
     let (opens, closes) = asking_sentence(r, &lower);
     let end = end.clamp(opens, closes);
-    let marker = lower[opens..end].iter().rposition(|w| TOPIC_MARKERS.contains(&w.as_str())).map(|i| opens + i);
+    let marker = (opens..end).rev().find(|&i| marks_a_topic(&lower, i));
     let start = marker.map_or(opens, |i| i + 1);
     // "maximum 5", "give me twenty results": how many, not what about.
     let limit = result_limit(&lower);
@@ -773,8 +780,8 @@ fn asking_sentence(r: &Reading, lower: &[String]) -> (usize, usize) {
     }
     let says = |(a, b): (usize, usize), set: &[&str]| lower[a..b].iter().any(|w| set.contains(&w.as_str()));
     let has_topic = |&(a, b): &(usize, usize)| {
-        lower[a..b].iter().rposition(|w| TOPIC_MARKERS.contains(&w.as_str())).is_some_and(|k| {
-            lower[a + k + 1..b].iter().any(|w| !NO_TOPIC.contains(&w.as_str()) && !POINTING.contains(&w.as_str()))
+        (a..b).rev().find(|&k| marks_a_topic(lower, k)).is_some_and(|k| {
+            lower[k + 1..b].iter().any(|w| !NO_TOPIC.contains(&w.as_str()) && !POINTING.contains(&w.as_str()))
         })
     };
     let topical: Vec<(usize, usize)> = sentences.iter().copied().filter(has_topic).collect();
@@ -785,7 +792,7 @@ fn asking_sentence(r: &Reading, lower: &[String]) -> (usize, usize) {
         .find(|&&s| says(s, SEARCH_OPENINGS))
         .or_else(|| sentences.iter().find(opens_a_search))
         .or(topical.first())
-        .or_else(|| sentences.iter().find(|&&s| says(s, TOPIC_MARKERS)))
+        .or_else(|| sentences.iter().find(|&&(a, b)| (a..b).any(|k| marks_a_topic(lower, k))))
         .copied()
         .unwrap_or((0, lower.len()))
 }
@@ -827,8 +834,10 @@ fn search_kinds(lower: &[String], mentions: &[Mention], start: usize) -> Vec<(&'
 /// Words that say how many results come before the number ("maximum 5", "at most ten").
 const LIMIT_WORDS: &[&str] = &["maximum", "max", "limit", "top", "most", "first"];
 
-/// Words that say how many results come after the number ("twenty results").
-const RESULT_WORDS: &[&str] = &["results", "result", "hits", "matches", "documents", "docs"];
+/// Words that say how many results come after the number ("twenty results", "the three best
+/// ones", "just three things about kayak").
+const RESULT_WORDS: &[&str] =
+    &["results", "result", "hits", "matches", "documents", "docs", "best", "things", "ones", "items", "entries"];
 
 /// Words that lead into a limit and are not the topic ("give me twenty results", "only 5").
 const LIMIT_LEAD_INS: &[&str] =
@@ -1161,6 +1170,12 @@ fn with_sentence_ends(r: &Reading, indices: impl Iterator<Item = usize>) -> Vec<
 const NOTE_MARKERS: &[&[&str]] = &[
     &["keep", "in", "mind", "that"],
     &["keep", "in", "mind"],
+    &["keep", "it", "in", "mind", "that"],
+    &["keep", "it", "in", "mind"],
+    &["jot", "something", "down"],
+    &["jot", "this", "down"],
+    &["jot", "it", "down"],
+    &["note", "this", "down"],
     &["make", "a", "note", "that"],
     &["make", "a", "note"],
     &["save", "a", "note", "saying"],
@@ -1837,6 +1852,17 @@ mod tests {
             args("db.upsert", "I'd like you to remember, if you would, that the landlord's name is Mr Price")["value"],
             "the landlord's name is Mr Price"
         );
+        // What broke (authors' dev): "keep it in mind that" and "jot something down" were no
+        // word for what to remember ("Tell me what to remember").
+        assert_eq!(
+            args("db.upsert", "Could you keep it in mind that my grandson's name is Thomas?")["value"],
+            "my grandson's name is Thomas"
+        );
+        assert!(
+            args("db.upsert", "Jot something down for me, would you: ring the library about the overdue book.")["value"]
+                .as_str()
+                .is_some_and(|v| v.contains("ring the library")),
+        );
     }
 
     #[test]
@@ -2269,6 +2295,24 @@ mod tests {
         );
         assert_eq!(args("rag.search", "anything about pottery, would you check"), json!({"query": "pottery"}));
         assert_eq!(args("rag.search", "search for bread, butter and jam"), json!({"query": "bread butter and jam"}));
+        // What broke (authors' dev): "to do with" led into no topic.
+        assert_eq!(
+            args(
+                "rag.search",
+                "Is there anything in the catalogue to do with beekeeping? Just the plain text documents"
+            ),
+            json!({"query": "beekeeping", "kind": "text"})
+        );
+        // What broke (authors' dev): how many said as "the three best ones" or "just three
+        // things" was no limit.
+        assert_eq!(
+            args("rag.search", "is there something in the index about volcano? give me only the three best ones"),
+            json!({"query": "volcano", "limit": 3})
+        );
+        assert_eq!(
+            args("rag.search", "Find me just three things about kayak please, I don't want a great long list"),
+            json!({"query": "kayak", "limit": 3})
+        );
 
         // From a place that still exists is a move, not a redirect.
         assert!(matches!(f("propose.redirects", "redirect budget.xlsx to Recipes"), Filled::Missing(_)));

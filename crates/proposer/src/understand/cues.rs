@@ -31,7 +31,7 @@
 //! Every tool is still ranked by the model every time: a cue tilts the scale, as a person's
 //! choice of word should; it reaches no tool the model was not already weighing.
 
-use super::mentions::Mention;
+use super::mentions::{Mention, MentionKind};
 use super::rank::Ranking;
 use super::reading::Reading;
 
@@ -254,6 +254,13 @@ pub const CUES: &[(&str, &[&str])] = &[
             "log that",
             "save this",
             "jot down",
+            "jot something down",
+            "jot this down",
+            "jot that down",
+            "jot it down",
+            "note down",
+            "note this down",
+            "so i don't forget",
             "save a record",
             "log a record",
             "store a record",
@@ -292,6 +299,14 @@ pub const CUES: &[(&str, &[&str])] = &[
             "chuck",
             "ditch",
             "yeet*",
+            // Where things set aside are kept, in everyday words: "pop it into the holding
+            // pen", "banish it to limbo", "on the shelf of the condemned".
+            "holding pen",
+            "limbo",
+            "banish*",
+            "condemn*",
+            "doomed",
+            "consign",
         ],
     ),
     // Not "archive", "tar" or "gz": "what's in the tar file" asks for a listing.
@@ -416,7 +431,9 @@ impl<'a> Said<'a> {
     pub(super) fn new(reading: &'a Reading, mentions: &[Mention], is_name: &'a dyn Fn(&str) -> bool) -> Said<'a> {
         let words: Vec<String> = reading.words.iter().map(|w| plain(w)).collect();
         let mut covered = vec![false; words.len()];
-        for m in mentions {
+        // "it" pointing back at the last thing acted on is still a word of the phrase it is in:
+        // "keep it in mind that …", "so I can look it over first".
+        for m in mentions.iter().filter(|m| m.kind != MentionKind::Back) {
             for c in covered.iter_mut().take(m.end.min(words.len())).skip(m.start) {
                 *c = true;
             }
@@ -560,11 +577,12 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
     }
     // "add guest_list.csv to a yeet list" ("a throw away list"): an act said with "a … list"
     // drafts the list.
-    let a_list = (0..said.words.len()).any(|i| {
-        matches!(said.words[i].as_str(), "list" | "lists")
-            && !said.covered[i]
-            && said.words[i.saturating_sub(3)..i].iter().any(|w| w == "a")
-    });
+    let a_list = asks_for_a_list(&said);
+    // "write up Flyers as something to quarantine so I can look it over first": the act's
+    // words with words for looking the list over ask for the list too.
+    if the_act_said(&said) && TO_REVIEW.iter().any(|p| said.has(p)) && !tools.contains(&LIST) {
+        tools.push(LIST);
+    }
     if a_list && tools.contains(&QUARANTINE) {
         tools.retain(|t| *t != QUARANTINE);
         if !tools.contains(&LIST) {
@@ -598,6 +616,19 @@ const QUARANTINE: &str = "fs.quarantine";
 
 fn quarantine_cues() -> impl Iterator<Item = &'static &'static str> {
     CUES.iter().filter(|(tool, _)| *tool == QUARANTINE).flat_map(|(_, phrases)| phrases.iter())
+}
+
+/// Whether the words ask for a list to be made: "list" (or "roll") with "a" at most three
+/// words before it ("add guest_list.csv to a yeet list", "a roll of the doomed"), or "just the
+/// list". Not "the list" alone: "shift the things on the list you made into the holding pen"
+/// carries out a list made before.
+fn asks_for_a_list(said: &Said) -> bool {
+    let a_list = (0..said.words.len()).any(|i| {
+        matches!(said.words[i].as_str(), "list" | "lists" | "roll")
+            && !said.covered[i]
+            && said.words[i.saturating_sub(3)..i].iter().any(|w| w == "a")
+    });
+    a_list || ["just the list", "only the list"].iter().any(|p| said.has(p))
 }
 
 /// Whether the quarantine's own words are said (cued or not: a list drafted with them lifts
@@ -650,6 +681,54 @@ pub fn asks_whats_in(reading: &Reading, mentions: &[Mention], is_dir: &dyn Fn(&M
     mentions.iter().any(|m| is_dir(m) && (asked_before(m) || contents_after(m)))
 }
 
+/// Whether the sentence has the shape of a search without a search's word: the person says they
+/// wrote something on a topic ("I'm SURE I wrote something about photosynthesis … can you find
+/// it", "I once wrote at length on kayak; would you see what turns up", "i wrote some code about
+/// saxophone somewhere") or asks what the index holds on one ("is there something in the index
+/// about volcano", "anything in the catalogue to do with beekeeping"). The model ranked the
+/// duplicates, a note or no call above the search for those; with the topic in the index too
+/// ([`topic_is_indexed`]) the search is asked for twice. The topic must be said, not named: "is
+/// the index still right about todo.md" asks whether an entry is current.
+pub fn asks_what_was_written(reading: &Reading, mentions: &[Mention]) -> bool {
+    let words: Vec<String> = reading.words.iter().map(|w| plain(w)).collect();
+    let covered = |i: usize| mentions.iter().any(|m| !m.candidates().is_empty() && m.start <= i && i < m.end);
+    // A topic's marker said at `k`, then (past "the", "my", …) a word that is neither a pronoun
+    // nor a name.
+    let topic_at = |k: usize| {
+        ABOUT.iter().any(|marker| {
+            let parts: Vec<&str> = marker.split(' ').collect();
+            let mut after = k + parts.len();
+            while words.get(after).is_some_and(|w| DETERMINERS.contains(&w.as_str())) {
+                after += 1;
+            }
+            said_at(&parts, &words, k)
+                && words.get(after).is_some_and(|w| !w.is_empty() && !PRONOUNS.contains(&w.as_str()))
+                && !covered(after)
+        })
+    };
+    (0..words.len()).filter(|&i| !covered(i)).any(|i| {
+        let w = words[i].as_str();
+        let wrote = WROTE.contains(&w) && (i + 1..words.len().min(i + 5)).any(topic_at);
+        let in_the_index = INDEX_WORDS.contains(&w)
+            && i >= 2
+            && words[i - 2] == "in"
+            && matches!(words[i - 1].as_str(), "the" | "your" | "my")
+            && (i + 1..words.len().min(i + 3)).any(topic_at);
+        wrote || in_the_index
+    })
+}
+
+/// Past forms of writing down: "write" itself also asks for a note ("write a note about the boiler").
+const WROTE: &[&str] = &["wrote", "written", "jotted"];
+/// What the person may call the search index.
+const INDEX_WORDS: &[&str] = &["index", "catalogue", "catalog", "library"];
+/// The words that lead into a topic after those.
+const ABOUT: &[&str] = &["about", "on", "regarding", "concerning", "to do with"];
+/// Words before a topic that are not its own.
+const DETERMINERS: &[&str] = &["the", "a", "an", "my", "your", "our", "some"];
+/// Words after a marker that point back at something, not at a topic.
+const PRONOUNS: &[&str] = &["it", "them", "that", "this", "those", "these", "me", "you", "purpose"];
+
 /// Words between the question's opening and the folder's name ("what's in the Clients folder").
 const BETWEEN: &[&str] = &["the", "my", "our", "your", "this", "that"];
 
@@ -678,7 +757,9 @@ pub fn said_twice<'t>(
                 .flat_map(|(_, phrases)| phrases.iter().filter_map(|p| said.span(p)))
                 .collect();
             spans.iter().any(|a| spans.iter().any(|b| a.1 <= b.0))
-                || (*tool == LIST && the_act_said(&said) && TO_REVIEW.iter().any(|p| said.has(p)))
+                || (*tool == LIST
+                    && the_act_said(&said)
+                    && (TO_REVIEW.iter().any(|p| said.has(p)) || asks_for_a_list(&said)))
         })
         .collect()
 }
@@ -687,11 +768,26 @@ pub fn said_twice<'t>(
 /// words come with the list's words for looking it over: "junk, list them up for setting aside
 /// so I can review first" and "leftovers; before I get rid of anything I'd like a list with
 /// their sizes and hashes" ask for the act's list, which the model ranked below a search (0.55)
-/// and a context bundle (0.41). Not "quarantine list" or "drafted": "quarantine the drafted
-/// list" carries one out.
+/// and a context bundle (0.41). So do the act's words with a list asked for ([`asks_for_a_list`]:
+/// "a list of files to put apart … just the list"). Not "quarantine list" or "drafted":
+/// "quarantine the drafted list" carries one out.
 const LIST: &str = "propose.quarantine";
-const TO_REVIEW: &[&str] =
-    &["sizes and hashes", "review first", "review them first", "review it first", "candidates for", "for review"];
+const TO_REVIEW: &[&str] = &[
+    "sizes and hashes",
+    "review first",
+    "review them first",
+    "review it first",
+    "candidates for",
+    "for review",
+    "for my review",
+    "look it over",
+    "look them over",
+    "check it first",
+    "check them first",
+    "go over",
+    "for me to check",
+    "at my leisure",
+];
 
 /// The tools that act on what a proposal only describes: not cued when the act is said as not
 /// to be done yet, even by their own words ("mark it for quarantine but don't actually move it").
@@ -1060,6 +1156,43 @@ mod tests {
     }
 
     #[test]
+    fn an_it_pointing_back_is_still_a_word_of_the_cue_it_is_in() {
+        let v = Vocabulary::new(vec![dir("/h", "")]);
+        let cues_of = |s: &str| {
+            let r = read(s);
+            let found = mentions::find(&r, &v);
+            assert!(found.iter().any(|m| m.kind == MentionKind::Back), "{s}: {found:?}");
+            cued(&r, &found, &no_names)
+        };
+        // What broke (authors' dev): no cue at all, and the status report, for a fact to keep.
+        assert_eq!(cues_of("Could you keep it in mind that my grandson's name is Thomas?"), vec!["db.upsert"]);
+        assert!(cues_of("quarantine Recipes so I can look it over first").contains(&"propose.quarantine"));
+    }
+
+    #[test]
+    fn saying_what_was_written_on_a_topic_is_the_shape_of_a_search() {
+        let v = Vocabulary::new(vec![dir("/h", ""), dir("/h/Clients", "Clients"), {
+            Entry { abs: "/h/todo.md".into(), rel: "todo.md".into(), kind: EntryKind::File }
+        }]);
+        let asks = |s: &str| {
+            let r = read(s);
+            asks_what_was_written(&r, &mentions::find(&r, &v))
+        };
+        // What broke (authors' dev): the duplicates, a note, or no call.
+        assert!(asks("I'm SURE I wrote something about photosynthesis for the newsletter... can you find it"));
+        assert!(asks("I once wrote at length on kayak; would you consult the catalogue and see what turns up?"));
+        assert!(asks("i wrote some code about saxophone somewhere idk where, only code files tho"));
+        assert!(asks("is there something in the index about volcano? give me only the three best ones"));
+        assert!(asks("Is there anything in the catalogue to do with beekeeping?"));
+        // Writing to be done is a note; a named file asks about its entry; no topic, no search.
+        assert!(!asks("write a note about the boiler"));
+        assert!(!asks("is the index still right about todo.md"));
+        assert!(!asks("I wrote about it yesterday"));
+        assert!(!asks("rebuild the index on Clients"));
+        assert!(!asks("what's in the library"));
+    }
+
+    #[test]
     fn putting_a_named_thing_in_a_named_folder_cues_a_move() {
         let file = |rel: &str| Entry { abs: format!("/h/{rel}"), rel: rel.into(), kind: EntryKind::File };
         let v = Vocabulary::new(vec![dir("/h", ""), dir("/h/Blueprints", "Blueprints"), file("playlist.json")]);
@@ -1092,6 +1225,27 @@ mod tests {
         assert_eq!(cued_in("put notes.txt on a list to delete"), vec!["propose.quarantine"]);
         // The list already drafted is carried out by the act.
         assert_eq!(cued_in("delete everything on the list"), vec!["fs.quarantine"]);
+        // What broke (authors' dev): where things set aside are kept, in everyday words, was no
+        // word for the act at all ("pop contacts.docx into the holding pen" read the file).
+        for said in [
+            "pop notes.txt into the holding pen",
+            "banish notes.txt to the limbo",
+            "put notes.txt on the shelf of the condemned",
+        ] {
+            assert_eq!(cued_in(said), vec!["fs.quarantine"], "{said}");
+        }
+        // ... and with a list asked for, the list: "a roll of the doomed", "just the list".
+        assert_eq!(cued_in("prepare a roll of the doomed: notes.txt"), vec!["propose.quarantine"]);
+        assert!(
+            cued_in("put notes.txt on the list for the holding pen, just the list").contains(&"propose.quarantine")
+        );
+        // The act with words for looking it over first asks for the list too.
+        assert_eq!(
+            cued_in("write up notes.txt as something to quarantine so I can look it over first"),
+            vec!["fs.quarantine", "propose.quarantine"]
+        );
+        // The list made before, carried into the holding pen, is the act.
+        assert_eq!(cued_in("shift the things on the list you made into the holding pen"), vec!["fs.quarantine"]);
     }
 
     #[test]
@@ -1138,6 +1292,20 @@ mod tests {
         assert!(twice("delete it and get rid of it, but don't actually move it yet").is_empty());
         // The act's words with the list's words for looking it over (what broke, authors-dev: a
         // search, ranked 0.55, for "setting aside so I can review first").
+        // The act's words with a list asked for (what broke, authors-dev: the listing and a
+        // search for "a list of files to put apart … just the list", a context bundle for "the
+        // list for the holding pen … just the list").
+        for said in [
+            "i want a list of files to put apart: notes.txt. just the list, my boss must see it",
+            "put notes.txt on the list for the holding pen, just the list, mind",
+            "compile a list for the limbo containing Recipes, which I shall examine at my leisure",
+            "I am minded to condemn notes.txt, but I should like it set down for my review",
+        ] {
+            assert_eq!(twice(said), vec!["propose.quarantine"], "{said}");
+        }
+        // The act alone, or the list alone, is asked for once.
+        assert!(twice("pop notes.txt into the holding pen").is_empty());
+        assert!(twice("i want a list of files in Recipes").is_empty());
         assert_eq!(
             twice("these are junk, list them up for setting aside so I can review first"),
             vec!["propose.quarantine"]
