@@ -580,7 +580,7 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
     let a_list = asks_for_a_list(&said);
     // "write up Flyers as something to quarantine so I can look it over first": the act's
     // words with words for looking the list over ask for the list too.
-    if the_act_said(&said) && TO_REVIEW.iter().any(|p| said.has(p)) && !tools.contains(&LIST) {
+    if the_act_said(&said) && to_review(&said) && !tools.contains(&LIST) {
         tools.push(LIST);
     }
     if a_list && tools.contains(&QUARANTINE) {
@@ -757,9 +757,7 @@ pub fn said_twice<'t>(
                 .flat_map(|(_, phrases)| phrases.iter().filter_map(|p| said.span(p)))
                 .collect();
             spans.iter().any(|a| spans.iter().any(|b| a.1 <= b.0))
-                || (*tool == LIST
-                    && the_act_said(&said)
-                    && (TO_REVIEW.iter().any(|p| said.has(p)) || asks_for_a_list(&said)))
+                || (*tool == LIST && the_act_said(&said) && (to_review(&said) || asks_for_a_list(&said)))
         })
         .collect()
 }
@@ -788,6 +786,11 @@ const TO_REVIEW: &[&str] = &[
     "for me to check",
     "at my leisure",
 ];
+
+/// Whether the words ask to look the list over before anything is done ([`TO_REVIEW`]).
+fn to_review(said: &Said) -> bool {
+    TO_REVIEW.iter().any(|p| said.has(p))
+}
 
 /// The tools that act on what a proposal only describes: not cued when the act is said as not
 /// to be done yet, even by their own words ("mark it for quarantine but don't actually move it").
@@ -1106,6 +1109,11 @@ mod tests {
         Entry { abs: abs.into(), rel: rel.into(), kind: EntryKind::Dir }
     }
 
+    /// A file under `/h`.
+    fn file(rel: &str) -> Entry {
+        Entry { abs: format!("/h/{rel}"), rel: rel.into(), kind: EntryKind::File }
+    }
+
     #[test]
     fn words_that_name_a_file_or_folder_are_not_cues() {
         // A word inside a path is not a word of the sentence.
@@ -1136,7 +1144,6 @@ mod tests {
 
     #[test]
     fn asking_what_a_folder_holds_is_the_listing() {
-        let file = |rel: &str| Entry { abs: format!("/h/{rel}"), rel: rel.into(), kind: EntryKind::File };
         let v = Vocabulary::new(vec![dir("/h", ""), dir("/h/Clients", "Clients"), file("todo.md")]);
         let is_dir = |m: &Mention| m.sure().and_then(|i| v.entries.get(i)).is_some_and(|e| e.kind == EntryKind::Dir);
         let asks = |s: &str| {
@@ -1171,9 +1178,7 @@ mod tests {
 
     #[test]
     fn saying_what_was_written_on_a_topic_is_the_shape_of_a_search() {
-        let v = Vocabulary::new(vec![dir("/h", ""), dir("/h/Clients", "Clients"), {
-            Entry { abs: "/h/todo.md".into(), rel: "todo.md".into(), kind: EntryKind::File }
-        }]);
+        let v = Vocabulary::new(vec![dir("/h", ""), dir("/h/Clients", "Clients"), file("todo.md")]);
         let asks = |s: &str| {
             let r = read(s);
             asks_what_was_written(&r, &mentions::find(&r, &v))
@@ -1194,7 +1199,6 @@ mod tests {
 
     #[test]
     fn putting_a_named_thing_in_a_named_folder_cues_a_move() {
-        let file = |rel: &str| Entry { abs: format!("/h/{rel}"), rel: rel.into(), kind: EntryKind::File };
         let v = Vocabulary::new(vec![dir("/h", ""), dir("/h/Blueprints", "Blueprints"), file("playlist.json")]);
         let cues_of = |s: &str| {
             let r = read(s);
@@ -1290,8 +1294,6 @@ mod tests {
         assert!(twice("delete the duplicates").is_empty());
         // A tool not cued (an act said as not to be done yet) is not lifted either.
         assert!(twice("delete it and get rid of it, but don't actually move it yet").is_empty());
-        // The act's words with the list's words for looking it over (what broke, authors-dev: a
-        // search, ranked 0.55, for "setting aside so I can review first").
         // The act's words with a list asked for (what broke, authors-dev: the listing and a
         // search for "a list of files to put apart … just the list", a context bundle for "the
         // list for the holding pen … just the list").
@@ -1306,6 +1308,8 @@ mod tests {
         // The act alone, or the list alone, is asked for once.
         assert!(twice("pop notes.txt into the holding pen").is_empty());
         assert!(twice("i want a list of files in Recipes").is_empty());
+        // The act's words with the list's words for looking it over (what broke, authors-dev: a
+        // search, ranked 0.55, for "setting aside so I can review first").
         assert_eq!(
             twice("these are junk, list them up for setting aside so I can review first"),
             vec!["propose.quarantine"]
