@@ -76,8 +76,8 @@ pub fn load(path: &Path, split: &str) -> Result<Vec<Template>> {
 impl Template {
     pub fn bind(&self, b: &Binding, root: &str) -> Result<Case> {
         let ctx = || format!("case {}", self.id);
-        let text = fill(&self.raw.text, b, false).with_context(ctx)?;
-        let speech = fill(&self.raw.text, b, true).with_context(ctx)?;
+        let text = fill(&self.raw.text, b, Fill::Typed).with_context(ctx)?;
+        let speech = fill(&self.raw.text, b, Fill::Spoken).with_context(ctx)?;
         let args = expect(&self.raw.args, b, root, false).with_context(ctx)?;
         let after = match &self.raw.after {
             Some(a) => Some((a.tool.clone(), expect(&a.args, b, root, false).with_context(ctx)?)),
@@ -87,22 +87,38 @@ impl Template {
     }
 }
 
-/// `text` with every `{SLOT}` / `{SLOT.form}` filled; `aloud` says names the way a person would.
-fn fill(text: &str, b: &Binding, aloud: bool) -> Result<String> {
+/// What a slot is filled for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fill {
+    /// An expected argument: the path as the tree has it (`{ROOT}` is the empty path).
+    Args,
+    /// The sentence as typed: names as they are written.
+    Typed,
+    /// The sentence as said: names the way a person says them.
+    Spoken,
+}
+
+/// How a sentence names the working folder. What broke: `{ROOT}` filled a sentence with the
+/// empty path ("list everything in , please"), which no person says, so every such case of
+/// the authors' sets was a sentence with a hole in it.
+const ROOT_SAID: &str = "my home folder";
+
+/// `text` with every `{SLOT}` / `{SLOT.form}` filled, for `how`.
+fn fill(text: &str, b: &Binding, how: Fill) -> Result<String> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let close = rest[open..].find('}').ok_or_else(|| anyhow!("unclosed slot in {text:?}"))? + open;
         let slot = &rest[open + 1..close];
-        out.push_str(&slot_value(slot, b, aloud)?);
+        out.push_str(&slot_value(slot, b, how)?);
         rest = &rest[close + 1..];
     }
     out.push_str(rest);
     Ok(out)
 }
 
-fn slot_value(slot: &str, b: &Binding, aloud: bool) -> Result<String> {
+fn slot_value(slot: &str, b: &Binding, how: Fill) -> Result<String> {
     let (name, form) = slot.split_once('.').unwrap_or((slot, ""));
     if let Some(word) = b.words.get(name) {
         if !form.is_empty() {
@@ -117,7 +133,10 @@ fn slot_value(slot: &str, b: &Binding, aloud: bool) -> Result<String> {
         .as_ref()
         .ok_or_else(|| anyhow!("the tree has nothing for {{{slot}}}"))?;
     let form = Form::parse(form).ok_or_else(|| anyhow!("unknown form in {{{slot}}}"))?;
-    Ok(if !aloud {
+    if path.is_empty() && how != Fill::Args {
+        return Ok(ROOT_SAID.to_string());
+    }
+    Ok(if how != Fill::Spoken {
         render(path, form)
     } else {
         match form {
@@ -134,7 +153,7 @@ fn slot_value(slot: &str, b: &Binding, aloud: bool) -> Result<String> {
 fn expect(v: &Value, b: &Binding, root: &str, path_key: bool) -> Result<Value> {
     Ok(match v {
         Value::String(s) => {
-            let filled = fill(s, b, false)?;
+            let filled = fill(s, b, Fill::Args)?;
             if path_key {
                 let rel = filled.trim_matches('/');
                 Value::String(if rel.is_empty() { root.to_string() } else { format!("{root}/{rel}") })
@@ -261,6 +280,14 @@ mod tests {
             r#"{"text": "find {TOPIC}", "tool": "rag.search", "args": {"query": {"$contains": "{TOPIC}"}, "path_prefix": "{ROOT}"}}"#,
         );
         assert_eq!(c.args, json!({"query": {"$contains": "kayak"}, "path_prefix": "/r"}));
+    }
+
+    #[test]
+    fn the_working_folder_in_a_sentence_is_said_not_left_blank() {
+        let c = case(r#"{"text": "list everything in {ROOT}, please", "tool": "fs.scan", "args": {"path": "{ROOT}"}}"#);
+        assert_eq!(c.text, "list everything in my home folder, please");
+        assert_eq!(c.speech, "list everything in my home folder, please");
+        assert_eq!(c.args, json!({"path": "/r"}));
     }
 
     #[test]

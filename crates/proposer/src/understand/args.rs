@@ -346,8 +346,15 @@ fn paths(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, r: &Read
     }
     let existing: Vec<&Mention> = mentions.iter().filter(|m| !matches!(m.kind, MentionKind::New(_))).collect();
     // Names win over "it": "delete it and budget.xlsx" is rare, "delete budget.xlsx" is not.
+    // Words that point at one thing on purpose are kept beside the names ("put that one
+    // together with contacts.docx into one bundle" bundled contacts.docx alone).
+    let on_purpose = |m: &Mention| {
+        let said = r.words[m.start..m.end].join(" ").to_lowercase();
+        ["that one", "this one", "that file", "this file", "the same file", "that same file", "this same file"]
+            .contains(&said.as_str())
+    };
     let pick: Vec<&Mention> = if existing.iter().any(|m| m.kind != MentionKind::Back) {
-        existing.into_iter().filter(|m| m.kind != MentionKind::Back).collect()
+        existing.into_iter().filter(|m| m.kind != MentionKind::Back || on_purpose(m)).collect()
     } else {
         existing
     };
@@ -1367,6 +1374,9 @@ fn said_before_the_key<'r>(r: &'r Reading, lower: &[String], key_at: usize, phra
     r.words[start..end].iter().map(String::as_str).collect()
 }
 
+/// Words that ask, said right before a note's marker ("could you please make a note of that").
+const ASKING_LEAD: &[&str] = &["could", "can", "would", "will", "you", "u", "please", "kindly", "just", "and", "so"];
+
 fn record(r: &Reading) -> Filled {
     if let Some(args) = named_record(r) {
         return Filled::Args(args);
@@ -1400,8 +1410,22 @@ fn record(r: &Reading) -> Filled {
             after += 1;
         }
     }
-    let range = if after < lower.len() { after..lower.len() } else { 0..at };
-    let statement: Vec<&str> = r.words[range].iter().map(|w| w.trim_end_matches(',')).collect();
+    // "Our neighbours have a spaniel called Moonlight. Could you make a note of that somewhere
+    // so I don't forget": "of that" points back at what was said before the asking.
+    let points_back = matches!(
+        lower.get(after..).unwrap_or_default(),
+        [of, pointer, ..] if of == "of" && matches!(pointer.as_str(), "that" | "this" | "it")
+    );
+    let range = if after < lower.len() && !points_back {
+        after..lower.len()
+    } else {
+        let mut end = at;
+        while end > 0 && ASKING_LEAD.contains(&lower[end - 1].as_str()) {
+            end -= 1;
+        }
+        0..end
+    };
+    let statement: Vec<&str> = r.words[range].iter().map(|w| w.trim_end_matches([',', '.'])).collect();
     if statement.is_empty() {
         return Filled::Missing(Missing::Words("what to remember"));
     }
@@ -1678,6 +1702,15 @@ mod tests {
             args("fs.quarantine", "throw away budget.xlsx and shopping list dot md"),
             json!({"paths": ["/r/budget.xlsx", "/r/shopping_list.md"]})
         );
+        // What broke (a twenty-seventh author): "that one" was dropped beside the name said.
+        assert_eq!(
+            f("rag.assemble_context", "put that one together with shopping list dot md into one bundle"),
+            Filled::Defaulted(json!({"budget_tokens": 2000, "ids": ["/r/budget.xlsx", "/r/shopping_list.md"]}))
+        );
+        assert_eq!(
+            args("fs.quarantine", "throw away shopping list dot md, I'm done with it")["paths"],
+            json!(["/r/shopping_list.md"])
+        );
     }
 
     #[test]
@@ -1862,6 +1895,15 @@ mod tests {
             args("db.upsert", "Jot something down for me, would you: ring the library about the overdue book.")["value"]
                 .as_str()
                 .is_some_and(|v| v.contains("ring the library")),
+        );
+        // What broke (a twenty-seventh author): "of that" pointed back, and the note kept
+        // "of that somewhere so I don't call it the wrong thing again".
+        assert_eq!(
+            args(
+                "db.upsert",
+                "Our new neighbours have a spaniel called moonlight. Could you make a note of that somewhere so I don't forget?"
+            )["value"],
+            "Our new neighbours have a spaniel called moonlight"
         );
     }
 

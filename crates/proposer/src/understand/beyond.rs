@@ -123,7 +123,54 @@ pub const UNSERVED_ACTS: &[(&str, &str)] = &[
     ("on the scanner", "scanners"),
     ("patch me through", "phone calls"),
     ("put me through", "phone calls"),
+    ("how do you spell", "spelling"),
+    ("how do i spell", "spelling"),
+    ("how to spell", "spelling"),
+    ("definition of", "a dictionary"),
+    ("synonym for", "a dictionary"),
+    ("synonyms for", "a dictionary"),
+    ("chmod", "file permissions"),
+    ("write-protect", "file permissions"),
+    ("write protect", "file permissions"),
 ];
+
+/// Making a file read-only: "read-only" (or "read only") with a verb of making a few words
+/// before it ("make todo.md read-only so the grandchildren can't spoil it"). Not the words
+/// alone: "read only the first page" reads, "are you in read-only mode" asks about SMART.
+fn made_read_only(lower: &[String]) -> bool {
+    let plain = |i: usize| super::cues::plain(&lower[i]);
+    (0..lower.len()).any(|i| {
+        let said = matches!(plain(i).as_str(), "read-only" | "readonly")
+            || (plain(i) == "read" && i + 1 < lower.len() && plain(i + 1) == "only");
+        said && (i.saturating_sub(5)..i).any(|j| matches!(plain(j).as_str(), "make" | "set" | "mark" | "turn"))
+    })
+}
+
+/// Drives and devices outside the allowed folders: copying or moving something onto one ("copy
+/// Photos/old onto my memory stick") is no tool's; only with such a verb, since the device may
+/// itself be an allowed folder to look at.
+const DEVICES: &[&str] = &[
+    "memory stick",
+    "usb stick",
+    "usb drive",
+    "usb key",
+    "thumb drive",
+    "flash drive",
+    "pen drive",
+    "external drive",
+    "external hard drive",
+    "external disk",
+    "sd card",
+    "memory card",
+    "dvd",
+];
+const ONTO_A_DEVICE: &[&str] = &["copy", "transfer", "burn", "put", "move", "save", "back"];
+
+/// Sending by mail said as a verb: only where a request's verb stands, first or after words
+/// that ask ("please email agenda.jpg to my daughter", "could you email it to my boss"), since
+/// "find the email to my boss" names one.
+const MAILING: &[&str] = &["email", "e-mail", "mail"];
+const BEFORE_A_VERB: &[&str] = &["please", "pls", "kindly", "just", "you", "u", "and", "then", "also", "now"];
 
 /// Printing: "print" alone is how some people ask to see a file ("print the text of notes.txt"),
 /// but with paper in the sentence it is the printer's ("print quote.md double-sided, two
@@ -213,9 +260,15 @@ fn sends_away(said: &Said, lower: &[String]) -> bool {
             && FOR_SOMEONE.contains(&w[1].as_str())
             && PEOPLE.contains(&w[2].trim_end_matches([',', '.', '!', '?']))
     });
-    let asked_to_send = (0..lower.len())
-        .any(|at| SENDING.contains(&super::cues::plain(&lower[at]).as_str()) && !in_a_telling_clause(lower, at));
-    SENDING.iter().any(|v| said.has(v)) && asked_to_send && (to_someone || APPS.iter().any(|a| said.has(a)))
+    let asked_to_send = (0..lower.len()).any(|at| {
+        let w = super::cues::plain(&lower[at]);
+        (SENDING.contains(&w.as_str()) && !in_a_telling_clause(lower, at))
+            || (MAILING.contains(&w.as_str())
+                && (at == 0 || BEFORE_A_VERB.contains(&super::cues::plain(&lower[at - 1]).as_str())))
+    });
+    SENDING.iter().chain(MAILING).any(|v| said.has(v))
+        && asked_to_send
+        && (to_someone || APPS.iter().any(|a| said.has(a)))
 }
 
 /// Words that open a clause telling when or why something happens, when a subject follows them
@@ -337,6 +390,12 @@ pub fn asked_for(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str)
             })
         })
         .or_else(|| sends_away(&said, &lower).then_some(Unserved { what: "sending files", act: true, words: "" }))
+        .or_else(|| {
+            let onto_a_device = DEVICES.iter().any(|d| said.has(d))
+                && lower.iter().any(|w| ONTO_A_DEVICE.contains(&super::cues::plain(w).as_str()));
+            onto_a_device.then_some(Unserved { what: "drives outside your allowed folders", act: true, words: "" })
+        })
+        .or_else(|| made_read_only(&lower).then_some(Unserved { what: "file permissions", act: true, words: "" }))
         .or_else(|| {
             UNSERVED.iter().find(|(word, _)| said.has(word)).map(|(_, what)| Unserved { what, act: false, words: "" })
         })
@@ -546,6 +605,23 @@ mod tests {
         assert_eq!(asked("store a note: text the landlord on friday"), None);
         assert_eq!(asked("sort the files in the order they were made"), None);
         assert_eq!(asked("find the book about birds"), None);
+        // What broke (a twenty-seventh author): reading the file, a duplicates search of the
+        // folder, a check of the file against the index, a stale-documents report.
+        assert_eq!(asked("Please email agenda.jpg to my daughter."), Some("sending files"));
+        assert_eq!(asked("could you email the notes to my boss"), Some("sending files"));
+        assert_eq!(asked("find the email to my boss"), Some("email"));
+        assert_eq!(
+            asked("Copy photos slash old onto my memory stick, would you?"),
+            Some("drives outside your allowed folders")
+        );
+        assert_eq!(asked("what's on the memory stick folder"), None);
+        assert_eq!(
+            asked("Could you make todo.md read-only so the grandchildren can't spoil it?"),
+            Some("file permissions")
+        );
+        assert_eq!(asked("read only the first page of todo.md"), None);
+        assert_eq!(asked("are you in read-only mode"), None);
+        assert_eq!(asked("How do you spell accommodation? I always get it wrong."), Some("spelling"));
         assert_eq!(
             asked_for(&read("send an email to my client with agenda.zip attached"), &[], &no_names).map(|u| u.act),
             Some(true)

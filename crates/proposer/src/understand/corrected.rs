@@ -45,14 +45,16 @@ pub const CORRECTIONS: &[&str] = &[
 /// Words after the phrase that only lead up to the correction.
 const LEAD_UPS: &[&str] = &[
     "not", "that", "this", "one", "the", "other", "i", "mean", "meant", "make", "it", "sorry", "actually", "rather",
-    "just", "no", "wait", "it's", "its", "is",
+    "just", "no", "wait", "it's", "its", "is", "was",
 ];
 
 /// Lead-ups that say the next word replaces the word before the phrase ("make it linen").
 const REPLACES: &[&[&str]] = &[&["make", "it"], &["make", "that"], &["i", "mean"], &["i", "meant"], &["it's"]];
 
 /// Words that may stand between a name and the phrase ("in Pictures folder no wait …").
-const BETWEEN: &[&str] = &["folder", "file", "directory", "one", "please"];
+/// Also the words of a guess ("summary.md I think, no, wait, it was Letters/newsletter.txt").
+const BETWEEN: &[&str] =
+    &["folder", "file", "directory", "one", "please", "i", "think", "guess", "believe", "suppose", "reckon"];
 
 /// Prepositions said again before the corrected name.
 const PREPOSITIONS: &[&str] = &["in", "into", "to", "under", "inside", "from", "on", "onto", "of"];
@@ -208,6 +210,19 @@ mod tests {
             )
             .as_deref(),
             Some("move Pictures into Wallpapers")
+        );
+    }
+
+    #[test]
+    fn a_name_said_as_a_guess_and_put_right_is_replaced() {
+        // What broke (a twenty-seventh author): the first, guessed name was read.
+        assert_eq!(
+            with_names(
+                "a letter I typed, summary.md I think, no, wait, it was Letters/newsletter.txt. Show me it",
+                &[(4, 5), (11, 12)]
+            )
+            .as_deref(),
+            Some("a letter I typed Letters/newsletter.txt Show me it")
         );
     }
 

@@ -63,8 +63,12 @@ pub const CUES: &[(&str, &[&str])] = &[
             "wrote about",
             "related to",
             "dig up",
+            "dig it out",
+            "dig them out",
+            "dig out",
             "written up",
             "anything about",
+            "something about",
             "look up",
             "look for",
         ],
@@ -167,6 +171,16 @@ pub const CUES: &[(&str, &[&str])] = &[
             "changed them since",
             "catalogued",
             "cataloged",
+            // A twenty-seventh author: "verify that X hasn't altered since it went into the
+            // index", "does the library index still hold the right version of it".
+            "altered since",
+            "hasn't altered",
+            "has not altered",
+            "been altered",
+            "modified since",
+            "edited since",
+            "went into the index",
+            "right version",
         ],
     ),
     ("propose.patch", &["replace", "typo", "write up a patch", "draft the fix"]),
@@ -1321,6 +1335,12 @@ mod tests {
         assert_eq!(
             twice(&crate::understand::reading::spelled_out("can u prep quarantining old.json, sizes + hashes pls")),
             vec!["propose.quarantine"]
+        );
+        // What broke (a twenty-seventh author): a search for "something about mosaic … dig it
+        // out" ranked below the stale-documents report of the folder named.
+        assert_eq!(
+            twice("somewhere in notes there ought to be something about mosaic; would you dig it out for me"),
+            vec!["rag.search"]
         );
         // The list's own name with the act carries a list out: lifted once.
         assert!(!twice("delete everything on the quarantine list").contains(&"propose.quarantine"));

@@ -182,6 +182,10 @@ const BACK: &[&[&str]] = &[
     &["that", "folder"],
     &["this", "folder"],
     &["the", "same", "folder"],
+    &["that", "same", "folder"],
+    &["this", "same", "folder"],
+    // Not "the whole lot": "everything that's in my home folder, the whole lot" means all.
+    &["the", "lot"],
     &["those", "files"],
     &["these", "files"],
     &["those"],
@@ -666,6 +670,10 @@ mod tests {
         assert!(matches!(find(&read("compress old now"), &v)[0].kind, MentionKind::Existing(_)));
         assert_eq!(find(&read("move old into Letters"), &v).len(), 2);
         assert_eq!(said("which ones in the same folder are the same"), ["back"]);
+        // What broke (a twenty-seventh author): the whole working folder looked at, a question
+        // which folder was meant.
+        assert_eq!(said("and in that same folder are there any older drafts"), ["back"]);
+        assert_eq!(said("squash the lot into an archive would you"), ["back"]);
         assert!(said("good morning").is_empty());
     }
 

@@ -103,7 +103,9 @@ pub fn fit_find(find: &str, text: &str) -> Option<String> {
 /// "seventeen but don't apply it yet" → "seventeen").
 pub fn before_request(said: &str) -> String {
     let mut kept: Vec<&str> = vec![];
-    for w in said.split_whitespace() {
+    let words: Vec<&str> = said.split_whitespace().collect();
+    let end = words.len() - pointing_back_tail(&words);
+    for &w in &words[..end] {
         let plain = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase();
         if !kept.is_empty() && REQUEST_TAIL.contains(&plain.as_str()) {
             break;
@@ -118,6 +120,25 @@ pub fn before_request(said: &str) -> String {
     kept.join(" ")
 }
 
+/// Words that point back at the file being changed, at the end of what was said ("change
+/// copper to linen in that file", "… in it", "… in there"): no part of the new words. Their
+/// length, when some words are said before them.
+fn pointing_back_tail(words: &[&str]) -> usize {
+    let plain = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase();
+    let Some(at) = words.iter().rposition(|w| matches!(plain(w).as_str(), "in" | "inside" | "within")) else {
+        return 0;
+    };
+    let rest: Vec<String> = words[at + 1..].iter().map(|w| plain(w)).collect();
+    let points = match rest.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["it" | "there" | "here"] => true,
+        ["that" | "this" | "the" | "said", thing] => {
+            matches!(*thing, "file" | "document" | "doc" | "one" | "note" | "notes" | "text")
+        }
+        _ => false,
+    };
+    if points && at > 0 { words.len() - at } else { 0 }
+}
+
 /// A patch's words to find fitted to the file's text: as said when the file holds none of them.
 pub fn fit(find: &str, text: &str) -> String {
     fit_find(find, text).unwrap_or_else(|| find.to_string())
@@ -128,6 +149,16 @@ mod tests {
     use super::*;
 
     const LIST: &str = "milk\nbread\nTuesday: eggs, flour\nsecond-hand books\n";
+
+    #[test]
+    fn words_pointing_back_at_the_file_are_no_part_of_the_new_text() {
+        // What broke (a twenty-seventh author): "Please change copper to linen in that file."
+        // after "Ah, there it is." replaced copper with "linen in that file".
+        assert_eq!(before_request("linen in that file."), "linen");
+        assert_eq!(before_request("linen in it"), "linen");
+        assert_eq!(before_request("dinner in the garden"), "dinner in the garden");
+        assert_eq!(before_request("in it"), "in it");
+    }
 
     #[test]
     fn the_find_is_the_longest_run_of_said_words_the_file_holds() {

@@ -51,6 +51,53 @@ pub const TAKE_BACKS: &[&str] = &[
     "changed my mind",
 ];
 
+/// Who may be the subject of a take-back's verb: "I always forget it" tells of a habit, "you'll
+/// forget that" of a worry; the take-back itself is said with no subject ("forget it"). Not
+/// "you": "can you just forget it" takes the request back.
+const SUBJECTS: &[&str] = &["i", "we", "they", "he", "she", "i'll", "you'll", "we'll", "i'd", "you'd", "i'm", "people"];
+
+/// Words that may stand between such a subject and its verb ("I always forget it").
+const BETWEEN: &[&str] = &[
+    "always",
+    "never",
+    "often",
+    "usually",
+    "sometimes",
+    "just",
+    "might",
+    "will",
+    "would",
+    "could",
+    "can",
+    "may",
+    "probably",
+    "easily",
+    "totally",
+    "completely",
+    "tend",
+    "to",
+    "keep",
+    "do",
+    "did",
+    "must",
+    "shall",
+    "should",
+];
+
+/// Whether the phrase at `at` opens on a verb said with its subject before it: a sentence about
+/// someone forgetting, not the person taking the request back ("I changed my mind" is a
+/// take-back with its subject).
+fn said_with_a_subject(lower: &[String], at: usize) -> bool {
+    if !matches!(lower[at].as_str(), "forget" | "ignore" | "disregard" | "cancel" | "scratch") {
+        return false;
+    }
+    let mut i = at;
+    while i > 0 && BETWEEN.contains(&lower[i - 1].as_str()) {
+        i -= 1;
+    }
+    i > 0 && SUBJECTS.contains(&lower[i - 1].as_str())
+}
+
 /// The word that takes back a request only when nothing follows it.
 const FINAL_TAKE_BACK: &str = "cancel";
 
@@ -73,7 +120,7 @@ pub fn taken_back(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str
     };
     // "don't forget it" keeps the request: negated as a cue is.
     let last_end = (0..lower.len())
-        .filter(|&i| !negated(&reading.words, &lower, i))
+        .filter(|&i| !negated(&reading.words, &lower, i) && !said_with_a_subject(&lower, i))
         .filter_map(|i| {
             TAKE_BACKS
                 .iter()
@@ -131,6 +178,12 @@ mod tests {
         assert!(!back("keep a record for me, the project codename is Marigold, don't forget it"));
         assert!(!back("remember that the gate code is 1990 and do not forget that"));
         assert!(!back("the gate code is 1990, don't ever forget it"));
+        // What broke (authors' dev): "remember for me that the piano tuner's name is Hartley? I
+        // always forget it." was taken back: a take-back's words with a subject tell of a habit.
+        assert!(!back("remember for me that the tuner's name is Hartley? I always forget it."));
+        assert!(!back("note that the code is 4471 because you'll forget that otherwise"));
+        assert!(back("note that the code is 4471. no, forget it"));
+        assert!(back("note that the code is 4471, actually can you just forget it"));
     }
 
     #[test]
