@@ -1374,6 +1374,11 @@ fn said_before_the_key<'r>(r: &'r Reading, lower: &[String], key_at: usize, phra
     r.words[start..end].iter().map(String::as_str).collect()
 }
 
+/// Words after "make a note of that" that show "that" pointed back ("… of that somewhere so I
+/// don't forget", "… of that for me, please").
+const POINTED_AT_ENDS: &[&str] =
+    &["somewhere", "for", "so", "please", "down", "then", "because", "now", "thanks", "thank", "and", "as", "too"];
+
 /// Words that ask, said right before a note's marker ("could you please make a note of that").
 const ASKING_LEAD: &[&str] = &["could", "can", "would", "will", "you", "u", "please", "kindly", "just", "and", "so"];
 
@@ -1411,11 +1416,14 @@ fn record(r: &Reading) -> Filled {
         }
     }
     // "Our neighbours have a spaniel called Moonlight. Could you make a note of that somewhere
-    // so I don't forget": "of that" points back at what was said before the asking.
-    let points_back = matches!(
-        lower.get(after..).unwrap_or_default(),
-        [of, pointer, ..] if of == "of" && matches!(pointer.as_str(), "that" | "this" | "it")
-    );
+    // so I don't forget": "of that" points back at what was said before the asking. Not "of
+    // that appointment at three", where "that" begins what to keep.
+    let points_back = match lower.get(after..).unwrap_or_default() {
+        [of, pointer, rest @ ..] if of == "of" && matches!(pointer.as_str(), "that" | "this" | "it") => {
+            rest.first().is_none_or(|next| POINTED_AT_ENDS.contains(&next.as_str())) || r.ends_clause(after + 1)
+        }
+        _ => false,
+    };
     let range = if after < lower.len() && !points_back {
         after..lower.len()
     } else {
@@ -1904,6 +1912,13 @@ mod tests {
                 "Our new neighbours have a spaniel called moonlight. Could you make a note of that somewhere so I don't forget?"
             )["value"],
             "Our new neighbours have a spaniel called moonlight"
+        );
+        assert_eq!(args("db.upsert", "the gate code is 4471. make a note of that.")["value"], "the gate code is 4471");
+        // "that" beginning what to keep points at nothing before it.
+        assert!(
+            args("db.upsert", "make a note of that appointment at the dentist on friday")["value"]
+                .as_str()
+                .is_some_and(|v| v.contains("appointment at the dentist on friday"))
         );
     }
 
