@@ -347,10 +347,11 @@ fn paths(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, r: &Read
     let existing: Vec<&Mention> = mentions.iter().filter(|m| !matches!(m.kind, MentionKind::New(_))).collect();
     // Names win over "it": "delete it and budget.xlsx" is rare, "delete budget.xlsx" is not.
     // Words that point at one thing on purpose are kept beside the names ("put that one
-    // together with contacts.docx into one bundle" bundled contacts.docx alone).
+    // together with contacts.docx into one bundle" bundled contacts.docx alone): those of the
+    // mention finder's pointing phrases that name a file or "one".
     let on_purpose = |m: &Mention| {
         let said = r.words[m.start..m.end].join(" ").to_lowercase();
-        ["that one", "this one", "that file", "this file", "the same file", "that same file", "this same file"]
+        ["that one", "that file", "this file", "the same file", "that same file", "this same file"]
             .contains(&said.as_str())
     };
     let pick: Vec<&Mention> = if existing.iter().any(|m| m.kind != MentionKind::Back) {
