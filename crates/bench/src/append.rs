@@ -294,6 +294,7 @@ pub fn run(n: u64, batched: u64, epoch: u64, dir: &Path, s: &mut Summary) -> Res
             prev_hash: r.before.to_hex(),
             hash: String::new(),
             seal: String::new(),
+            chain: smart_ledger::record::CHAIN_NOW,
         };
         let t = Instant::now();
         let h = row.compute_hash().map_err(anyhow::Error::msg)?;

