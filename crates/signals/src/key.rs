@@ -67,9 +67,13 @@ impl DeviceKey {
         move |msg: &[u8]| hex::encode(signing.sign(msg).to_bytes())
     }
 
-    /// Whether `stored` is [`DeviceKey::seal_hex`] of `hash`, worked out on the stack.
+    /// Whether `stored` is [`DeviceKey::seal_hex`] of `hash`, worked out on the stack. The stored
+    /// text is read as the MAC it spells and compared in constant time (`blake3::Hash`'s `==`),
+    /// not written out as text per row; it must still be exactly what `seal_hex` writes —
+    /// lowercase — so that a seal is never accepted in a form this device never stored.
     pub fn seal_matches(&self, hash: &[u8; 32], stored: &str) -> bool {
-        blake3::keyed_hash(&self.seal, hash).to_hex().as_str() == stored
+        !stored.bytes().any(|b| b.is_ascii_uppercase())
+            && blake3::Hash::from_hex(stored).is_ok_and(|s| s == blake3::keyed_hash(&self.seal, hash))
     }
 
     /// A signed user signal: the person's decision on `pending_id` (bound to `call_hash`),
@@ -103,4 +107,24 @@ pub fn new_nonce() -> Result<String, SignalsError> {
     let mut b = [0u8; 16];
     getrandom::fill(&mut b).map_err(|e| SignalsError::Random(e.to_string()))?;
     Ok(hex::encode(b))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seal_matches_only_as_seal_hex_writes_it() {
+        let key = DeviceKey::from_secret([7; 32]);
+        let other = DeviceKey::from_secret([8; 32]);
+        let (hash, next) = ([1u8; 32], [2u8; 32]);
+        let seal = key.seal_hex(&hash);
+        assert!(key.seal_matches(&hash, &seal));
+        assert!(!key.seal_matches(&next, &seal), "another event's hash");
+        assert!(!other.seal_matches(&hash, &seal), "another device's key");
+        for bad in [seal.to_uppercase(), seal[..62].to_string(), format!("{seal}00"), String::new(), "zz".repeat(32)] {
+            assert!(!key.seal_matches(&hash, &bad), "{bad:?}");
+        }
+    }
 }
