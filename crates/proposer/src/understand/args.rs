@@ -529,13 +529,29 @@ fn moves(r: &Reading, mentions: &[Mention], ctx: &Context, redirect: bool) -> Fi
 /// new name, and nothing else named, is the new name for it. The index of the new name.
 /// So is a new name said as what the thing should be called ("newsletter.json ought really to be
 /// called scratch.txt").
+///
+/// Or "call it" / "name it" right before the new name, with what it names said before
+/// ("Clients/guest_list.zip, this file, I want to call it scratch.pdf now": the words that point
+/// back at it are no second thing to rename).
 fn renamed_as(r: &Reading, mentions: &[&Mention]) -> Option<usize> {
-    let [old, new] = mentions else { return None };
     let lower = r.lower();
-    let said_rename = lower[..old.start].iter().any(|w| matches!(w.as_str(), "rename" | "mv"))
-        || (old.end < new.start
-            && lower.get(new.start.saturating_sub(1)).is_some_and(|w| matches!(w.as_str(), "called" | "named")));
-    (said_rename && !old.candidates().is_empty() && matches!(new.kind, MentionKind::New(_))).then_some(1)
+    if let [old, new] = mentions
+        && lower[..old.start].iter().any(|w| matches!(w.as_str(), "rename" | "mv"))
+        && !old.candidates().is_empty()
+        && matches!(new.kind, MentionKind::New(_))
+    {
+        return Some(1);
+    }
+    let at = mentions.len().checked_sub(1).filter(|&at| at > 0)?;
+    let new = mentions[at];
+    let called = match &lower[..new.start] {
+        [.., a, b] if b == "it" => matches!(a.as_str(), "call" | "name" | "rename" | "calling" | "naming"),
+        [.., w] => matches!(w.as_str(), "called" | "named"),
+        [] => false,
+    };
+    let others_point_back = mentions[1..at].iter().all(|m| m.kind == MentionKind::Back);
+    (called && matches!(new.kind, MentionKind::New(_)) && !mentions[0].candidates().is_empty() && others_point_back)
+        .then_some(at)
 }
 
 /// Words that say to move something, before what is moved.
@@ -732,6 +748,16 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     }
     // "my accountant asked about pottery, would you see if there's anything written about it":
     // "it" points back at the topic said before, after the marker before.
+    // "have some markdown about volcano? look for it pleace": words of courtesy after it (even
+    // misspelt) leave it pointing back.
+    let courtesy = |w: &&str| {
+        let w = w.to_lowercase();
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        matches!(w, "please" | "pls" | "plz" | "pleace" | "plese" | "thanks" | "thank" | "you" | "for" | "me" | "now")
+    };
+    if topic.len() > 1 && POINTING.contains(&topic[0].to_lowercase().as_str()) && topic[1..].iter().all(courtesy) {
+        topic.truncate(1);
+    }
     if topic.len() == 1 && POINTING.contains(&topic[0].to_lowercase().as_str()) && start > 1 {
         let earlier = lower[..start - 1].iter().rposition(|w| TOPIC_MARKERS.contains(&w.as_str()));
         if let Some(k) = earlier {
@@ -1002,6 +1028,30 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
             return Some((a, b));
         }
     }
+    // "I write tuesday but the correct is bronze", "I typed cobalt, the right word is cedar": the
+    // old words after a verb of writing, the new after the word for right.
+    let right = lower.iter().enumerate().position(|(i, w)| {
+        matches!(w.trim_end_matches(','), "correct" | "right" | "proper")
+            && i > 0
+            && matches!(lower[i - 1].as_str(), "the" | "but" | "but,")
+            && lower[i + 1..].iter().take(3).any(|x| matches!(x.as_str(), "is" | "was" | "one" | "word"))
+    });
+    if let Some(c) = right {
+        let wrote = lower[..c]
+            .iter()
+            .rposition(|w| matches!(w.as_str(), "write" | "wrote" | "written" | "typed" | "type" | "put"));
+        let is = lower[c + 1..].iter().position(|w| matches!(w.as_str(), "is" | "was")).map(|k| k + c + 1);
+        if let (Some(v), Some(is)) = (wrote, is) {
+            let mut a_end = c - 1;
+            while a_end > v + 1 && matches!(lower[a_end - 1].trim_end_matches(','), "but" | "and" | "the") {
+                a_end -= 1;
+            }
+            let (a, b) = (text(v + 1, a_end), text(is + 1, words.len()));
+            if !a.is_empty() && !b.is_empty() {
+                return Some((a, b));
+            }
+        }
+    }
     // "A should be B", "it says A but it should say B", "A becomes B".
     // "A must become B" as "A should be B".
     // "typed A … and it's supposed to be B" as "A should be B".
@@ -1210,6 +1260,17 @@ const NOTE_MARKERS: &[&[&str]] = &[
     &["add", "a", "record"],
     &["keep", "a", "record", "that"],
     &["keep", "a", "record"],
+    // A twenty-ninth author: "write in the records that my badge number is 48213", "the code of
+    // the medicine cabinet is moonlight, keep it in your records please".
+    &["keep", "it", "in", "your", "records"],
+    &["keep", "it", "in", "the", "records"],
+    &["keep", "it", "in", "my", "records"],
+    &["in", "the", "records", "that"],
+    &["in", "your", "records", "that"],
+    &["in", "my", "records", "that"],
+    &["in", "the", "records"],
+    &["in", "your", "records"],
+    &["in", "my", "records"],
     &["store", "that"],
     &["record", "that"],
     &["remember", "that"],
@@ -1423,7 +1484,13 @@ fn record(r: &Reading) -> Filled {
         [of, pointer, rest @ ..] if of == "of" && matches!(pointer.as_str(), "that" | "this" | "it") => {
             rest.first().is_none_or(|next| POINTED_AT_ENDS.contains(&next.as_str())) || r.ends_clause(after + 1)
         }
-        _ => false,
+        // "… is moonlight, keep it in your records please, I always forget": a marker that
+        // says "it" or "this" itself points back when only such words follow it.
+        [next, ..] => {
+            lower[at..after].iter().any(|w| matches!(w.as_str(), "it" | "this"))
+                && (POINTED_AT_ENDS.contains(&next.as_str()) || r.ends_clause(after - 1))
+        }
+        [] => false,
     };
     let range = if after < lower.len() && !points_back {
         after..lower.len()
@@ -1920,6 +1987,40 @@ mod tests {
             args("db.upsert", "make a note of that appointment at the dentist on friday")["value"]
                 .as_str()
                 .is_some_and(|v| v.contains("appointment at the dentist on friday"))
+        );
+    }
+
+    #[test]
+    fn a_twenty_ninth_authors_requests_get_their_arguments() {
+        // What broke: "Tell me what to remember." — the marker's "it" points back.
+        assert_eq!(
+            args(
+                "db.upsert",
+                "The code of the medicine cabinet is moonlight, keep it in your records please, I always forget."
+            )["value"],
+            "The code of the medicine cabinet is moonlight"
+        );
+        assert_eq!(
+            args("db.upsert", "write in the records that my badge number is 48213")["value"],
+            "my badge number is 48213"
+        );
+        // "keep it in mind that …" still keeps what follows.
+        assert_eq!(
+            args("db.upsert", "keep it in mind that the boiler is serviced in May")["value"],
+            "the boiler is serviced in May"
+        );
+        // What broke: the query was "it pleace".
+        assert_eq!(args("rag.search", "have some markdown about volcano? look for it pleace")["query"], "volcano");
+        // What broke: "Tell me what to replace, and with what."
+        let p = args(
+            "propose.patch",
+            "I make a mistake in shopping_list.md, I write tuesday but the correct is bronze. Correct it please",
+        );
+        assert_eq!((p["find"].as_str(), p["replace"].as_str()), (Some("tuesday"), Some("bronze")));
+        // What broke: "Where should it go?"
+        assert_eq!(
+            args("propose.move", "Recipes/2021/soup.md, this file, I want to call it stew.md now")["moves"],
+            json!([{"from": "/r/Recipes/2021/soup.md", "to": "/r/Recipes/2021/stew.md"}])
         );
     }
 

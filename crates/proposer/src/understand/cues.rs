@@ -71,6 +71,15 @@ pub const CUES: &[(&str, &[&str])] = &[
             "something about",
             "look up",
             "look for",
+            // A twenty-ninth author (non-native English): "the notes that talk of beekeeping",
+            // "mosaic... give me just 5 results".
+            "talk of",
+            "talks of",
+            "speak about",
+            "speaks about",
+            "speak of",
+            "speaks of",
+            "results",
         ],
     ),
     // What the reading reports beside the text ("what encoding is notes.txt in"), and reading
@@ -210,6 +219,12 @@ pub const CUES: &[(&str, &[&str])] = &[
             "be called",
             "be named",
             "be renamed",
+            // A twenty-ninth author: "change the name of quote.png to scratch.txt", "this
+            // file, I want to call it scratch.pdf now".
+            "the name of",
+            "its name",
+            "call it",
+            "name it",
         ],
     ),
     (
@@ -286,6 +301,16 @@ pub const CUES: &[(&str, &[&str])] = &[
             "keep it in mind",
             "bear in mind",
             "store this",
+            // A twenty-ninth author: "please save that my locker code is bluebird", "write in
+            // the records that my badge number is 48213", "keep it in your records".
+            "save that my",
+            "save that i",
+            "save that the",
+            "in the records",
+            "in your records",
+            "in my records",
+            "to the records",
+            "to your records",
         ],
     ),
     // Not "remove": "remove the word colour from notes.txt" is an edit.
@@ -325,7 +350,10 @@ pub const CUES: &[(&str, &[&str])] = &[
     ),
     // Not "archive", "tar" or "gz": "what's in the tar file" asks for a listing.
     // "… and set the originals aside": what the archive replaces, in the tool's own description.
-    ("fs.compact", &["compress*", "zip", "tarball", "originals", "box up", "pack up", "squash"]),
+    (
+        "fs.compact",
+        &["compress*", "zip", "tarball", "originals", "box up", "pack up", "squash", "make archive", "make an archive"],
+    ),
     (
         "rebuild.index",
         &[
@@ -338,6 +366,8 @@ pub const CUES: &[(&str, &[&str])] = &[
             "from the beginning",
             "from the very beginning",
             "all over again",
+            // "is possible to reconstruct all the library index?"
+            "reconstruct*",
         ],
     ),
     // Only the purge's own word: "for good" or "permanently" also go with a quarantine or a
@@ -359,7 +389,9 @@ pub const OWN_WORDS_ONLY: &[(&str, &[&str])] = &[
         "quarantine.purge",
         &[
             "purge*",
-            "permanently",
+            "permanent*",
+            // "delete for always the batch …" (Portuguese "para sempre").
+            "for always",
             "for good",
             "forever",
             "for ever",
@@ -589,6 +621,17 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
             tools.retain(|t| *t != QUARANTINE);
         }
     }
+    // "make archive of it and put the originals in quarantine": setting the originals aside is
+    // what the archive does (its own description says so), not a quarantine of its own — when
+    // the archive is asked for in words of its own too.
+    let archive_said = CUES
+        .iter()
+        .filter(|(tool, _)| *tool == COMPACT)
+        .flat_map(|(_, phrases)| phrases.iter())
+        .any(|p| *p != "originals" && said.has(p));
+    if said.has("originals") && archive_said {
+        tools.retain(|t| *t != QUARANTINE);
+    }
     // "add guest_list.csv to a yeet list" ("a throw away list"): an act said with "a … list"
     // drafts the list.
     let a_list = asks_for_a_list(&said);
@@ -627,6 +670,7 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
 
 const MOVE: &str = "propose.move";
 const QUARANTINE: &str = "fs.quarantine";
+const COMPACT: &str = "fs.compact";
 
 fn quarantine_cues() -> impl Iterator<Item = &'static &'static str> {
     CUES.iter().filter(|(tool, _)| *tool == QUARANTINE).flat_map(|(_, phrases)| phrases.iter())
@@ -663,13 +707,23 @@ const PLACING: &[&str] = &[
 /// Whether the words put something named somewhere named: a [`PLACING`] verb before the first
 /// thing named, and a second thing after "in", "into", "inside" or "under" — the model had
 /// ranked a context bundle (0.76) and a note (0.68) for two such sentences.
+///
+/// The things may also come first, the verb after them ("Please, A and B, both of them put
+/// inside of Flyers/misc", a twenty-ninth author), as long as no subject says the verb ("the
+/// letter I put in Taxes" tells where it is).
 fn places(words: &[String], mentions: &[Mention]) -> bool {
     let named: Vec<&Mention> = mentions.iter().filter(|m| !m.candidates().is_empty()).collect();
     let [first, rest @ ..] = named.as_slice() else { return false };
-    words[..first.start.min(words.len())].iter().any(|w| PLACING.contains(&w.as_str()))
-        && rest
-            .iter()
-            .any(|m| m.preposition.as_deref().is_some_and(|p| matches!(p, "in" | "into" | "inside" | "under")))
+    let into =
+        |m: &&&Mention| m.preposition.as_deref().is_some_and(|p| matches!(p, "in" | "into" | "inside" | "under"));
+    let placing_before = |end: usize| {
+        (0..end.min(words.len())).any(|i| {
+            PLACING.contains(&words[i].as_str())
+                && (i == 0 || !matches!(words[i - 1].as_str(), "i" | "we" | "you" | "they" | "he" | "she" | "who"))
+        })
+    };
+    let verb_first = words[..first.start.min(words.len())].iter().any(|w| PLACING.contains(&w.as_str()));
+    (verb_first && rest.iter().any(|m| into(&m))) || rest.iter().filter(into).any(|m| placing_before(m.start))
 }
 
 /// Whether the sentence asks what a folder holds in the everyday shape of that question —
@@ -999,6 +1053,9 @@ mod tests {
             // whisper's "empty, quarantine."
             "empty, quarantine.",
             "clear out the quarantine for good",
+            // What broke (a twenty-ninth author's): a quarantine of the batch, and a question.
+            "delete for always the batch 889db2693820fcf6",
+            "the batch I put in quarantine earlier, I don't need it more, erase it permanent",
         ] {
             assert!(!purge_unsaid(said), "{said}");
         }
@@ -1231,6 +1288,32 @@ mod tests {
         assert_eq!(cues_of("chuck playlist.json"), vec!["fs.quarantine"]);
         let both = cues_of("chuck playlist.json into Blueprints and quarantine it");
         assert!(both.contains(&"fs.quarantine") && both.contains(&"propose.move"), "{both:?}");
+        // What broke (a twenty-ninth author's): the things named first, the verb after them,
+        // asked which file was meant.
+        assert_eq!(
+            cues_of("Please, playlist.json, this one put inside of blueprints. Thank you."),
+            vec!["propose.move"]
+        );
+        // Said with its subject, the verb tells where the thing is.
+        assert!(cues_of("playlist.json, the one I put in Blueprints, hash it").iter().all(|t| *t != "propose.move"));
+    }
+
+    #[test]
+    fn a_twenty_ninth_authors_words_are_cues() {
+        // What broke: the status report, twice; no call; a quarantine beside the archive.
+        assert_eq!(cued_in("please save that my locker code is bluebird"), vec!["db.upsert"]);
+        assert_eq!(cued_in("write in the records that my badge number is 48213"), vec!["db.upsert"]);
+        assert_eq!(cued_in("is possible to reconstruct all the library index? thank you"), vec!["rebuild.index"]);
+        assert_eq!(
+            cued_in("flyers is old things. make archive of it and put the originals in quarantine"),
+            vec!["fs.compact"]
+        );
+        // A patch.
+        assert_eq!(cued_in("change the name of quote.png to scratch.txt please"), vec!["propose.move"]);
+        // "save that" alone keeps no record: a file may be saved.
+        assert!(cued_in("save that file as a pdf").is_empty());
+        // The quarantine itself, asked for with the originals of something else, stays.
+        assert_eq!(cued_in("put the originals in quarantine"), vec!["fs.quarantine", "fs.compact"]);
     }
 
     #[test]

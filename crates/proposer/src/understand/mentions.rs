@@ -179,6 +179,11 @@ const BACK: &[&[&str]] = &[
     &["the", "same", "file"],
     &["that", "file"],
     &["this", "file"],
+    // "in that text, replace copper with linen" (a twenty-ninth author).
+    &["that", "text"],
+    &["this", "text"],
+    &["that", "document"],
+    &["this", "document"],
     &["that", "folder"],
     &["this", "folder"],
     &["the", "same", "folder"],

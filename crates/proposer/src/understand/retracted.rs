@@ -51,6 +51,40 @@ pub const TAKE_BACKS: &[&str] = &[
     "changed my mind",
 ];
 
+/// Not wanting an act done takes the request back: "no no, quote.png stay where it is, I don't
+/// want to move it" (a twenty-ninth author). Only with an act a tool does after it ([`UNWANTED_ACTS`]):
+/// "… into an archive, I don't want to lose it" and "I don't want to lose anything, just to
+/// know" reassure, they take nothing back. A request after it asks again as usual ("I don't
+/// want to keep notes.txt, delete it" names the file after the phrase).
+const NOT_WANTING: &[&str] =
+    &["i don't want to", "i dont want to", "i do not want to", "we don't want to", "we dont want to", "i don't wanna"];
+
+/// The acts [`NOT_WANTING`] may take back, as said right after it.
+const UNWANTED_ACTS: &[&str] = &[
+    "move",
+    "delete",
+    "do",
+    "change",
+    "touch",
+    "rename",
+    "remove",
+    "quarantine",
+    "compress",
+    "archive",
+    "purge",
+    "erase",
+    "bin",
+    "apply",
+    "edit",
+    "hash",
+    "scan",
+    "search",
+    "redirect",
+    "shift",
+    "relocate",
+    "trash",
+];
+
 /// Who may be the subject of a take-back's verb: "I always forget it" tells of a habit, "you'll
 /// forget that" of a worry; the take-back itself is said with no subject ("forget it"). Not
 /// "you": "can you just forget it" takes the request back.
@@ -125,6 +159,13 @@ pub fn taken_back(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str
             TAKE_BACKS
                 .iter()
                 .find_map(|p| ends_at(i, p))
+                .or_else(|| {
+                    NOT_WANTING
+                        .iter()
+                        .find_map(|p| ends_at(i, p))
+                        .filter(|&end| lower.get(end).is_some_and(|w| UNWANTED_ACTS.contains(&w.as_str())))
+                        .map(|end| end + 1)
+                })
                 .or_else(|| (i + 1 == lower.len() && lower[i] == FINAL_TAKE_BACK && !covered(i)).then_some(i + 1))
         })
         .max();
@@ -162,6 +203,9 @@ mod tests {
         assert!(back("move the notes into Letters. No, forget I said that, leave it be"));
         assert!(back("delete that batch no no don't, forget I said anything"));
         assert!(back("quarantine the old logs, actually I changed my mind"));
+        // What broke (a twenty-ninth author): a check of the file was proposed.
+        assert!(back("no no, quote.png stay where it is, I don't want to move it"));
+        assert!(back("I do not want to delete anything"));
     }
 
     #[test]
@@ -173,6 +217,13 @@ mod tests {
         assert!(!back("scan Photos"));
         assert!(!back("how do I cancel a subscription"));
         assert!(!back("compress Photos but leave it where it is"));
+        // Not wanting one thing, then asking for another by its cue.
+        assert!(!back("I don't want to keep them, just delete the duplicates"));
+        // What broke (authors' dev): a reassurance beside the request took it back.
+        assert!(!back(
+            "Please pack up Photos/old into an archive, I don't look at it anymore but I don't want to lose it."
+        ));
+        assert!(!back("Are there any old copies in my main folder? I don't want to lose anything, just to know."));
         // What broke (found on the report-only split, a logic slip, not a tuning): a note
         // "… the project codename is Marigold, don't forget it" was taken back.
         assert!(!back("keep a record for me, the project codename is Marigold, don't forget it"));
