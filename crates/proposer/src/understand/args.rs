@@ -1485,10 +1485,13 @@ fn record(r: &Reading) -> Filled {
             rest.first().is_none_or(|next| POINTED_AT_ENDS.contains(&next.as_str())) || r.ends_clause(after + 1)
         }
         // "… is moonlight, keep it in your records please, I always forget": a marker that
-        // says "it" or "this" itself points back when only such words follow it.
+        // says "it" or "this" itself points back when only such words follow it and something
+        // was said before it to point at ("jot this down: the gate code is 4471" keeps what
+        // follows).
         [next, ..] => {
             lower[at..after].iter().any(|w| matches!(w.as_str(), "it" | "this"))
                 && (POINTED_AT_ENDS.contains(&next.as_str()) || r.ends_clause(after - 1))
+                && lower[..at].iter().any(|w| !ASKING_LEAD.contains(&w.as_str()))
         }
         [] => false,
     };
@@ -2004,6 +2007,9 @@ mod tests {
             args("db.upsert", "write in the records that my badge number is 48213")["value"],
             "my badge number is 48213"
         );
+        // With nothing said before it, what follows is what to keep.
+        assert_eq!(args("db.upsert", "jot this down: the gate code is 4471")["value"], "the gate code is 4471");
+        assert_eq!(args("db.upsert", "note this down. the gate code is 4471")["value"], "the gate code is 4471");
         // "keep it in mind that …" still keeps what follows.
         assert_eq!(
             args("db.upsert", "keep it in mind that the boiler is serviced in May")["value"],
