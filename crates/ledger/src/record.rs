@@ -105,11 +105,7 @@ impl StoredEvent {
     /// each time.
     pub(crate) fn compute_hash_in(&self, text: &mut Vec<u8>) -> Result<Hash, String> {
         let prev = Hash::from_hex(&self.prev_hash).map_err(|e| format!("prev_hash: {e}"))?;
-        let hash = match self.chain {
-            CHAIN_JSON => chain_hash,
-            CHAIN_RAW => chain_hash_raw,
-            other => return Err(format!("unknown chain scheme {other}")),
-        };
+        let hash = chain_hasher(self.chain)?;
         Ok(hash(
             text,
             &prev,
@@ -139,6 +135,20 @@ pub(crate) fn event_of(kind: &str, payload: &str) -> Result<KernelEvent, String>
     KernelEvent::from_payload(kind, payload)
         .or_else(|_| serde_json::from_str(payload))
         .map_err(|e| format!("payload is not a kernel event: {e}"))
+}
+
+/// How a row's hash is made from its previous hash and its columns: `(text, prev, seq, corr, kind,
+/// payload, at_ms, wall_ms, state_before, state_after)`, `text` being room to write in.
+pub(crate) type ChainHash = fn(&mut Vec<u8>, &Hash, u64, &str, &str, &str, u64, u64, &str, &str) -> Hash;
+
+/// The hash function of chain scheme `scheme`: what verify checks a row with and what append
+/// writes a new one with (under [`CHAIN_NOW`]). An unknown scheme is an error naming it.
+pub(crate) fn chain_hasher(scheme: i64) -> Result<ChainHash, String> {
+    match scheme {
+        CHAIN_JSON => Ok(chain_hash),
+        CHAIN_RAW => Ok(chain_hash_raw),
+        other => Err(format!("unknown chain scheme {other}")),
+    }
 }
 
 /// Chain scheme 1: `blake3(prev ‖ canonical JSON of the other columns)`, the JSON written

@@ -7,7 +7,7 @@
 use crate::anchor::{self, Anchor};
 use crate::migrations::{ANCHORED_SINCE, migrations};
 use crate::record::{
-    CHAIN_NOW, MAX_EVENT_BYTES, MAX_EVENT_DEPTH, NewEvent, StoredEvent, chain_hash_raw, head_message, json_depth,
+    CHAIN_NOW, MAX_EVENT_BYTES, MAX_EVENT_DEPTH, NewEvent, StoredEvent, chain_hasher, head_message, json_depth,
 };
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use smart_kernel::{Hash, canonical_bytes};
@@ -201,9 +201,8 @@ impl Row {
         }
         let before = e.state_before.to_hex();
         let after = e.state_after.to_hex();
-        // Rows are written under the newest chain scheme (its constant and this call go together).
-        const _: () = assert!(CHAIN_NOW == crate::record::CHAIN_RAW);
-        let hash = chain_hash_raw(
+        // Rows are written under the newest chain scheme, the one their `chain` column records.
+        let hash = chain_hasher(CHAIN_NOW).map_err(LedgerError::Encoding)?(
             &mut Vec::new(),
             prev,
             seq,

@@ -598,12 +598,7 @@ const RECORD: &str = "db.upsert";
 pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> Vec<&'static str> {
     let said = Said::new(reading, mentions, is_name);
     // Where a record's content begins, if the sentence asks for one.
-    let content = CUES
-        .iter()
-        .filter(|(tool, _)| *tool == RECORD)
-        .flat_map(|(_, phrases)| phrases.iter().filter_map(|p| said.span(p)))
-        .min()
-        .map(|(_, end)| end);
+    let content = cues_of(RECORD).filter_map(|p| said.span(p)).min().map(|(_, end)| end);
     let before_content = |p: &str| said.span(p).is_some_and(|(start, _)| content.is_none_or(|c| start < c));
     let mut tools: Vec<&'static str> = CUES
         .iter()
@@ -616,7 +611,7 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
         }
         // "chuck transcript.json into Band Practice": a verb that throws a thing away puts it
         // somewhere once a place is named; only another word for the quarantine keeps it.
-        let discards_otherwise = quarantine_cues().any(|p| !PLACING.contains(p) && said.has(p));
+        let discards_otherwise = cues_of(QUARANTINE).any(|p| !PLACING.contains(p) && said.has(p));
         if !discards_otherwise {
             tools.retain(|t| *t != QUARANTINE);
         }
@@ -624,11 +619,7 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
     // "make archive of it and put the originals in quarantine": setting the originals aside is
     // what the archive does (its own description says so), not a quarantine of its own — when
     // the archive is asked for in words of its own too.
-    let archive_said = CUES
-        .iter()
-        .filter(|(tool, _)| *tool == COMPACT)
-        .flat_map(|(_, phrases)| phrases.iter())
-        .any(|p| *p != "originals" && said.has(p));
+    let archive_said = cues_of(COMPACT).any(|p| *p != "originals" && said.has(p));
     if said.has("originals") && archive_said {
         tools.retain(|t| *t != QUARANTINE);
     }
@@ -672,8 +663,9 @@ const MOVE: &str = "propose.move";
 const QUARANTINE: &str = "fs.quarantine";
 const COMPACT: &str = "fs.compact";
 
-fn quarantine_cues() -> impl Iterator<Item = &'static &'static str> {
-    CUES.iter().filter(|(tool, _)| *tool == QUARANTINE).flat_map(|(_, phrases)| phrases.iter())
+/// The cue phrases of `tool` (none for a tool [`CUES`] does not list).
+fn cues_of(tool: &str) -> impl Iterator<Item = &'static &'static str> + '_ {
+    CUES.iter().filter(move |(t, _)| *t == tool).flat_map(|(_, phrases)| phrases.iter())
 }
 
 /// Whether the words ask for a list to be made: "list" (or "roll") with "a" at most three
@@ -692,7 +684,7 @@ fn asks_for_a_list(said: &Said) -> bool {
 /// Whether the quarantine's own words are said (cued or not: a list drafted with them lifts
 /// the list instead, [`cued`]).
 fn the_act_said(said: &Said) -> bool {
-    quarantine_cues().any(|p| said.has(p))
+    cues_of(QUARANTINE).any(|p| said.has(p))
 }
 
 /// Everyday verbs for putting a thing somewhere ("stick playlist.json in Blueprints", "tidy
@@ -714,16 +706,16 @@ const PLACING: &[&str] = &[
 fn places(words: &[String], mentions: &[Mention]) -> bool {
     let named: Vec<&Mention> = mentions.iter().filter(|m| !m.candidates().is_empty()).collect();
     let [first, rest @ ..] = named.as_slice() else { return false };
-    let into =
-        |m: &&&Mention| m.preposition.as_deref().is_some_and(|p| matches!(p, "in" | "into" | "inside" | "under"));
-    let placing_before = |end: usize| {
+    let into = |m: &Mention| m.preposition.as_deref().is_some_and(|p| matches!(p, "in" | "into" | "inside" | "under"));
+    let verb_first = words[..first.start.min(words.len())].iter().any(|w| PLACING.contains(&w.as_str()));
+    // A verb of putting before the place, with no subject before the verb.
+    let placed_before = |end: usize| {
         (0..end.min(words.len())).any(|i| {
             PLACING.contains(&words[i].as_str())
                 && (i == 0 || !matches!(words[i - 1].as_str(), "i" | "we" | "you" | "they" | "he" | "she" | "who"))
         })
     };
-    let verb_first = words[..first.start.min(words.len())].iter().any(|w| PLACING.contains(&w.as_str()));
-    (verb_first && rest.iter().any(|m| into(&m))) || rest.iter().filter(into).any(|m| placing_before(m.start))
+    rest.iter().any(|m| into(m) && (verb_first || placed_before(m.start)))
 }
 
 /// Whether the sentence asks what a folder holds in the everyday shape of that question —
