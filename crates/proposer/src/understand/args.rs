@@ -649,6 +649,9 @@ const SEARCH_WORDS: &[&str] = &[
     "text",
 ];
 
+/// What a pointer may call a topic already said ("on that subject").
+const TOPIC_NOUNS: &[&str] = &["subject", "topic", "matter", "theme", "thing"];
+
 /// Words that point back at a topic already said.
 const POINTING: &[&str] = &["it", "that", "this", "them", "those", "these"];
 
@@ -755,12 +758,22 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         let w = w.trim_matches(|c: char| !c.is_alphanumeric());
         matches!(w, "please" | "pls" | "plz" | "pleace" | "plese" | "thanks" | "thank" | "you" | "for" | "me" | "now")
     };
+    // "… for anything on that subject": a pointer and a word for what a topic is.
+    if topic.len() > 1
+        && POINTING.contains(&topic[0].to_lowercase().as_str())
+        && TOPIC_NOUNS.contains(&topic[1].to_lowercase().as_str())
+        && topic[2..].iter().all(courtesy)
+    {
+        topic.truncate(1);
+    }
     if topic.len() > 1 && POINTING.contains(&topic[0].to_lowercase().as_str()) && topic[1..].iter().all(courtesy) {
         topic.truncate(1);
     }
     if topic.len() == 1 && POINTING.contains(&topic[0].to_lowercase().as_str()) && start > 1 {
-        let earlier = lower[..start - 1].iter().rposition(|w| TOPIC_MARKERS.contains(&w.as_str()));
-        if let Some(k) = earlier {
+        // The nearest marker before that leads into words of a topic: "I wrote something about
+        // kayak a while back … would you hunt for anything on that subject" passes "for
+        // anything", which says no topic.
+        let said = (0..start - 1).rev().filter(|&k| TOPIC_MARKERS.contains(&lower[k].as_str())).find_map(|k| {
             let said: Vec<&str> = r.words[k + 1..start - 1]
                 .iter()
                 .map(String::as_str)
@@ -770,9 +783,10 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
                 })
                 .take(4)
                 .collect();
-            if !said.is_empty() {
-                topic = said;
-            }
+            said.iter().any(|w| !SEARCH_WORDS.contains(&w.to_lowercase().as_str())).then_some(said)
+        });
+        if let Some(said) = said {
+            topic = said;
         }
     }
     let query = topic.join(" ");
@@ -927,6 +941,11 @@ fn result_limit(lower: &[String]) -> Option<(u64, usize)> {
 }
 
 /// "replace A with B", "change A to B", "A should be B", … → (A, B).
+/// Words after which the old text of "A should say B" begins ("it says A", "typed A", "the file
+/// has A in it").
+const OLD_TEXT_AFTER: &[&str] =
+    &["says", "say", "that", "so", "typo", "it", "it's", "its", "typed", "wrote", "written", "has", "contains"];
+
 fn find_replace(words: &[String]) -> Option<(String, String)> {
     let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
     let at = |w: &str| lower.iter().position(|x| x == w);
@@ -1108,15 +1127,16 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
                     return Some((a, b));
                 }
             }
-            let a_start = lower[..a_end]
-                .iter()
-                .rposition(|w| {
-                    matches!(
-                        w.as_str(),
-                        "says" | "say" | "that" | "so" | "typo" | "it" | "it's" | "its" | "typed" | "wrote" | "written"
-                    )
-                })
-                .map_or(0, |i| i + 1);
+            // "birthday.md has granite in it, and it ought to say thursday" (a thirtieth
+            // author): the old text is what the file has, and "in it" only points at the file.
+            let plain = |i: usize| lower[i].trim_end_matches([',', ';']);
+            let a_end = if a_end >= 3 && plain(a_end - 2) == "in" && matches!(plain(a_end - 1), "it" | "there") {
+                a_end - 2
+            } else {
+                a_end
+            };
+            let a_start =
+                lower[..a_end].iter().rposition(|w| OLD_TEXT_AFTER.contains(&w.as_str())).map_or(0, |i| i + 1);
             // whisper hears "it says octopus" as "it's an octopus": the article is not the text.
             let a_start = if a_start > 0
                 && matches!(lower[a_start - 1].as_str(), "it's" | "its")
@@ -1956,6 +1976,15 @@ mod tests {
         ] {
             assert_eq!(args("rag.search", s)["query"], "pottery", "{s}");
         }
+        // What broke (a thirtieth author): "that subject" was the topic, and the marker just
+        // before it ("for anything") says none; the one before that does.
+        for s in [
+            "I wrote something about pottery a while back, but heaven knows where I put it. Would you hunt through my papers for anything on that subject?",
+            "I read about pottery yesterday. find me anything on that topic please",
+        ] {
+            let query = args("rag.search", s)["query"].as_str().map(str::to_owned).unwrap_or_default();
+            assert!(query.starts_with("pottery"), "{s}: {query}");
+        }
         assert_eq!(
             args("db.upsert", "please jot down for me that the alarm code is 4471, thank you dear"),
             json!({"collection": "notes", "key": "alarm_code", "value": "the alarm code is 4471"})
@@ -2496,6 +2525,10 @@ mod tests {
             // What broke (a nineteenth author's): "ought to say" and "where I meant" were no
             // edit, so the patch drafted before was applied, or the person asked what to replace.
             "Oh dear, in shopping_list.md it says tuesday... it ought to say thursday. Could you sort out a correction",
+            // What broke (a thirtieth author): "has A in it" said the old text, and the whole
+            // sentence before "ought" was taken for it.
+            "That document thing in Letters, shopping_list.md, has tuesday in it, and it ought to say thursday. Could you suggest the alteration?",
+            "shopping_list.md has tuesday in it where it should say thursday",
             "In shopping_list.md I've written tuesday where I meant thursday; could you prepare the change",
             // What broke (a twenty-first author's): "shouldve" typed without its apostrophe, and
             // "in that file" before the name kept "in that" in the new text.

@@ -174,6 +174,15 @@ const FILE_NOUNS: &[&str] = &["file", "files", "document", "doc"];
 
 /// Words that point back at what the last call named.
 const BACK: &[&[&str]] = &[
+    // "would you do the fingerprint business on that very same document thing?" (a thirtieth
+    // author).
+    &["that", "very", "same", "file"],
+    &["that", "very", "same", "document"],
+    &["this", "very", "same", "file"],
+    &["this", "very", "same", "document"],
+    &["that", "same", "document"],
+    &["this", "same", "document"],
+    &["the", "same", "document"],
     &["this", "same", "file"],
     &["that", "same", "file"],
     &["the", "same", "file"],
@@ -642,6 +651,9 @@ mod tests {
         assert_eq!(said("read me the content.soup.md in 2021"), ["Recipes/2021/soup.md"]);
         // What broke (a tenth author's sentences): "the fingerprint of this same file" asked which.
         assert_eq!(said("compute the fingerprint of this same file"), ["back"]);
+        // What broke (a thirtieth author): "that very same document thing" asked which file.
+        assert_eq!(said("now would you do the fingerprint business on that very same document thing?"), ["back"]);
+        assert_eq!(said("hash the same document"), ["back"]);
         // What broke: "I edited that file by hand a minute ago" was about minutes.xlsx.
         assert_eq!(said("I changed that file a budget ago"), ["back"]);
         // What broke (an eleventh author): "… is a bad idea" read ideas.docx.
