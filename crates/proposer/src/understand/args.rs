@@ -940,12 +940,12 @@ fn result_limit(lower: &[String]) -> Option<(u64, usize)> {
     after.or_else(before).or_else(given).filter(|(n, _)| *n >= 1).map(|(n, at)| (n.min(50), at))
 }
 
-/// "replace A with B", "change A to B", "A should be B", … → (A, B).
 /// Words after which the old text of "A should say B" begins ("it says A", "typed A", "the file
 /// has A in it").
 const OLD_TEXT_AFTER: &[&str] =
     &["says", "say", "that", "so", "typo", "it", "it's", "its", "typed", "wrote", "written", "has", "contains"];
 
+/// "replace A with B", "change A to B", "A should be B", … → (A, B).
 fn find_replace(words: &[String]) -> Option<(String, String)> {
     let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
     let at = |w: &str| lower.iter().position(|x| x == w);
