@@ -374,11 +374,15 @@ fn walk_ranges(
                     .ok()
             })
             .collect();
-        let mut walks = vec![walk_range(ledger.connection(), bounds[0], sealer, depth, key, earliest)];
+        // The first range too on a reader of its own (it maps the file; see `store::reader`), or
+        // on the ledger's connection where none opens.
+        let own = crate::store::reader(path).ok();
+        let here = own.as_ref().unwrap_or(ledger.connection());
+        let mut walks = vec![walk_range(here, bounds[0], sealer, depth, key, earliest)];
         for (reader, &range) in readers.into_iter().zip(&bounds[1..]) {
             let w = reader.and_then(|r| r.join().ok()).unwrap_or_else(RangeWalk::not_read);
             walks.push(match w.end {
-                RangeEnd::NotRead => walk_range(ledger.connection(), range, sealer, depth, key, earliest),
+                RangeEnd::NotRead => walk_range(here, range, sealer, depth, key, earliest),
                 _ => w,
             });
         }
@@ -471,6 +475,9 @@ fn walk_range(
         let mut row = StoredEvent::default();
         let mut text = Vec::new();
         let mut read = 0u32;
+        // The last passing row's hash as computed: the next row's link is checked against its
+        // hex, and its own hash computed from it.
+        let mut prev = Hash::ZERO;
         while let Some(r) = rows.next()? {
             if read.is_multiple_of(256) && earliest.load(Ordering::Relaxed) < lo {
                 out.end = RangeEnd::Stopped;
@@ -480,7 +487,13 @@ fn walk_range(
             crate::store::fill_event(r, &mut row)?;
             let bad = match &out.last {
                 None => {
-                    let content_bad = content(&row, sealer, &mut text);
+                    let content_bad = match content_after(&row, None, sealer, &mut text) {
+                        Ok(h) => {
+                            prev = h;
+                            None
+                        }
+                        Err(why) => Some(why),
+                    };
                     let bad = content_bad.clone().or_else(|| full(&row));
                     out.first = Some(FirstRow {
                         seq: row.seq,
@@ -492,7 +505,9 @@ fn walk_range(
                 }
                 Some((seq, hash, at_ms)) => order(seq + 1, hash, row.seq, &row.prev_hash).or_else(|| {
                     let late = row.at_ms < *at_ms;
-                    content(&row, sealer, &mut text)
+                    content_after(&row, Some(&prev), sealer, &mut text)
+                        .map(|h| prev = h)
+                        .err()
                         .or_else(|| late.then(|| "logical time runs backwards".to_string()))
                         .or_else(|| full(&row))
                         .map(|why| (row.seq, why))
@@ -545,17 +560,33 @@ fn check_rows(
 
 /// The row's hash is its content's, and the device sealed it. `text` is room to hash in.
 fn content(row: &StoredEvent, sealer: Option<&dyn HeadSigner>, text: &mut Vec<u8>) -> Option<String> {
-    let h = match row.compute_hash_in(text) {
+    content_after(row, None, sealer, text).err()
+}
+
+/// [`content`], giving back the row's hash where it passes. `prev` is the previous row's hash
+/// where the caller holds it and has checked this row's link to it (the row's `prev_hash` is
+/// then that hash's hex, and is not read again); `None` reads `prev_hash`.
+fn content_after(
+    row: &StoredEvent,
+    prev: Option<&Hash>,
+    sealer: Option<&dyn HeadSigner>,
+    text: &mut Vec<u8>,
+) -> Result<Hash, String> {
+    let computed = match prev {
+        Some(prev) => row.compute_hash_after(prev, text),
+        None => row.compute_hash_in(text),
+    };
+    let h = match computed {
         Ok(h) if h.hex_in(&mut [0; 64]) == row.hash => h,
-        Ok(_) => return Some("hash mismatch: the event's content was altered".into()),
-        Err(e) => return Some(format!("hash cannot be computed: {e}")),
+        Ok(_) => return Err("hash mismatch: the event's content was altered".into()),
+        Err(e) => return Err(format!("hash cannot be computed: {e}")),
     };
     if let Some(s) = sealer
         && !s.seal_matches(&h, &row.seal)
     {
-        return Some("seal mismatch: this event was not written by this device's SMART (edited, and the hashes after it recomputed)".into());
+        return Err("seal mismatch: this event was not written by this device's SMART (edited, and the hashes after it recomputed)".into());
     }
-    None
+    Ok(h)
 }
 
 /// A row after the genesis event: its payload is a kernel event of its kind, not a second
