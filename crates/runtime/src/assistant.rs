@@ -1100,8 +1100,11 @@ impl Assistant {
             return Ok(Answer::Call { source: ProposalSource::Template, tool, args, timings: None });
         }
         let mut cued = understand::cues::cued(&reading, &mentions, &is_name);
-        // "my jeans need a patch on the knee" tells; the model would apply the last patch.
-        if understand::statement::tells(text, &mentions, &cued) {
+        // "my jeans need a patch on the knee" tells; the model would apply the last patch. "how
+        // do I undo a commit" asks to be taught, not for an act.
+        if understand::statement::tells(text, &mentions, &cued)
+            || understand::statement::asks_how_to(text, &mentions, &cued)
+        {
             return Ok(Answer::NoCall);
         }
         // "what's in the Clients file drawer" asks for the listing, as a cue word would.

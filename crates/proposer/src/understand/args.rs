@@ -945,8 +945,25 @@ fn result_limit(lower: &[String]) -> Option<(u64, usize)> {
 const OLD_TEXT_AFTER: &[&str] =
     &["says", "say", "that", "so", "typo", "it", "it's", "its", "typed", "wrote", "written", "has", "contains"];
 
+/// sed's substitution, `s/old/new/` with any flags after it (`|` or `#` may separate too), typed
+/// as one word by someone who edits that way ("s/purple/bronze/ in Payslips/manual.md", a
+/// thirty-second author, was asked what to replace).
+fn sed_substitution(word: &str) -> Option<(String, String)> {
+    let rest = word.trim_end_matches([',', '.', ';']).strip_prefix('s')?;
+    let sep = rest.chars().next().filter(|c| matches!(c, '/' | '|' | '#'))?;
+    match rest[1..].split(sep).collect::<Vec<_>>().as_slice() {
+        [old, new, flags] if !old.is_empty() && flags.chars().all(|c| c.is_ascii_alphabetic()) => {
+            Some((old.to_string(), new.to_string()))
+        }
+        _ => None,
+    }
+}
+
 /// "replace A with B", "change A to B", "A should be B", … → (A, B).
 fn find_replace(words: &[String]) -> Option<(String, String)> {
+    if let Some(pair) = words.iter().find_map(|w| sed_substitution(w)) {
+        return Some(pair);
+    }
     let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
     let at = |w: &str| lower.iter().position(|x| x == w);
     let text = |a: usize, b: usize| -> String {
@@ -1291,6 +1308,10 @@ const NOTE_MARKERS: &[&[&str]] = &[
     &["in", "the", "records"],
     &["in", "your", "records"],
     &["in", "my", "records"],
+    // "stash this somewhere for me: guest wifi pw is hunter2" (a thirty-second author).
+    &["stash", "this", "somewhere"],
+    &["stash", "that", "somewhere"],
+    &["keep", "on", "record"],
     &["store", "that"],
     &["record", "that"],
     &["remember", "that"],
@@ -1909,6 +1930,12 @@ mod tests {
             args("propose.move", "mv Recipes/2021/soup.md Taxes"),
             json!({"moves": [{"from": "/r/Recipes/2021/soup.md", "to": "/r/Taxes/soup.md"}]})
         );
+        // What broke (a thirty-second author): the folder typed with a trailing slash, as a
+        // shell completes it, was no destination.
+        assert_eq!(
+            args("propose.move", "mv budget.xlsx Band Practice/"),
+            json!({"moves": [{"from": "/r/budget.xlsx", "to": "/r/Band Practice/budget.xlsx"}]})
+        );
         assert_eq!(f("propose.move", "move budget.xlsx soup.md"), Filled::Missing(Missing::Destination));
         assert_eq!(f("propose.move", "budget.xlsx Recipes"), Filled::Missing(Missing::Destination));
         assert_eq!(f("propose.move", "move budget.xlsx then scan Recipes"), Filled::Missing(Missing::Destination));
@@ -1992,6 +2019,12 @@ mod tests {
         assert_eq!(
             args("db.upsert", "I'd like you to remember, if you would, that the landlord's name is Mr Price")["value"],
             "the landlord's name is Mr Price"
+        );
+        // What broke (a thirty-second author): "stash this somewhere for me:" asked what to
+        // remember.
+        assert_eq!(
+            args("db.upsert", "stash this somewhere for me: guest wifi pw is hunter2")["value"],
+            "guest wifi pw is hunter2"
         );
         // What broke (authors' dev): "keep it in mind that" and "jot something down" were no
         // word for what to remember ("Tell me what to remember").
@@ -2612,6 +2645,17 @@ mod tests {
             ),
             json!({"path": "/r/meeting notes.txt", "find": "octopus", "replace": "linen"})
         );
+        // What broke (a thirty-second author): sed's substitution was asked about.
+        for said in ["s/purple/nineteen/ in shopping_list.md", "shopping_list.md s|purple|nineteen|g pls"] {
+            assert_eq!(
+                args("propose.patch", said),
+                json!({"path": "/r/shopping_list.md", "find": "purple", "replace": "nineteen"}),
+                "{said}"
+            );
+        }
+        assert_eq!(sed_substitution("s/purple/"), None);
+        assert_eq!(sed_substitution("s//x/"), None);
+        assert_eq!(sed_substitution("sizes/and/more/"), None);
         assert_eq!(
             args("propose.patch", "shopping_list.md: purple -> nineteen"),
             json!({"path": "/r/shopping_list.md", "find": "purple", "replace": "nineteen"})

@@ -48,7 +48,27 @@ pub const CUES: &[(&str, &[&str])] = &[
     // as "f"; three of the last spoken passes' eleven "blake3"s).
     (
         "fs.hash",
-        &["hash", "checksum", "checksums", "fingerprint", "sha256", "blake3", "blake 3", "blake three", "blake free"],
+        &[
+            "hash",
+            "checksum",
+            "checksums",
+            "fingerprint",
+            "sha256",
+            "blake3",
+            "blake 3",
+            "blake three",
+            "blake free",
+            // The checksum programs' names, as people who use them say them ("need the b3sum of
+            // checklist.zip asap" ranked reading it first, a thirty-second author).
+            "sha",
+            "sha1",
+            "shasum",
+            "sha1sum",
+            "sha256sum",
+            "md5",
+            "md5sum",
+            "b3sum",
+        ],
     ),
     (
         "rag.search",
@@ -80,6 +100,8 @@ pub const CUES: &[(&str, &[&str])] = &[
             "speak of",
             "speaks of",
             "results",
+            // "pull up whatever we got re mosaic, best hits first" (a thirty-second author).
+            "hits",
         ],
     ),
     // What the reading reports beside the text ("what encoding is notes.txt in"), and reading
@@ -334,6 +356,18 @@ pub const CUES: &[(&str, &[&str])] = &[
             "in my records",
             "to the records",
             "to your records",
+            // A thirty-second author: "fyi nas01 is the backup box, store that", "keep on
+            // record: quote.png is the signed vendor contract", "stash this somewhere for me:
+            // guest wifi pw is hunter2" (the wifi had made it a request for network settings).
+            // Not "on record" alone: "make sure what you have on record for it still matches"
+            // asks whether an index entry is current.
+            "store that",
+            "keep on record",
+            "put on record",
+            "stash this somewhere",
+            "stash that somewhere",
+            "stash this for me",
+            "stash that for me",
         ],
     ),
     // Not "remove": "remove the word colour from notes.txt" is an edit.
@@ -395,6 +429,14 @@ pub const CUES: &[(&str, &[&str])] = &[
             "shrink*",
             "shrunk*",
             "boxed up",
+            // "archive" as a verb on something said before ("clients is eating disk, archive
+            // it" ranked the duplicates, a thirty-second author); alone it may be a folder's
+            // name or a kind of file.
+            "archive it",
+            "archive them",
+            "archive this",
+            "archive that",
+            "archive everything",
         ],
     ),
     (
@@ -450,6 +492,17 @@ pub const OWN_WORDS_ONLY: &[(&str, &[&str])] = &[
             // "Those files sitting in the bin from yesterday's batch, destroy them altogether"
             // (a thirtieth author).
             "destroy*",
+            // "rm -rf the quarantined batch 66c1…, dont need undo" (a thirty-second author):
+            // the shell's forced delete, and the undo said not to be needed.
+            "-rf",
+            "don't need undo",
+            "dont need undo",
+            "don't need an undo",
+            "dont need an undo",
+            "no need to undo",
+            "no need for undo",
+            "without undo",
+            "without an undo",
         ],
     ),
     (
@@ -574,7 +627,12 @@ const NEGATION_REACH: usize = 3;
 pub(super) fn negated(raw: &[String], words: &[String], at: usize) -> bool {
     for back in 1..=NEGATION_REACH.min(at) {
         let i = at - back;
-        if CLAUSE_ENDS.contains(&words[i].as_str()) || raw[i].ends_with([',', '.', ';', ':', '!', '?']) {
+        if raw[i].ends_with([',', '.', ';', ':', '!', '?']) {
+            return false;
+        }
+        // "not just a list", "not only a list": "just" right after the negation is part of it.
+        let part_of_negation = i > 0 && matches!(words[i].as_str(), "just" | "only") && words[i - 1] == "not";
+        if CLAUSE_ENDS.contains(&words[i].as_str()) && !part_of_negation {
             return false;
         }
         if NEGATIONS.contains(&words[i].as_str()) {
@@ -651,6 +709,11 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
         .filter(|(tool, phrases)| phrases.iter().any(|p| if *tool == RECORD { said.has(p) } else { before_content(p) }))
         .map(|(tool, _)| *tool)
         .collect();
+    if let Some(tool) = typed_command(&said, mentions)
+        && !tools.contains(&tool)
+    {
+        tools.push(tool);
+    }
     if places(&said.words, mentions) {
         if !tools.contains(&MOVE) {
             tools.push(MOVE);
@@ -706,6 +769,46 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
     tools
 }
 
+/// Shell commands, typed as a request by someone who spends the day in a terminal ("ls
+/// Photos", "less notes.md, top part is fine", "mv contacts.docx Garden Plans/"), and the tool
+/// that does what each does. Most are also ordinary words ("less", "more", "head", "tree"), so
+/// one is a cue only as the first word of a sentence and right before a name (past any flags:
+/// "ls -la Photos"), where no other sense fits. Not `rm`: deleting is a quarantine here, but
+/// "rm -rf" asks for what cannot be undone, and the purge is chosen by its own words only.
+const COMMANDS: &[(&str, &str)] = &[
+    ("ls", "fs.scan"),
+    ("dir", "fs.scan"),
+    ("du", "fs.scan"),
+    ("tree", "fs.scan"),
+    ("cat", "fs.read"),
+    ("less", "fs.read"),
+    ("more", "fs.read"),
+    ("head", "fs.read"),
+    ("mv", MOVE),
+    ("b3sum", "fs.hash"),
+    ("sha256sum", "fs.hash"),
+    ("sha1sum", "fs.hash"),
+    ("shasum", "fs.hash"),
+    ("md5sum", "fs.hash"),
+];
+
+/// The tool of a shell command ([`COMMANDS`]) typed at the start of a sentence, before a name.
+fn typed_command(said: &Said, mentions: &[Mention]) -> Option<&'static str> {
+    let words = &said.words;
+    let opens = |i: usize| i == 0 || said.raw[i - 1].ends_with(['.', '!', '?', ';']);
+    (0..words.len()).filter(|&i| opens(i) && !said.covered[i]).find_map(|i| {
+        let tool = COMMANDS.iter().find(|(command, _)| words[i] == *command).map(|(_, tool)| *tool)?;
+        let mut next = i + 1;
+        while said.raw.get(next).is_some_and(|w| w.starts_with('-')) {
+            next += 1;
+        }
+        mentions
+            .iter()
+            .any(|m| m.kind != MentionKind::Back && !m.candidates().is_empty() && m.start == next)
+            .then_some(tool)
+    })
+}
+
 const MOVE: &str = "propose.move";
 const QUARANTINE: &str = "fs.quarantine";
 const COMPACT: &str = "fs.compact";
@@ -724,6 +827,8 @@ fn asks_for_a_list(said: &Said) -> bool {
         matches!(said.words[i].as_str(), "list" | "lists" | "roll")
             && !said.covered[i]
             && said.words[i.saturating_sub(3)..i].iter().any(|w| w == "a")
+            // "quarantine Payslips now, not just a list" (a thirty-second author).
+            && !negated(said.raw, &said.words, i)
     });
     a_list || ["just the list", "only the list"].iter().any(|p| said.has(p))
 }
@@ -819,7 +924,8 @@ pub fn asks_what_was_written(reading: &Reading, mentions: &[Mention]) -> bool {
         // "Is there anything in the Clients folder to do with harpsichord?" (a thirtieth
         // author): anything said to be about a topic, wherever it is looked for — not "on",
         // which also says where ("anything in Photos on the desktop").
-        let anything = matches!(w, "anything" | "something")
+        // "pull up whatever we got re mosaic" (a thirty-second author).
+        let anything = matches!(w, "anything" | "something" | "whatever")
             && (i + 1..words.len().min(i + 8)).any(|k| topic_after(k, ANYTHING_ABOUT));
         if anything {
             return true;
@@ -841,7 +947,7 @@ const INDEX_WORDS: &[&str] = &["index", "catalogue", "catalog", "library"];
 /// The words that lead into a topic after those.
 const ABOUT: &[&str] = &["about", "on", "regarding", "concerning", "to do with"];
 /// The words that lead from "anything" into its topic.
-const ANYTHING_ABOUT: &[&str] = &["about", "regarding", "concerning", "to do with"];
+const ANYTHING_ABOUT: &[&str] = &["about", "regarding", "concerning", "to do with", "re"];
 /// Words before a topic that are not its own.
 const DETERMINERS: &[&str] = &["the", "a", "an", "my", "your", "our", "some"];
 /// Words after a marker that point back at something, not at a topic.
@@ -1313,6 +1419,9 @@ mod tests {
         // What broke (a thirtieth author): the duplicates of the folder named between.
         assert!(asks("Is there anything in the clients folder to do with harpsichord? Only look in that one"));
         assert!(asks("got something about kayaks in Clients?"));
+        // What broke (a thirty-second author): "re" for "about".
+        assert!(asks("pull up whatever we got re mosaic, best hits first"));
+        assert!(!asks("whatever you think is best"));
         assert!(!asks("is there anything in Clients on the desktop"));
         assert!(!asks("is there anything in Clients about it"));
         // Writing to be done is a note; a named file asks about its entry; no topic, no search.
@@ -1396,6 +1505,38 @@ mod tests {
             !unsaid_in("Those files sitting in the bin from yesterday's batch, destroy them altogether")
                 .contains(&"quarantine.purge")
         );
+    }
+
+    #[test]
+    fn a_list_said_as_not_wanted_leaves_the_act() {
+        // What broke (a thirty-second author): "not just a list" drafted the list ("just" had
+        // ended the negation's reach, as in "don't ask, just delete it").
+        assert_eq!(cued_in("quarantine notes.txt now, not just a list"), vec!["fs.quarantine"]);
+        assert_eq!(cued_in("quarantine notes.txt, not only a list"), vec!["fs.quarantine"]);
+        assert_eq!(cued_in("just quarantine notes.txt into a list"), vec!["propose.quarantine"]);
+        assert!(cued_in("don't ask, just delete notes.txt").contains(&"fs.quarantine"));
+    }
+
+    #[test]
+    fn a_shell_command_typed_before_a_name_cues_its_tool() {
+        let v = Vocabulary::new(vec![dir("/h", ""), dir("/h/Clients", "Clients"), file("todo.md")]);
+        let cues_of = |s: &str| {
+            let r = read(s);
+            cued(&r, &mentions::find(&r, &v), &no_names)
+        };
+        // What broke (a thirty-second author): "less todo.md" was a listing, "mv todo.md
+        // Clients/" applying the move plan made before.
+        assert_eq!(cues_of("less todo.md, top part is fine"), vec!["fs.read"]);
+        assert!(cues_of("mv todo.md Clients/").contains(&"propose.move"));
+        assert_eq!(cues_of("ls -la Clients"), vec!["fs.scan"]);
+        assert_eq!(cues_of("ok. cat todo.md"), vec!["fs.read"]);
+        // The same words elsewhere, or with no name after them, are ordinary words.
+        assert!(cues_of("more like this one").is_empty());
+        assert!(cues_of("less is more in Clients").is_empty());
+        assert!(cues_of("show me the head of todo.md").is_empty());
+        // The checksum programs are the hash's words wherever they are said.
+        assert_eq!(cues_of("need the b3sum of todo.md asap"), vec!["fs.hash"]);
+        assert_eq!(cues_of("sha of todo.md?"), vec!["fs.hash"]);
     }
 
     #[test]

@@ -90,6 +90,11 @@ const SHORTHAND: &[(&str, &str)] = &[
     ("tmrw", "tomorrow"),
     ("b4", "before"),
     ("shud", "should"),
+    ("shld", "should"),
+    ("shd", "should"),
+    ("wld", "would"),
+    ("cld", "could"),
+    ("abt", "about"),
     ("bc", "because"),
     ("cuz", "because"),
     ("lemme", "let me"),
@@ -524,6 +529,9 @@ mod tests {
         // "yeet transcript.json rn" was read as a request to read it.
         assert_eq!(spelled_out("yeet transcript.json rn"), "throw away transcript.json right now");
         assert_eq!(spelled_out("move it... nvm actually dont"), "move it... never mind actually dont");
+        // What broke (a thirty-second author): "typo in there, tuesday shld be bronze" found no
+        // edit.
+        assert_eq!(spelled_out("tuesday shld be bronze"), "tuesday should be bronze");
         assert_eq!(spelled_out("ngl, r ur files ok? lol."), "are your files ok?.");
         // A name is not shorthand: upper case, or inside a word or a path.
         assert_eq!(spelled_out("search code in R"), "search code in R");

@@ -269,6 +269,38 @@ pub fn tells(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
     !firsts.is_empty() && firsts.iter().all(|w| SUBJECTS.contains(w) || participle(w) || (past && past_tense(w)))
 }
 
+/// Whether `text` asks how to do something — "how do i write a for loop in bash again", "How do
+/// I undo a commit I already pushed?", "how to make the writing bigger" — which asks SMART to
+/// explain, not to act: the model proposed applying the last patch for the first (a
+/// thirty-second author). Only when the sentence names no file or folder, cues no tool by its
+/// own words and says nothing of SMART's own work ([`ABOUT_THE_WORK`]): "how do I see what's in
+/// Photos" and "how do I find the duplicates" ask for the tool.
+pub fn asks_how_to(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
+    if !cued.is_empty() || mentions.iter().any(|m| m.kind != MentionKind::Back) {
+        return false;
+    }
+    let lower = text.to_lowercase().replace(['’', '‘'], "'");
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.iter().any(|w| ABOUT_THE_WORK.contains(w)) {
+        return false;
+    }
+    let opening: Vec<&str> = words.iter().skip_while(|w| LEAD_INS.contains(w) || **w == "so").copied().collect();
+    match opening.as_slice() {
+        ["how", "to", ..] => true,
+        ["how", aux, who, ..] => HOW_AUX.contains(aux) && HOW_WHO.contains(who),
+        _ => false,
+    }
+}
+
+/// The auxiliaries and subjects of a how-to question ("how do I…", "how can you…", "how
+/// would one…").
+const HOW_AUX: &[&str] = &["do", "does", "can", "could", "should", "would", "shall"];
+const HOW_WHO: &[&str] = &["i", "you", "we", "one", "people"];
+
 /// Times gone by: a sentence that places itself in one reports what was done ("I finished the
 /// translation in Letters yesterday", "finally cleaned up Wallpapers last night and honestly it
 /// feels great"). Such a sentence tells even when it names a folder or a file, and its clauses
@@ -453,6 +485,27 @@ mod tests {
 
     fn says(text: &str) -> bool {
         tells(text, &[], &[])
+    }
+
+    #[test]
+    fn asking_how_to_do_something_asks_for_no_tool() {
+        // What broke (a thirty-second author): applying the last patch was proposed.
+        for s in [
+            "how do i write a for loop in bash again",
+            "How do I undo a commit I already pushed?",
+            "so how can you tell if a melon is ripe",
+            "how to make the writing bigger on the screen",
+        ] {
+            assert!(asks_how_to(s, &[], &[]), "{s}");
+        }
+        // A named thing, a tool's own words, or SMART's work make it a request.
+        let named =
+            Mention { start: 5, end: 6, kind: MentionKind::New("Photos".into()), preposition: None, wants: None };
+        assert!(!asks_how_to("how do i see what's in Photos", &[named], &[]));
+        assert!(!asks_how_to("how do i find the duplicates", &[], &["cluster.duplicates"]));
+        assert!(!asks_how_to("how do i rebuild the index", &[], &[]));
+        assert!(!asks_how_to("show me how it went", &[], &[]));
+        assert!(!asks_how_to("how about the duplicates", &[], &[]));
     }
 
     #[test]

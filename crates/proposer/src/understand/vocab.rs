@@ -74,9 +74,11 @@ impl Match {
 }
 
 /// The matching form of a name: lower case, underscores and dashes as spaces, one space between
-/// words. "Band_Practice" and "band practice" are the same key; "soup.md" keeps its dot.
+/// words, no slash at the end (a folder as a shell completes it: "mv contacts.docx Garden
+/// Plans/" had no destination). "Band_Practice" and "band practice/" are the same key;
+/// "soup.md" keeps its dot.
 pub fn key(s: &str) -> String {
-    let lowered = s.to_lowercase().replace(['_', '-'], " ");
+    let lowered = s.trim_end_matches(['/', '\\']).to_lowercase().replace(['_', '-'], " ");
     lowered.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
