@@ -487,13 +487,7 @@ fn walk_range(
             crate::store::fill_event(r, &mut row)?;
             let bad = match &out.last {
                 None => {
-                    let content_bad = match content_after(&row, None, sealer, &mut text) {
-                        Ok(h) => {
-                            prev = h;
-                            None
-                        }
-                        Err(why) => Some(why),
-                    };
+                    let content_bad = content_after(&row, None, sealer, &mut text).map(|h| prev = h).err();
                     let bad = content_bad.clone().or_else(|| full(&row));
                     out.first = Some(FirstRow {
                         seq: row.seq,

@@ -758,16 +758,12 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         let w = w.trim_matches(|c: char| !c.is_alphanumeric());
         matches!(w, "please" | "pls" | "plz" | "pleace" | "plese" | "thanks" | "thank" | "you" | "for" | "me" | "now")
     };
-    // "… for anything on that subject": a pointer and a word for what a topic is.
-    if topic.len() > 1
-        && POINTING.contains(&topic[0].to_lowercase().as_str())
-        && TOPIC_NOUNS.contains(&topic[1].to_lowercase().as_str())
-        && topic[2..].iter().all(courtesy)
-    {
-        topic.truncate(1);
-    }
-    if topic.len() > 1 && POINTING.contains(&topic[0].to_lowercase().as_str()) && topic[1..].iter().all(courtesy) {
-        topic.truncate(1);
+    // "… for anything on that subject": the pointer may name what a topic is before the courtesy.
+    if topic.len() > 1 && POINTING.contains(&topic[0].to_lowercase().as_str()) {
+        let after = if TOPIC_NOUNS.contains(&topic[1].to_lowercase().as_str()) { 2 } else { 1 };
+        if topic[after..].iter().all(courtesy) {
+            topic.truncate(1);
+        }
     }
     if topic.len() == 1 && POINTING.contains(&topic[0].to_lowercase().as_str()) && start > 1 {
         // The nearest marker before that leads into words of a topic: "I wrote something about

@@ -772,9 +772,10 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
 /// Shell commands, typed as a request by someone who spends the day in a terminal ("ls
 /// Photos", "less notes.md, top part is fine", "mv contacts.docx Garden Plans/"), and the tool
 /// that does what each does. Most are also ordinary words ("less", "more", "head", "tree"), so
-/// one is a cue only as the first word of a sentence and right before a name (past any flags:
-/// "ls -la Photos"), where no other sense fits. Not `rm`: deleting is a quarantine here, but
-/// "rm -rf" asks for what cannot be undone, and the purge is chosen by its own words only.
+/// one is a cue only as the reading's first word and right before a name (past any flags: "ls
+/// -la Photos"), where no other sense fits. Not `rm`: deleting is a quarantine here, but "rm
+/// -rf" asks for what cannot be undone, and the purge is chosen by its own words only. Not the
+/// checksum programs (`b3sum`, `sha256sum`…): those are the hash's cues wherever they are said.
 const COMMANDS: &[(&str, &str)] = &[
     ("ls", "fs.scan"),
     ("dir", "fs.scan"),
@@ -785,28 +786,20 @@ const COMMANDS: &[(&str, &str)] = &[
     ("more", "fs.read"),
     ("head", "fs.read"),
     ("mv", MOVE),
-    ("b3sum", "fs.hash"),
-    ("sha256sum", "fs.hash"),
-    ("sha1sum", "fs.hash"),
-    ("shasum", "fs.hash"),
-    ("md5sum", "fs.hash"),
 ];
 
-/// The tool of a shell command ([`COMMANDS`]) typed at the start of a sentence, before a name.
+/// The tool of a shell command ([`COMMANDS`]) typed as the reading's first word, before a name.
 fn typed_command(said: &Said, mentions: &[Mention]) -> Option<&'static str> {
-    let words = &said.words;
-    let opens = |i: usize| i == 0 || said.raw[i - 1].ends_with(['.', '!', '?', ';']);
-    (0..words.len()).filter(|&i| opens(i) && !said.covered[i]).find_map(|i| {
-        let tool = COMMANDS.iter().find(|(command, _)| words[i] == *command).map(|(_, tool)| *tool)?;
-        let mut next = i + 1;
-        while said.raw.get(next).is_some_and(|w| w.starts_with('-')) {
-            next += 1;
-        }
-        mentions
-            .iter()
-            .any(|m| m.kind != MentionKind::Back && !m.candidates().is_empty() && m.start == next)
-            .then_some(tool)
-    })
+    let first = said.words.first().filter(|_| !said.covered[0])?;
+    let tool = COMMANDS.iter().find(|(command, _)| first == command).map(|(_, tool)| *tool)?;
+    let mut next = 1;
+    while said.raw.get(next).is_some_and(|w| w.starts_with('-')) {
+        next += 1;
+    }
+    mentions
+        .iter()
+        .any(|m| m.kind != MentionKind::Back && !m.candidates().is_empty() && m.start == next)
+        .then_some(tool)
 }
 
 const MOVE: &str = "propose.move";
@@ -1123,6 +1116,12 @@ mod tests {
         cued(&read(s), &[], &no_names)
     }
 
+    /// [`cued`] with the names of `v` found in `s`.
+    fn cued_among(v: &Vocabulary, s: &str) -> Vec<&'static str> {
+        let r = read(s);
+        cued(&r, &mentions::find(&r, v), &no_names)
+    }
+
     #[test]
     fn every_cued_tool_is_a_registry_tool_listed_once_with_plain_lower_case_cues() {
         let mut seen = std::collections::BTreeSet::new();
@@ -1435,10 +1434,7 @@ mod tests {
     #[test]
     fn putting_a_named_thing_in_a_named_folder_cues_a_move() {
         let v = Vocabulary::new(vec![dir("/h", ""), dir("/h/Blueprints", "Blueprints"), file("playlist.json")]);
-        let cues_of = |s: &str| {
-            let r = read(s);
-            cued(&r, &mentions::find(&r, &v), &no_names)
-        };
+        let cues_of = |s: &str| cued_among(&v, s);
         // What broke (a fifteenth and a seventeenth author): a bundle, a note.
         assert_eq!(cues_of("stick playlist.json in blueprints"), vec!["propose.move"]);
         assert_eq!(cues_of("tidy playlist.json into Blueprints, it shouldn't be lying around"), vec!["propose.move"]);
@@ -1520,15 +1516,13 @@ mod tests {
     #[test]
     fn a_shell_command_typed_before_a_name_cues_its_tool() {
         let v = Vocabulary::new(vec![dir("/h", ""), dir("/h/Clients", "Clients"), file("todo.md")]);
-        let cues_of = |s: &str| {
-            let r = read(s);
-            cued(&r, &mentions::find(&r, &v), &no_names)
-        };
+        let cues_of = |s: &str| cued_among(&v, s);
         // What broke (a thirty-second author): "less todo.md" was a listing, "mv todo.md
         // Clients/" applying the move plan made before.
         assert_eq!(cues_of("less todo.md, top part is fine"), vec!["fs.read"]);
         assert!(cues_of("mv todo.md Clients/").contains(&"propose.move"));
         assert_eq!(cues_of("ls -la Clients"), vec!["fs.scan"]);
+        // A lead-in the reading drops leaves the command first.
         assert_eq!(cues_of("ok. cat todo.md"), vec!["fs.read"]);
         // The same words elsewhere, or with no name after them, are ordinary words.
         assert!(cues_of("more like this one").is_empty());
@@ -1536,6 +1530,7 @@ mod tests {
         assert!(cues_of("show me the head of todo.md").is_empty());
         // The checksum programs are the hash's words wherever they are said.
         assert_eq!(cues_of("need the b3sum of todo.md asap"), vec!["fs.hash"]);
+        assert_eq!(cues_of("b3sum todo.md"), vec!["fs.hash"]);
         assert_eq!(cues_of("sha of todo.md?"), vec!["fs.hash"]);
     }
 
