@@ -156,7 +156,7 @@ fn a_cue_word_tilts_a_ranking_that_leans_elsewhere() {
     // Said as what not to do, the word is no cue: the model's own lean stands. (The ranking
     // shown still differs from the model's: the purge and the quarantine list, which these
     // sentences do not ask for in their own words, are left out.)
-    for text in ["don't delete inbox/a.txt", "do not ever delete inbox/a.txt"] {
+    for text in ["do not ever delete inbox/a.txt", "never ever delete inbox/a.txt"] {
         let v = propose(text);
         assert_eq!(v["ranking"]["best"][0][0], leaning, "{text}: {v}");
         assert!(v["ranking"].get("cued").is_none(), "{text}: {v}");
@@ -164,6 +164,11 @@ fn a_cue_word_tilts_a_ranking_that_leans_elsewhere() {
         assert!(best.iter().all(|t| t[0] != "quarantine.purge"), "{text}: {v}");
         assert_ne!(v["proposal"]["tool"], "fs.quarantine", "{text}: {v}");
     }
+    // A prohibition about one named thing, and nothing else, asks for nothing: it reaches no
+    // model at all.
+    let v = propose("don't delete inbox/a.txt");
+    assert_eq!(v["outcome"], "no_call", "{v}");
+    assert!(v["proposal"].is_null() && v["ranking"].is_null(), "{v}");
 }
 
 #[test]

@@ -1119,6 +1119,10 @@ impl Assistant {
         if understand::cues::asks_what_was_written(&reading, &mentions) && !cued.contains(&"rag.search") {
             cued.push("rag.search");
         }
+        // "Clients is such a mess lol": something said of one named thing, asking nothing.
+        if understand::statement::describes_a_named_thing(text, &reading, &mentions, &cued) {
+            return Ok(Answer::NoCall);
+        }
         let visible: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
         if !opts.no_templates {
             let phrase = PhraseContext {
@@ -1188,6 +1192,15 @@ impl Assistant {
                 cued.push("propose.redirects");
             }
         }
+        // A prepared thing's hash said names what applies it, as its words said twice would.
+        if let Some(tool) = understand::args::prepared_by_hash(&reading, &ctx) {
+            if !cued.contains(&tool) {
+                cued.push(tool);
+            }
+            if !twice.contains(&tool) {
+                twice.push(tool);
+            }
+        }
         let lifts: Vec<&str> = cued.iter().chain(&twice).copied().collect();
         let ranking = understand::cues::weigh(&model_ranking, &lifts, thresholds.cue_boost);
         let ranking = understand::cues::without(&ranking, &unsaid);
@@ -1205,7 +1218,10 @@ impl Assistant {
                 Some(reply) => reply,
                 // The status report no word asked for: the model's answer to what it cannot place.
                 None if understand::beyond::unasked_status(&tool, &reading, &mentions, &is_name) => {
-                    understand::beyond::cued_instead_of_status(&ranking, &cued, &fill).unwrap_or(Understood::NoCall)
+                    understand::beyond::cued_instead_of_status(&ranking, &cued, &fill)
+                        .or_else(|| understand::beyond::edit_instead_of_status(&fill))
+                        .or_else(|| understand::beyond::applied_instead_of_status(&reading, &fill))
+                        .unwrap_or(Understood::NoCall)
                 }
                 None => Understood::Call { tool, args },
             },
@@ -1229,6 +1245,7 @@ impl Assistant {
             }
             other => other,
         };
+        let understood = understand::decide::drafted_when_the_edit_is_said(understood, &reading, &fill);
         let newest = ctx.newest.as_ref().map(|(tool, _)| tool.as_str());
         let understood = understand::decide::the_newest_when_unsaid(understood, &reading, &fill, named, newest);
         let understood = understand::decide::unasked_carrying_out(understood, &reading, &fill);

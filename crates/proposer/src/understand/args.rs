@@ -956,7 +956,10 @@ fn sed_substitution(word: &str) -> Option<(String, String)> {
 }
 
 /// "replace A with B", "change A to B", "A should be B", … → (A, B).
-fn find_replace(words: &[String]) -> Option<(String, String)> {
+/// The quote marks around old or new words.
+const QUOTES: [char; 4] = ['"', '\'', '“', '”'];
+
+fn find_replace(words: &[String], quoted: &[String]) -> Option<(String, String)> {
     if let Some(pair) = words.iter().find_map(|w| sed_substitution(w)) {
         return Some(pair);
     }
@@ -993,8 +996,13 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
         while ws.first().is_some_and(|w| lead(w)) || article(&ws) {
             ws.remove(0);
         }
+        // Words in quotes are the words, whatever follows them: `swap "purple" for "bronze" -
+        // client rebranded` replaces with bronze (a thirty-fourth author).
+        if let Some(n) = quoted.iter().map(|q| q.split(' ').count()).filter(|&n| opens_with(&ws, quoted, n)).max() {
+            ws.truncate(n);
+        }
         let joined = ws.join(" ");
-        super::patch_words::before_request(joined.trim_matches(['"', '\''])).trim_matches(['"', '\'']).to_string()
+        super::patch_words::before_request(joined.trim_matches(QUOTES)).trim_matches(QUOTES).to_string()
     };
     // Verb, first separator, second separator (alternatives), in order of how specific they are.
     let pairs: &[(&str, &[&str])] = &[
@@ -1098,10 +1106,23 @@ fn find_replace(words: &[String]) -> Option<(String, String)> {
         ("ought", 3),
         ("becomes", 1),
         ("meant", 1),
+        // "tuesday needs to become bronze" (a thirty-fourth author), "A needs to say B".
+        ("needs", 3),
+        ("need", 3),
     ] {
         let modal = matches!(mid, "should" | "should've" | "shouldve" | "must" | "supposed" | "ought");
         // "meant" is the new text's only after "I" ("where I meant B"), its subject.
         if mid == "meant" && at(mid).is_none_or(|m| m == 0 || lower[m - 1] != "i") {
+            continue;
+        }
+        // "needs" only before "to become" or "to say", and not said of a person ("I need to
+        // say …"); "needs to be" is said of much besides text ("Photos needs to be tidied").
+        let needing = |m: usize| {
+            lower.get(m + 1).is_some_and(|w| w == "to")
+                && lower.get(m + 2).is_some_and(|w| matches!(w.as_str(), "become" | "say"))
+                && (m == 0 || !matches!(lower[m - 1].as_str(), "i" | "we" | "you" | "they" | "he" | "she"))
+        };
+        if matches!(mid, "needs" | "need") && at(mid).is_none_or(|m| !needing(m)) {
             continue;
         }
         if let Some(m) = at(mid) {
@@ -1233,8 +1254,8 @@ fn patch(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     let opens =
         |i: usize| matches!(r.words[i].to_lowercase().as_str(), "in" | "inside" | "within" | "at" | "of" | "from");
     let lead = (lead..start).find(|&i| opens(i)).unwrap_or(start);
-    let said_before = (file.start > 0).then(|| find_replace(&with_sentence_ends(r, 0..lead))).flatten();
-    match said_before.or_else(|| find_replace(&words)) {
+    let said_before = (file.start > 0).then(|| find_replace(&with_sentence_ends(r, 0..lead), &r.quoted)).flatten();
+    match said_before.or_else(|| find_replace(&words, &r.quoted)) {
         Some((find, replace)) => Filled::Args(json!({ "path": path, "find": find, "replace": replace })),
         None => Filled::Missing(Missing::Words("what to replace, and with what")),
     }
@@ -1727,6 +1748,17 @@ pub fn words_for_what_it_applies(r: &Reading, tool: &str) -> bool {
         || said_as_a_thing(&lower, prepared_nouns(what), &["the", "that", "this", "your", "a", "my", "our"])
 }
 
+/// Whether the sentence points at what `tool` applies as a thing prepared: "the latest diff",
+/// "that patch", "your plan" — narrower than [`words_for_what_it_applies`], where any word of it
+/// counts ("move" alone).
+pub fn points_at_what_it_applies(r: &Reading, tool: &str) -> bool {
+    let Some(Recipe::Apply(what)) = recipe(tool) else { return false };
+    let own: &[&str] = if what == "patch" { &["diff", "diffs", "patches"] } else { &["plans"] };
+    let pointers = ["the", "that", "this", "your", "latest", "last", "newest"];
+    let lower = r.lower();
+    said_as_a_thing(&lower, own, &pointers) || said_as_a_thing(&lower, prepared_nouns(what), &pointers)
+}
+
 /// Whether one of `nouns` is said with one of `determiners` at most two words before it ("that
 /// diff", "the fix you drafted"): a thing pointed at, not a verb ("change my mind").
 fn said_as_a_thing(lower: &[String], nouns: &[&str], determiners: &[&str]) -> bool {
@@ -1738,6 +1770,31 @@ fn said_as_a_thing(lower: &[String], nouns: &[&str], determiners: &[&str]) -> bo
             && ((i >= 1 && determiners.contains(&lower[i - 1].as_str()))
                 || (i >= 2 && determiners.contains(&lower[i - 2].as_str()) && !subject(&lower[i - 1])))
     })
+}
+
+/// Whether `ws` opens with one of the `quoted` phrases (lower case, words as the reading has
+/// them) that is `n` words long.
+fn opens_with(ws: &[&str], quoted: &[String], n: usize) -> bool {
+    ws.len() >= n
+        && quoted.iter().any(|q| q.split(' ').count() == n && q.split(' ').zip(ws).all(|(a, b)| b.to_lowercase() == a))
+}
+
+/// The tool that applies the prepared thing whose hash the sentence says (in full or its first
+/// eight digits or more): "run 7677a9ac… now, the team is aligned" names the move plan by its
+/// hash, however the model ranks the words around it (the status report 0.56, a thirty-fourth
+/// author). None when no hash is said or it is no prepared thing's.
+pub fn prepared_by_hash(r: &Reading, ctx: &Context) -> Option<&'static str> {
+    let said = said_hash(r)?;
+    RECIPES
+        .iter()
+        .filter(|(_, recipe)| matches!(recipe, Recipe::Apply(_)))
+        .find(|(tool, _)| ctx.artifacts.get(*tool).is_some_and(|h| h.starts_with(&said)))
+        .map(|(tool, _)| *tool)
+}
+
+/// Whether the sentence says a hash ([`said_hash`]).
+pub fn says_a_hash(r: &Reading) -> bool {
+    said_hash(r).is_some()
 }
 
 /// A hash said in the sentence: a word of eight or more hex digits with at least one digit and
@@ -1795,6 +1852,35 @@ mod tests {
         let r = read(text);
         let m = mentions::find(&r, &c.vocab);
         fill(tool, &r, &m, &c)
+    }
+
+    #[test]
+    fn a_prepared_things_hash_names_what_applies_it() {
+        let mut c = ctx();
+        let plan = "a1".repeat(32);
+        c.artifacts.insert("apply.move".into(), plan.clone());
+        c.artifacts.insert("apply.patch".into(), "b2".repeat(32));
+        assert_eq!(prepared_by_hash(&read(&format!("run {plan} now, the team is aligned")), &c), Some("apply.move"));
+        assert_eq!(prepared_by_hash(&read("carry out a1a1a1a1 please"), &c), Some("apply.move"));
+        assert_eq!(prepared_by_hash(&read("b2b2b2b2b2 is fine"), &c), Some("apply.patch"));
+        // No hash, or one nothing prepared has.
+        assert_eq!(prepared_by_hash(&read("run the plan"), &c), None);
+        assert_eq!(prepared_by_hash(&read("run 1234abcd5678"), &c), None);
+    }
+
+    #[test]
+    fn new_words_end_where_a_clause_of_the_persons_own_begins() {
+        // What broke (a thirty-fourth author): "that doc" pointed at nothing, and the new words
+        // ran on to "linen and I'll sign off on the patch after my 1:1".
+        assert_eq!(
+            args("propose.patch", "ok in that doc, change copper to linen and I'll sign off on the patch after my 1:1"),
+            json!({"path": "/r/budget.xlsx", "find": "copper", "replace": "linen"})
+        );
+        // "and" inside the new words stays.
+        assert_eq!(
+            args("propose.patch", "in meeting notes.txt change copper to bread and butter"),
+            json!({"path": "/r/meeting notes.txt", "find": "copper", "replace": "bread and butter"})
+        );
     }
 
     fn args(tool: &str, text: &str) -> Value {
@@ -2621,6 +2707,30 @@ mod tests {
         let must = args("propose.patch", "make a patch for shopping_list.md: seventeen must become orange");
         assert_eq!(must["replace"], "orange");
         assert!(must["find"].as_str().is_some_and(|f| f.ends_with("seventeen")), "{must}");
+        // What broke (a thirty-fourth author): "needs to become" was no edit, and the words
+        // in quotes ran on to the dash after them.
+        assert_eq!(
+            args(
+                "propose.patch",
+                "tuesday needs to become bronze in shopping_list.md, per legal. just prep the diff for now"
+            ),
+            json!({"path": "/r/shopping_list.md", "find": "tuesday", "replace": "bronze"})
+        );
+        assert_eq!(
+            args(
+                "propose.patch",
+                "In shopping_list.md, swap \"purple\" for \"bronze\" - client rebranded. Draft it, don't apply yet"
+            ),
+            json!({"path": "/r/shopping_list.md", "find": "purple", "replace": "bronze"})
+        );
+        assert_eq!(
+            args("propose.patch", "in shopping_list.md replace “old pricing” with “new pricing” asap"),
+            json!({"path": "/r/shopping_list.md", "find": "old pricing", "replace": "new pricing"})
+        );
+        assert_eq!(
+            f("propose.patch", "I need to say something about shopping_list.md"),
+            Filled::Missing(Missing::Words("what to replace, and with what"))
+        );
         // What broke: "the change you drafted for summary.txt … write it into the file" read
         // "change … into" as the edit, and a new patch was drafted instead of the old applied.
         assert_eq!(

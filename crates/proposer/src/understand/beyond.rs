@@ -498,6 +498,43 @@ pub fn cued_instead_of_status(
         })
 }
 
+/// Verbs that send a prepared change on its way ("push it through", "greenlight", "go
+/// ahead"): not "do" or "make", which say anything ("the plan is to do it on Friday").
+const SENDING_ON: &[&str] = &["push", "apply", "execute", "carry", "proceed", "commit", "ahead", "greenlight", "ship"];
+
+/// What the sentence asks for instead of a status report no word asked for, when no cued tool
+/// can stand in: carrying out what was prepared, when the sentence points at it and sends it
+/// on its way — "greenlight on the latest diff - push it through to the file ASAP" ranked the
+/// report 0.73 and applying the patch 0.10 (a thirty-fourth author).
+pub fn applied_instead_of_status(reading: &Reading, fill: &dyn Fn(&str) -> Filled) -> Option<Understood> {
+    let lower: Vec<String> = reading.words.iter().map(|w| super::cues::plain(w)).collect();
+    let sent_on = lower
+        .iter()
+        .enumerate()
+        .any(|(i, w)| SENDING_ON.contains(&w.as_str()) && !super::cues::negated(&reading.words, &lower, i));
+    if !sent_on {
+        return None;
+    }
+    super::args::RECIPES
+        .iter()
+        .filter(|(t, r)| matches!(r, Recipe::Apply(_)) && super::args::points_at_what_it_applies(reading, t))
+        .find_map(|(t, _)| match fill(t) {
+            Filled::Args(args) | Filled::Implied(args) => Some(Understood::Call { tool: (*t).to_string(), args }),
+            _ => None,
+        })
+}
+
+/// An edit said whole — a file, what to replace and with what — instead of a status report no
+/// word asked for: "tuesday needs to become bronze in Clients/raw/wishlist.md, per legal. just
+/// prep the diff for now" ranked the report 0.24 and the patch 0.19 (a thirty-fourth author).
+/// No other tool's arguments are so plainly the sentence's own.
+pub fn edit_instead_of_status(fill: &dyn Fn(&str) -> Filled) -> Option<Understood> {
+    match fill("propose.patch") {
+        Filled::Args(args) => Some(Understood::Call { tool: "propose.patch".into(), args }),
+        _ => None,
+    }
+}
+
 /// Whether `tool` is the status report that no word of the sentence asks for. The report takes
 /// nothing from a sentence, and the small model gives it to whatever it cannot place: "how
 /// long should I keep old bank statements for?" (a call at 0.91), "are you the same assistant
@@ -531,6 +568,30 @@ mod tests {
 
     fn word(what: &'static str) -> Option<Unserved> {
         Some(Unserved { what, act: false, words: "" })
+    }
+
+    #[test]
+    fn a_prepared_change_pointed_at_and_sent_on_stands_in_for_an_unasked_report() {
+        let fill = |tool: &str| match tool {
+            "apply.patch" | "apply.move" => Filled::Implied(serde_json::json!({"proposal": "ab".repeat(32)})),
+            _ => Filled::Missing(super::super::args::Missing::Words("what")),
+        };
+        let applied = |s: &str| {
+            applied_instead_of_status(&read(s), &fill).map(|u| match u {
+                Understood::Call { tool, .. } => tool,
+                other => format!("{other:?}"),
+            })
+        };
+        // What broke (a thirty-fourth author).
+        assert_eq!(
+            applied("greenlight on the latest diff - push it through to the file ASAP").as_deref(),
+            Some("apply.patch")
+        );
+        assert_eq!(applied("ok ship the plan").as_deref(), Some("apply.move"));
+        // Pointed at but not sent on, sent on but not pointed at, or sent on with a negation.
+        assert_eq!(applied("the plan is to do it on friday"), None);
+        assert_eq!(applied("push the button on the printer"), None);
+        assert_eq!(applied("don't push that diff yet"), None);
     }
 
     #[test]

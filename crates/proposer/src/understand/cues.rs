@@ -156,6 +156,15 @@ pub const CUES: &[(&str, &[&str])] = &[
             "how large",
             "kinds and sizes",
             "names and sizes",
+            // "just need the kind and size for the audit tracker" ranked the hash 0.98 (a
+            // thirty-fourth author); "its size and what sort of file it is".
+            "kind and size",
+            "size and kind",
+            "sizes and kinds",
+            "what kind of file",
+            "what sort of file",
+            "what type of file",
+            "footprint",
             "inventory",
             "what files",
             "just look",
@@ -315,6 +324,8 @@ pub const CUES: &[(&str, &[&str])] = &[
             "candidates for",
             "for review",
             "for my review",
+            // "flag X for quarantine review and include the hash" (a thirty-fourth author).
+            "quarantine review",
             "touch nothing",
         ],
     ),
@@ -724,6 +735,13 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
         if !discards_otherwise {
             tools.retain(|t| *t != QUARANTINE);
         }
+        // "park contacts.docx in Garden Plans … just draft the plan" (a thirty-fourth author):
+        // with a place named, a draft is the move's, unless the list is asked for in words of
+        // its own ("candidates for", "for review").
+        let listed_otherwise = cues_of(LIST).any(|p| !matches!(*p, "draft" | "drafted") && said.has(p));
+        if !discards_otherwise && !listed_otherwise {
+            tools.retain(|t| *t != LIST);
+        }
     }
     // "make archive of it and put the originals in quarantine": setting the originals aside is
     // what the archive does (its own description says so), not a quarantine of its own — when
@@ -737,7 +755,7 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
     let a_list = asks_for_a_list(&said);
     // "write up Flyers as something to quarantine so I can look it over first": the act's
     // words with words for looking the list over ask for the list too.
-    if the_act_said(&said) && to_review(&said) && !tools.contains(&LIST) {
+    if the_act_said(&said, mentions) && to_review(&said) && !tools.contains(&LIST) {
         tools.push(LIST);
     }
     if a_list && tools.contains(&QUARANTINE) {
@@ -753,7 +771,10 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
         // "Don't do the setting aside yet" (a thirtieth author): four words on.
         let later = words[i + 1..].iter().take(4).any(|w| w == "yet");
         let actually = i > 0 && words[i - 1] == "actually";
+        // "don't do anything with Clients/raw yet" names no act (a thirty-fourth author).
+        let nothing = words.get(i + 1).is_some_and(|w| matches!(w.as_str(), "anything" | "nothing"));
         !covered[i]
+            && !nothing
             && NOT_YET_VERBS.contains(&words[i].as_str())
             && negated(&reading.words, words, i)
             && (later || actually)
@@ -827,9 +848,12 @@ fn asks_for_a_list(said: &Said) -> bool {
 }
 
 /// Whether the quarantine's own words are said (cued or not: a list drafted with them lifts
-/// the list instead, [`cued`]).
-fn the_act_said(said: &Said) -> bool {
-    cues_of(QUARANTINE).any(|p| said.has(p))
+/// the list instead, [`cued`]). A [`PLACING`] verb that puts a thing in a named place is no
+/// word of the quarantine: "park contacts.docx in Garden Plans … just draft the plan" drafts
+/// a move (a thirty-fourth author).
+fn the_act_said(said: &Said, mentions: &[Mention]) -> bool {
+    let placed = places(&said.words, mentions);
+    cues_of(QUARANTINE).any(|p| said.has(p) && !(placed && PLACING.contains(p)))
 }
 
 /// Everyday verbs for putting a thing somewhere ("stick playlist.json in Blueprints", "tidy
@@ -974,7 +998,7 @@ pub fn said_twice<'t>(
                 .flat_map(|(_, phrases)| phrases.iter().filter_map(|p| said.span(p)))
                 .collect();
             spans.iter().any(|a| spans.iter().any(|b| a.1 <= b.0))
-                || (*tool == LIST && the_act_said(&said) && (to_review(&said) || asks_for_a_list(&said)))
+                || (*tool == LIST && the_act_said(&said, mentions) && (to_review(&said) || asks_for_a_list(&said)))
         })
         .collect()
 }
@@ -995,6 +1019,7 @@ const TO_REVIEW: &[&str] = &[
     "candidates for",
     "for review",
     "for my review",
+    "quarantine review",
     "look it over",
     "look them over",
     "check it first",
@@ -1145,6 +1170,48 @@ mod tests {
         assert!(cued_in("move notes.txt into Recipes").is_empty());
         // Not "yet" or "actually": a warning, no cue.
         assert!(cued_in("do not move or delete Photos").is_empty());
+        // What broke (a thirty-fourth author): doing nothing is no act, however soon.
+        assert!(cued_in("don't do anything with Photos yet, I need to sync with finance first").is_empty());
+    }
+
+    #[test]
+    fn a_quarantine_review_is_the_lists() {
+        // What broke (a thirty-fourth author, and authors-dev:145): the act itself.
+        let r = read("flag checklist.zip for quarantine review and include the hash");
+        let c = cued(&r, &[], &no_names);
+        assert!(c.contains(&"propose.quarantine"), "{c:?}");
+        assert!(said_twice(&r, &[], &no_names, &c).contains(&"propose.quarantine"));
+    }
+
+    #[test]
+    fn a_files_kind_and_size_is_the_listings() {
+        // What broke (a thirty-fourth author): the hash, 0.98; and a thirtieth's "sort of file".
+        assert_eq!(cued_in("what's the footprint on agenda.jpg? just need the kind and size"), ["fs.scan"]);
+        assert_eq!(cued_in("just its size and what sort of file it is, nothing more"), ["fs.scan"]);
+        assert!(cued_in("what kind of day has it been").is_empty());
+    }
+
+    #[test]
+    fn a_draft_with_a_place_named_is_the_moves() {
+        let vocab = crate::understand::vocab::under_r(&[
+            ("Garden Plans", crate::understand::vocab::EntryKind::Dir),
+            ("contacts.docx", crate::understand::vocab::EntryKind::File),
+        ]);
+        let in_tree = |s: &str| {
+            let r = read(s);
+            let m = crate::understand::mentions::find(&r, &vocab);
+            cued(&r, &m, &no_names)
+        };
+        // What broke (a thirty-fourth author): the quarantine list, cued by "draft", ranked 0.76.
+        assert_eq!(
+            in_tree("park contacts.docx in Garden Plans, it's cluttering the top level - just draft the plan"),
+            ["propose.move"]
+        );
+        // The list asked for in words of its own stays.
+        assert!(
+            in_tree("park contacts.docx in Garden Plans, or draft it as a candidate for review")
+                .contains(&"propose.quarantine")
+        );
     }
 
     #[test]

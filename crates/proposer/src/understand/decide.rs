@@ -317,6 +317,42 @@ pub fn unasked_carrying_out(understood: Understood, reading: &Reading, fill: &dy
     }
 }
 
+/// The verbs that ask for a prepared change to be carried out by name — not [`CARRYING_OUT`]'s
+/// words of saying yes ("ok", "make", "fine"), which come with a new edit as often.
+const APPLYING_ITSELF: &[&str] =
+    &["apply", "applies", "applied", "applying", "execute", "commit", "carry", "proceed", "ahead"];
+
+/// A whole edit said — the file, what to replace and with what — asks for that edit to be
+/// drafted, whatever else the sentence says of a patch: "ok in that doc, change copper to linen
+/// and I'll sign off on the patch after my 1:1" ranked applying the patch prepared earlier
+/// 0.62 and drafting this one 0.36 (a thirty-fourth author). Applying stays when a verb of its
+/// own is said and not negated ("apply the patch that changes copper to linen"), or a hash is
+/// said, or the sentence names nothing the edit can take; pointing at "the patch" is not
+/// enough, since the edit's own sentence says it of the patch to come.
+pub fn drafted_when_the_edit_is_said(
+    understood: Understood,
+    reading: &Reading,
+    fill: &dyn Fn(&str) -> Filled,
+) -> Understood {
+    let Understood::Call { tool, args } = understood else {
+        return understood;
+    };
+    let lower: Vec<String> = reading.words.iter().map(|w| super::cues::plain(w)).collect();
+    let applying_said = lower
+        .iter()
+        .enumerate()
+        .any(|(i, w)| APPLYING_ITSELF.contains(&w.as_str()) && !super::cues::negated(&reading.words, &lower, i));
+    // Pointing at "the patch" is no hash ("I'll sign off on the patch after my 1:1").
+    if tool == "apply.patch"
+        && !applying_said
+        && !super::args::says_a_hash(reading)
+        && let Filled::Args(edit) = fill("propose.patch")
+    {
+        return Understood::Call { tool: "propose.patch".into(), args: edit };
+    }
+    Understood::Call { tool, args }
+}
+
 /// What to tell the person when `tool`'s arguments are not all there.
 pub fn explain(filled: &Filled, base: &str) -> Option<Understood> {
     let ask = |q: String| Some(Understood::Ask { question: q });
@@ -1089,6 +1125,30 @@ mod tests {
             decide(&r, &fills, false, "/r", &t),
             Understood::Ask { question: "Which file or folder do you mean?".into() }
         );
+    }
+
+    #[test]
+    fn a_whole_edit_said_is_drafted_not_an_earlier_patch_applied() {
+        let fill = |tool: &str| match tool {
+            // "on the patch" points at it: the sentence's own, yet no hash.
+            "apply.patch" => Filled::Args(json!({"proposal": "ab".repeat(32)})),
+            _ => Filled::Args(json!({"path": "/r/notes.md", "find": "copper", "replace": "linen"})),
+        };
+        let apply = || Understood::Call { tool: "apply.patch".into(), args: json!({"proposal": "ab".repeat(32)}) };
+        let drafted = |s: &str| match drafted_when_the_edit_is_said(apply(), &super::super::read(s), &fill) {
+            Understood::Call { tool, .. } => tool,
+            other => format!("{other:?}"),
+        };
+        // What broke (a thirty-fourth author).
+        assert_eq!(
+            drafted("ok in that doc, change copper to linen and I'll sign off on the patch after my 1:1"),
+            "propose.patch"
+        );
+        assert_eq!(drafted("change copper to linen, don't apply it yet"), "propose.patch");
+        // Applying said by its own verb stays.
+        assert_eq!(drafted("apply the patch that changes copper to linen"), "apply.patch");
+        assert_eq!(drafted("go ahead with the copper to linen change"), "apply.patch");
+        assert_eq!(drafted("the copper to linen one, 3c019948, is fine"), "apply.patch");
     }
 
     #[test]

@@ -193,6 +193,9 @@ const BACK: &[&[&str]] = &[
     &["this", "text"],
     &["that", "document"],
     &["this", "document"],
+    // "ok in that doc, change copper to linen" (a thirty-fourth author).
+    &["that", "doc"],
+    &["this", "doc"],
     &["that", "folder"],
     &["this", "folder"],
     &["the", "same", "folder"],

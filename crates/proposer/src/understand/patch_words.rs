@@ -105,9 +105,18 @@ pub fn before_request(said: &str) -> String {
     let mut kept: Vec<&str> = vec![];
     let words: Vec<&str> = said.split_whitespace().collect();
     let end = words.len() - pointing_back_tail(&words);
-    for &w in &words[..end] {
-        let plain = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase();
-        if !kept.is_empty() && REQUEST_TAIL.contains(&plain.as_str()) {
+    let plain = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase();
+    for (i, &w) in words[..end].iter().enumerate() {
+        let plain_w = plain(w);
+        if !kept.is_empty() && REQUEST_TAIL.contains(&plain_w.as_str()) {
+            break;
+        }
+        // "linen and I'll sign off on the patch after my 1:1" (a thirty-fourth author): a
+        // new clause with its own subject is no part of the words.
+        if !kept.is_empty()
+            && matches!(plain_w.as_str(), "and" | "so" | "then")
+            && words.get(i + 1).is_some_and(|n| CLAUSE_SUBJECTS.contains(&plain(n).as_str()))
+        {
             break;
         }
         // A comma, or the end of a sentence or clause ("nineteen; a scribal error of my own").
@@ -119,6 +128,10 @@ pub fn before_request(said: &str) -> String {
     }
     kept.join(" ")
 }
+
+/// The subjects that open a clause of the person's own after "and" or "so".
+const CLAUSE_SUBJECTS: &[&str] =
+    &["i", "i'll", "i'm", "i've", "i'd", "we", "we'll", "we're", "you", "you'll", "you're", "they", "they'll"];
 
 /// Words that point back at the file being changed, at the end of what was said ("change
 /// copper to linen in that file", "… in it", "… in there"): no part of the new words. Their

@@ -30,6 +30,13 @@ pub struct Reading {
     /// alone ends nothing: "about bread, butter and jam" is one topic, and whisper writes
     /// commas wherever the speaker breathes.
     pub clauses: Vec<bool>,
+    /// For each word, whether a comma, semicolon or colon was said or typed after it, whatever
+    /// follows: "Clients is a mess, sort it out" is a statement and a request.
+    pub pauses: Vec<bool>,
+    /// What was put in double quotes (`swap "purple" for "bronze" - client rebranded`), each
+    /// in lower case and in words as they are read: where quoted words end, the quotation
+    /// says, though its marks are gone from the words.
+    pub quoted: Vec<String>,
 }
 
 impl Reading {
@@ -306,7 +313,28 @@ pub fn read(utterance: &str) -> Reading {
         .enumerate()
         .map(|(i, (_, a))| *a == After::Pause && lower.get(i + 1).is_some_and(|w| CLAUSE_OPENERS.contains(&w.as_str())))
         .collect();
-    Reading { text: words.join(" "), words, ends, clauses }
+    let pauses = joined.iter().enumerate().map(|(i, (_, a))| *a == After::Pause && i + 1 < n).collect();
+    Reading { text: words.join(" "), words, ends, clauses, pauses, quoted: quotations(&utterance) }
+}
+
+/// The phrases `utterance` puts in double quotes (straight or curly), lower case, in the
+/// reading's words; an unclosed quote is none.
+fn quotations(utterance: &str) -> Vec<String> {
+    let mut out = vec![];
+    let mut rest = utterance;
+    while let Some((open, mark)) = rest.char_indices().find(|(_, c)| matches!(c, '"' | '“')) {
+        let after = &rest[open + mark.len_utf8()..];
+        let Some((close, end)) = after.char_indices().find(|(_, c)| matches!(c, '"' | '”')) else {
+            break;
+        };
+        let phrase: Vec<String> =
+            after[..close].split_whitespace().map(|w| trim_punct(w).to_lowercase()).filter(|w| !w.is_empty()).collect();
+        if !phrase.is_empty() {
+            out.push(phrase.join(" "));
+        }
+        rest = &after[close + end.len_utf8()..];
+    }
+    out
 }
 
 /// What was said or typed after a word: nothing, a pause (a comma, semicolon or colon),
@@ -494,6 +522,27 @@ mod tests {
         assert_eq!(read("scan Letters um. hash it please. then list it").sentences(), [(0, 2), (2, 4), (4, 7)]);
         assert_eq!(read("what is this...   so weird!").sentences(), [(0, 3), (3, 5)]);
         assert!(read("").sentences().is_empty());
+    }
+
+    #[test]
+    fn what_was_quoted_is_kept_though_the_marks_are_gone() {
+        use super::read;
+        let r = read("swap \"Purple\" for \"bronze\" - client rebranded");
+        assert_eq!(r.quoted, ["purple", "bronze"]);
+        assert!(r.words.iter().all(|w| !w.contains('"')));
+        assert_eq!(read("replace “old pricing,” with “new”").quoted, ["old pricing", "new"]);
+        // An unclosed quote, or an empty one, is no quotation.
+        assert!(read("replace \"old with new").quoted.is_empty());
+        assert_eq!(read("\"\" and \"ok\"").quoted, ["ok"]);
+    }
+
+    #[test]
+    fn every_pause_is_kept_where_a_clause_end_is_not() {
+        use super::read;
+        // "sort" opens no clause the reading knows, yet the comma parts a statement from a request.
+        let r = read("Clients is a mess, sort it out");
+        assert_eq!(r.pauses, [false, false, false, true, false, false, false]);
+        assert!(!r.clauses.contains(&true));
     }
 
     #[test]

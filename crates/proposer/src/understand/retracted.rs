@@ -49,7 +49,20 @@ pub const TAKE_BACKS: &[&str] = &[
     "no don't",
     "no dont",
     "changed my mind",
+    // Saying nothing is to be done ("I'm going to circle back on Podcasts after the offsite, no
+    // action needed right now", a thirty-fourth author).
+    "no action needed",
+    "no action required",
+    "no action for now",
+    "no action yet",
+    "nothing to do",
+    "nothing for you to do",
+    "no need to do anything",
 ];
+
+/// The take-backs that say nothing is to be done, whose thing may follow them ("don't do
+/// anything with Clients/raw yet"): that thing is not asked for again.
+const NOTHING_WITH: &[&str] = &["don't do anything", "dont do anything", "do not do anything", "do nothing"];
 
 /// Not wanting an act done takes the request back: "no no, quote.png stay where it is, I don't
 /// want to move it" (a twenty-ninth author). Only with an act a tool does after it ([`UNWANTED_ACTS`]):
@@ -169,9 +182,20 @@ pub fn taken_back(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str
                 .or_else(|| (i + 1 == lower.len() && lower[i] == FINAL_TAKE_BACK && !covered(i)).then_some(i + 1))
         })
         .max();
-    let Some(end) = last_end else {
+    let Some(mut end) = last_end else {
         return false;
     };
+    // "don't do anything with Clients/raw yet": the thing right after is what not to touch.
+    let nothing_with = NOTHING_WITH.iter().any(|p| {
+        let n = p.split(' ').count();
+        end >= n && lower[end - n..end].join(" ") == *p
+    });
+    if nothing_with
+        && lower.get(end).is_some_and(|w| matches!(w.as_str(), "with" | "to" | "about" | "in" | "on"))
+        && let Some(thing) = named.iter().find(|m| m.start == end + 1)
+    {
+        end = thing.end;
+    }
     if named.iter().any(|m| m.start >= end) {
         return false;
     }
@@ -197,6 +221,22 @@ mod tests {
         assert!(back("move guest_list.pdf into Taxes... no wait, forget it, I leave it where it is"));
         assert!(back("please quarantine syllabus.docx... actually no, cancel, don't do anything"));
         assert!(back("hash the report, never mind"));
+        // What broke (a thirty-fourth author): a quarantine list drafted for the first, a
+        // search for the second.
+        let vocab = crate::understand::vocab::under_r(&[
+            ("Clients", crate::understand::vocab::EntryKind::Dir),
+            ("Clients/raw", crate::understand::vocab::EntryKind::Dir),
+            ("Photos", crate::understand::vocab::EntryKind::Dir),
+        ]);
+        let in_tree = |s: &str| {
+            let r = read(s);
+            let m = crate::understand::mentions::find(&r, &vocab);
+            taken_back(&r, &m, &no_names)
+        };
+        assert!(in_tree("don't do anything with Clients/raw yet, I need to sync with finance first"));
+        assert!(back("I'm going to circle back on the podcasts after the offsite, no action needed right now"));
+        // A thing named after what not to touch, asked for again, is a request.
+        assert!(!in_tree("don't do anything with Clients/raw, just list Photos"));
         assert!(back("delete the old logs. on second thought, no"));
         assert!(back("compress Photos... cancel"));
         // What broke: neither phrase took anything back, and a move and a purge were proposed.

@@ -30,6 +30,7 @@
 //! Pictures/misc today"), whatever it names: what to do is still being decided.
 
 use super::mentions::{Mention, MentionKind};
+use super::reading::Reading;
 
 /// Words a clause that tells begins with: pronouns, possessives, determiners, titles ("Mrs"),
 /// "gotta" and "gonna" (whose subject goes unsaid), and negated auxiliaries (below).
@@ -184,6 +185,8 @@ const LEAD_INS: &[&str] = &[
     "um", "umm", "uh", "uhh", "uhm", "er", "erm", "hmm", "hm", "mm", "ah", "eh", "oh", "ok", "okay", "well", "yeah",
     "yes", "right", "actually", "honestly", "also", "alright", "hey", "wow", "ugh", "sigh", "maybe", "dear",
     "goodness", "gosh", "golly", "ooh", "oops", "whoops", "aw", "mind", "still", "phew", "whew",
+    // Texting's asides ("ngl i shouldve named contacts.docx something better").
+    "ngl", "tbh", "fyi", "btw", "imo", "fwiw",
 ];
 
 /// Words that only acknowledge what was said ("copy that, thanks", "got it"): a sentence of
@@ -210,6 +213,11 @@ const ACKNOWLEDGING: &[&[&str]] = &[
     &["haha"],
     &["good", "night"],
     &["goodnight"],
+    // A denial with no verb of its own ("the folder Podcasts was created by my colleague, not
+    // me") asks for nothing either.
+    &["not", "me"],
+    &["not", "mine"],
+    &["not", "us"],
 ];
 
 /// Whether `text` (the utterance as said, punctuation and all) tells something rather than
@@ -268,6 +276,96 @@ pub fn tells(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
         .collect();
     !firsts.is_empty() && firsts.iter().all(|w| SUBJECTS.contains(w) || participle(w) || (past && past_tense(w)))
 }
+
+/// Whether `text` says something of one named file or folder and asks nothing of it — "Clients
+/// is such a mess lol", "quote.png is a letter my late husband wrote, I get quite sentimental
+/// looking at it", "flyers slash misc is where I keep the old contracts from 2019", "ngl i
+/// shouldve named contacts.docx something better" — which the model read as reading,
+/// listing or searching the thing (authors' dev, and the largest family of wrong calls among
+/// the authors only reported on).
+///
+/// The rule of [`tells`] with the named thing read as "it": every clause opens on a subject,
+/// nothing asks, no cue, no word of SMART's work. Narrower still, because a name is what a
+/// request is about:
+/// - one thing named, no more ("agenda.jpg went into Flyers" may ask for a redirect);
+/// - no question mark, and no word that asks a question inside a statement ("I've forgotten
+///   what's in Podcasts" asks to see it), except "where" after "is" ("is where I keep …");
+/// - no word of obligation or placing ([`WISHING`]: "Photos needs tidying", "portfolio.md
+///   belongs in Letters", "we should clean up Photos"), though the regret of "should've" is no
+///   wish;
+/// - `cued` holds every cue, the shapes of a question included (`asks_whats_in`).
+pub fn describes_a_named_thing(text: &str, reading: &Reading, mentions: &[Mention], cued: &[&str]) -> bool {
+    if text.contains('?') || !cued.is_empty() {
+        return false;
+    }
+    let named: Vec<&Mention> = mentions.iter().filter(|m| m.kind != MentionKind::Back).collect();
+    let [thing] = named.as_slice() else {
+        return false;
+    };
+    let lower: Vec<String> = reading.words.iter().map(|w| w.to_lowercase().replace(['’', '‘'], "'")).collect();
+    let outside = |i: usize| i < thing.start || i >= thing.end;
+    let wishes = lower.iter().enumerate().any(|(i, w)| outside(i) && WISHING.contains(&w.as_str()))
+        || lower.windows(2).any(|w| matches!(w[0].as_str(), "has" | "have" | "got") && w[1] == "to");
+    let questions = lower.iter().enumerate().any(|(i, w)| {
+        outside(i)
+            && (INDIRECT.contains(&w.as_str())
+                || (w == "where" && (i == 0 || !matches!(lower[i - 1].as_str(), "is" | "was" | "it's" | "that's"))))
+    });
+    if wishes || questions {
+        return false;
+    }
+    // A thing that opens its clause is that clause's subject only with a verb of being after
+    // it ("Clients is such a mess", "the folder Podcasts was created by …"); otherwise it is the
+    // topic of a request ("ok so clients slash raw slash wishlist dot m d swap the word tuesday
+    // for orange").
+    let mut open = thing.start;
+    while open > 0
+        && !reading.ends[open - 1]
+        && !reading.pauses[open - 1]
+        && (LEAD_INS.contains(&lower[open - 1].as_str()) || BEFORE_A_NAME.contains(&lower[open - 1].as_str()))
+    {
+        open -= 1;
+    }
+    let opens_its_clause = open == 0 || reading.ends[open - 1] || reading.pauses[open - 1];
+    let being = lower.get(thing.end).is_some_and(|w| BEING.contains(&w.as_str()) || past_tense(w));
+    if opens_its_clause && !being {
+        return false;
+    }
+    // The sentence again, the thing said as "it", its sentence and clause ends marked.
+    let mut again = String::new();
+    for (i, w) in reading.words.iter().enumerate() {
+        if i == thing.start {
+            again.push_str(" it");
+        } else if outside(i) {
+            again.push(' ');
+            again.push_str(w);
+        }
+        if i + 1 == thing.end || outside(i) {
+            if reading.ends.get(i) == Some(&true) {
+                again.push('.');
+            } else if reading.pauses.get(i) == Some(&true) {
+                again.push(',');
+            }
+        }
+    }
+    tells(again.trim(), &[], &[])
+}
+
+/// Words that may come before a name in its clause: "so the folder Podcasts …".
+const BEFORE_A_NAME: &[&str] = &["so", "the", "my", "our", "this", "that", "folder", "file", "document", "doc"];
+
+/// Verbs of being and seeming, after a thing that is a clause's subject.
+const BEING: &[&str] = &[
+    "is", "was", "are", "were", "isn't", "wasn't", "aren't", "weren't", "has", "had", "hasn't", "looks", "seems",
+    "feels", "sounds",
+];
+
+/// Words that wish something done to what they are said of, or put it somewhere.
+const WISHING: &[&str] =
+    &["should", "must", "ought", "needs", "need", "belongs", "belong", "goes", "deserves", "wants", "want"];
+
+/// Words that put a question inside a statement.
+const INDIRECT: &[&str] = &["what", "what's", "whats", "which", "how", "why", "who", "whether", "if", "when"];
 
 /// Whether `text` asks how to do something — "how do i write a for loop in bash again", "How do
 /// I undo a commit I already pushed?", "how to make the writing bigger" — which asks SMART to
@@ -623,6 +721,55 @@ mod tests {
             "yesterday I moved agenda.jpg to Letters, now compress it",
         ] {
             assert!(!tells(s, std::slice::from_ref(&named), &[]), "{s}");
+        }
+    }
+
+    #[test]
+    fn a_sentence_about_one_named_thing_that_asks_nothing_tells() {
+        use crate::understand::vocab::{EntryKind, under_r};
+        let vocab = under_r(&[
+            ("Clients", EntryKind::Dir),
+            ("Flyers", EntryKind::Dir),
+            ("Flyers/misc", EntryKind::Dir),
+            ("Podcasts", EntryKind::Dir),
+            ("quote.png", EntryKind::File),
+            ("contacts.docx", EntryKind::File),
+        ]);
+        let describes = |s: &str| {
+            let r = crate::understand::read(s);
+            let m = crate::understand::mentions::find(&r, &vocab);
+            let cued = crate::understand::cues::cued(&r, &m, &|_| false);
+            describes_a_named_thing(s, &r, &m, &cued)
+        };
+        // What broke (authors' dev): reading, listing or looking for copies of the thing.
+        for s in [
+            "Clients is such a mess lol",
+            "quote.png is a letter my late husband wrote, I get quite sentimental looking at it.",
+            "flyers slash misc is where I keep the old contracts from 2019",
+            "ngl i shouldve named contacts.docx something better",
+            "the folder Podcasts was created by my colleague",
+            "the folder Podcasts was created by my colleague, not me",
+        ] {
+            assert!(describes(s), "{s}");
+        }
+        // A wish, a question inside the statement, a request beside it, a cue, two things named.
+        for s in [
+            "Clients needs a good tidy",
+            "we should clean up Clients",
+            "contacts.docx belongs somewhere else",
+            "I've forgotten what's in Podcasts",
+            "Clients is a mess, sort it out",
+            "is Clients up to date",
+            "quote.png is where?",
+            "read quote.png",
+            "contacts.docx and quote.png are both old",
+            "Clients is full of duplicates",
+            "I'd love to see Podcasts",
+            // What broke (authors-dev:616): the thing as the topic of a request.
+            "ok so quote dot p n g swap the word tuesday for orange",
+            "Podcasts, list everything",
+        ] {
+            assert!(!describes(s), "{s}");
         }
     }
 
