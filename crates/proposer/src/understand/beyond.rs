@@ -507,12 +507,8 @@ const SENDING_ON: &[&str] = &["push", "apply", "execute", "carry", "proceed", "c
 /// on its way — "greenlight on the latest diff - push it through to the file ASAP" ranked the
 /// report 0.73 and applying the patch 0.10 (a thirty-fourth author).
 pub fn applied_instead_of_status(reading: &Reading, fill: &dyn Fn(&str) -> Filled) -> Option<Understood> {
-    let lower: Vec<String> = reading.words.iter().map(|w| super::cues::plain(w)).collect();
-    let sent_on = lower
-        .iter()
-        .enumerate()
-        .any(|(i, w)| SENDING_ON.contains(&w.as_str()) && !super::cues::negated(&reading.words, &lower, i));
-    if !sent_on {
+    let said = Said::new(reading, &[], &|_| false);
+    if !SENDING_ON.iter().any(|w| said.has(w)) {
         return None;
     }
     super::args::RECIPES

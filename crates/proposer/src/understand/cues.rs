@@ -725,7 +725,8 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
     {
         tools.push(tool);
     }
-    if places(&said.words, mentions) {
+    let placed = places(&said.words, mentions);
+    if placed {
         if !tools.contains(&MOVE) {
             tools.push(MOVE);
         }
@@ -755,7 +756,7 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
     let a_list = asks_for_a_list(&said);
     // "write up Flyers as something to quarantine so I can look it over first": the act's
     // words with words for looking the list over ask for the list too.
-    if the_act_said(&said, mentions) && to_review(&said) && !tools.contains(&LIST) {
+    if the_act_said(&said, placed) && to_review(&said) && !tools.contains(&LIST) {
         tools.push(LIST);
     }
     if a_list && tools.contains(&QUARANTINE) {
@@ -851,8 +852,7 @@ fn asks_for_a_list(said: &Said) -> bool {
 /// the list instead, [`cued`]). A [`PLACING`] verb that puts a thing in a named place is no
 /// word of the quarantine: "park contacts.docx in Garden Plans … just draft the plan" drafts
 /// a move (a thirty-fourth author).
-fn the_act_said(said: &Said, mentions: &[Mention]) -> bool {
-    let placed = places(&said.words, mentions);
+fn the_act_said(said: &Said, placed: bool) -> bool {
     cues_of(QUARANTINE).any(|p| said.has(p) && !(placed && PLACING.contains(p)))
 }
 
@@ -989,6 +989,7 @@ pub fn said_twice<'t>(
     cued: &[&'t str],
 ) -> Vec<&'t str> {
     let said = Said::new(reading, mentions, is_name);
+    let placed = places(&said.words, mentions);
     cued.iter()
         .copied()
         .filter(|tool| {
@@ -998,7 +999,7 @@ pub fn said_twice<'t>(
                 .flat_map(|(_, phrases)| phrases.iter().filter_map(|p| said.span(p)))
                 .collect();
             spans.iter().any(|a| spans.iter().any(|b| a.1 <= b.0))
-                || (*tool == LIST && the_act_said(&said, mentions) && (to_review(&said) || asks_for_a_list(&said)))
+                || (*tool == LIST && the_act_said(&said, placed) && (to_review(&said) || asks_for_a_list(&said)))
         })
         .collect()
 }
@@ -1197,11 +1198,7 @@ mod tests {
             ("Garden Plans", crate::understand::vocab::EntryKind::Dir),
             ("contacts.docx", crate::understand::vocab::EntryKind::File),
         ]);
-        let in_tree = |s: &str| {
-            let r = read(s);
-            let m = crate::understand::mentions::find(&r, &vocab);
-            cued(&r, &m, &no_names)
-        };
+        let in_tree = |s: &str| cued_among(&vocab, s);
         // What broke (a thirty-fourth author): the quarantine list, cued by "draft", ranked 0.76.
         assert_eq!(
             in_tree("park contacts.docx in Garden Plans, it's cluttering the top level - just draft the plan"),

@@ -337,11 +337,8 @@ pub fn drafted_when_the_edit_is_said(
     let Understood::Call { tool, args } = understood else {
         return understood;
     };
-    let lower: Vec<String> = reading.words.iter().map(|w| super::cues::plain(w)).collect();
-    let applying_said = lower
-        .iter()
-        .enumerate()
-        .any(|(i, w)| APPLYING_ITSELF.contains(&w.as_str()) && !super::cues::negated(&reading.words, &lower, i));
+    let said = super::cues::Said::new(reading, &[], &|_| false);
+    let applying_said = APPLYING_ITSELF.iter().any(|w| said.has(w));
     // Pointing at "the patch" is no hash ("I'll sign off on the patch after my 1:1").
     if tool == "apply.patch"
         && !applying_said

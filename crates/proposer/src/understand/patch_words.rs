@@ -105,7 +105,6 @@ pub fn before_request(said: &str) -> String {
     let mut kept: Vec<&str> = vec![];
     let words: Vec<&str> = said.split_whitespace().collect();
     let end = words.len() - pointing_back_tail(&words);
-    let plain = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase();
     for (i, &w) in words[..end].iter().enumerate() {
         let plain_w = plain(w);
         if !kept.is_empty() && REQUEST_TAIL.contains(&plain_w.as_str()) {
@@ -129,6 +128,11 @@ pub fn before_request(said: &str) -> String {
     kept.join(" ")
 }
 
+/// A said word as the cut points compare it: lower case, without the punctuation around it.
+fn plain(w: &str) -> String {
+    w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase()
+}
+
 /// The subjects that open a clause of the person's own after "and" or "so".
 const CLAUSE_SUBJECTS: &[&str] =
     &["i", "i'll", "i'm", "i've", "i'd", "we", "we'll", "we're", "you", "you'll", "you're", "they", "they'll"];
@@ -137,7 +141,6 @@ const CLAUSE_SUBJECTS: &[&str] =
 /// copper to linen in that file", "… in it", "… in there"): no part of the new words. Their
 /// length, when some words are said before them.
 fn pointing_back_tail(words: &[&str]) -> usize {
-    let plain = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase();
     let Some(at) = words.iter().rposition(|w| matches!(plain(w).as_str(), "in" | "inside" | "within")) else {
         return 0;
     };
