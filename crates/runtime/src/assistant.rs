@@ -794,7 +794,10 @@ impl Assistant {
     /// A patch's words to find fitted to the file's own text (`understand::patch_words`). Only a regular file inside an allowed
     /// folder is read, at most [`PATCH_TEXT_LIMIT`] bytes of it, and only to choose among the
     /// words the person said: nothing of it reaches a model or the proposal beyond those words.
-    fn fit_patch(&self, args: &mut Value) {
+    /// A heard patch's words to find that the file does not hold are first put right against
+    /// the words it does, and its new words take the case of the old (`smart_voice::heard_edit`:
+    /// "swap walnut for marble" heard "… wallet for Marble").
+    fn fit_patch(&self, args: &mut Value, heard: bool) {
         let (Some(path), Some(find)) =
             (args.get("path").and_then(Value::as_str), args.get("find").and_then(Value::as_str))
         else {
@@ -813,7 +816,17 @@ impl Assistant {
             return;
         }
         let text = String::from_utf8_lossy(&bytes);
-        args["find"] = Value::String(understand::patch_words::fit(find, &text));
+        let put_right = if heard && understand::patch_words::fit_find(find, &text).is_none() {
+            Some(smart_voice::heard_edit::find_put_right(find, &text))
+                .filter(|f| understand::patch_words::fit_find(f, &text).is_some())
+        } else {
+            None
+        };
+        let fitted = understand::patch_words::fit(put_right.as_deref().unwrap_or(find), &text);
+        if heard && let Some(replace) = args.get("replace").and_then(Value::as_str) {
+            args["replace"] = Value::String(smart_voice::heard_edit::cased_like(replace, &fitted));
+        }
+        args["find"] = Value::String(fitted);
     }
 
     /// Where relative names point: the person's folder when it is inside a root, else the
@@ -870,7 +883,7 @@ impl Assistant {
         let home = crate::paths::home_dir();
         crate::paths::absolutize_args(&tool, &mut args, &base, home.as_deref());
         if tool == "propose.patch" {
-            self.fit_patch(&mut args);
+            self.fit_patch(&mut args, heard);
         }
         self.bus.emit(corr, BusEvent::Proposal { source, tool: tool.clone(), args: args.clone() });
         self.fire(corr, Trigger::ToolCallsGenerated);
@@ -1100,13 +1113,6 @@ impl Assistant {
             return Ok(Answer::Call { source: ProposalSource::Template, tool, args, timings: None });
         }
         let mut cued = understand::cues::cued(&reading, &mentions, &is_name);
-        // "my jeans need a patch on the knee" tells; the model would apply the last patch. "how
-        // do I undo a commit" asks to be taught, not for an act.
-        if understand::statement::tells(text, &mentions, &cued)
-            || understand::statement::asks_how_to(text, &mentions, &cued)
-        {
-            return Ok(Answer::NoCall);
-        }
         // "what's in the Clients file drawer" asks for the listing, as a cue word would.
         let is_dir = |m: &understand::Mention| {
             m.sure().and_then(|i| ctx.vocab.entries.get(i)).is_some_and(|e| e.kind == understand::EntryKind::Dir)
@@ -1115,9 +1121,18 @@ impl Assistant {
             cued.push("fs.scan");
         }
         // "I'm sure I wrote something about photosynthesis", "anything in the catalogue to do
-        // with beekeeping": a search's shape, as a search's word would be.
+        // with beekeeping": a search's shape, as a search's word would be — for the statement
+        // rule too ("i know i wrote something up on mosaic a while back where did it go" opens
+        // every clause on "i", a thirty-sixth author).
         if understand::cues::asks_what_was_written(&reading, &mentions) && !cued.contains(&"rag.search") {
             cued.push("rag.search");
+        }
+        // "my jeans need a patch on the knee" tells; the model would apply the last patch. "how
+        // do I undo a commit" asks to be taught, not for an act.
+        if understand::statement::tells(text, &mentions, &cued)
+            || understand::statement::asks_how_to(text, &mentions, &cued)
+        {
+            return Ok(Answer::NoCall);
         }
         // "Clients is such a mess lol": something said of one named thing, asking nothing.
         if understand::statement::describes_a_named_thing(text, &reading, &mentions, &cued) {

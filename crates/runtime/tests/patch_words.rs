@@ -1,12 +1,14 @@
 //! A patch's words to find are fitted to the file's own text (`understand::patch_words`), and
-//! only a file inside the allowed folders is read for it.
+//! only a file inside the allowed folders is read for it; a heard patch's misheard words to find
+//! are put right against the file's words, and its new words take their case
+//! (`smart_voice::heard_edit`).
 //!
 //! Real engine, real ledger, real files; the sentences are ones the phrase templates answer,
 //! so no model is needed (the model factory fails if asked).
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use smart_runtime::assistant::AssistantError;
+use smart_runtime::assistant::{AssistantError, Heard};
 use smart_runtime::{Assistant, Bus, Engine, FixedClock, InitOptions, SayOptions, SayReport};
 use smart_signals::KeyStoreKind;
 use std::path::PathBuf;
@@ -17,7 +19,7 @@ struct Setup {
     a: Assistant,
 }
 
-const LIST: &str = "milk\nTuesday: eggs, flour\n";
+const LIST: &str = "milk\nTuesday: eggs, flour\nthe walnut table\n";
 
 fn setup() -> Setup {
     let tmp = tempfile::tempdir().unwrap();
@@ -36,6 +38,28 @@ fn say(s: &mut Setup, text: &str) -> SayReport {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let o = SayOptions { propose_only: true, no_templates: false, base: Some(s.root.clone()) };
     rt.block_on(s.a.say(text, &o)).unwrap()
+}
+
+fn hear(s: &mut Setup, text: &str) -> SayReport {
+    let t = smart_voice::protocol::Transcript {
+        text: text.into(),
+        confidence: 0.5,
+        no_speech: 0.0,
+        language: "en".into(),
+        start_ms: 0,
+        end_ms: 2_000,
+        timings: Default::default(),
+    };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let o = SayOptions { propose_only: true, no_templates: false, base: Some(s.root.clone()) };
+    match rt.block_on(s.a.hear_with(&smart_runtime::TurnId::new(), &t, &o, None)).unwrap() {
+        Heard::Turn(r) => r,
+        other => panic!("not a turn: {other:?}"),
+    }
+}
+
+fn replace(r: &SayReport) -> &str {
+    r.steps.first().unwrap_or_else(|| panic!("no call: {r:?}")).proposal.args["replace"].as_str().unwrap()
 }
 
 fn find(r: &SayReport) -> &str {
@@ -65,4 +89,18 @@ fn a_file_outside_the_allowed_folders_is_not_read() {
         std::os::unix::fs::symlink(&outside, s.root.join("link.txt")).unwrap();
         assert_eq!(find(&say(&mut s, "replace the day tuesday with friday in link.txt")), "the day tuesday");
     }
+}
+
+#[test]
+fn a_heard_edit_is_put_right_against_the_files_words_and_case() {
+    let mut s = setup();
+    // Heard so by whisper tiny.en from espeak-ng (the spoken eval): "swap walnut for marble".
+    let heard = hear(&mut s, "Replace wallet with Marble in shopping.txt.");
+    assert_eq!((find(&heard), replace(&heard)), ("walnut", "marble"));
+    // The new words take the case of the old as the file has them.
+    let heard = hear(&mut s, "Replace tuesday with friday in shopping.txt.");
+    assert_eq!((find(&heard), replace(&heard)), ("Tuesday", "Friday"));
+    // Typed, the words are what the person meant.
+    let typed = say(&mut s, "replace wallet with Marble in shopping.txt");
+    assert_eq!((find(&typed), replace(&typed)), ("wallet", "Marble"));
 }

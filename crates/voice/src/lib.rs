@@ -14,6 +14,7 @@
 //! - [`emergency`]: "stop", "abort", "wrong", "reset" said on their own go to the emergency gate.
 //! - [`phonetic`]: how a phrase sounds, to compare what was heard with what exists.
 //! - [`heard_names`]: misheard file and folder names put right, against the names that exist.
+//! - [`heard_edit`]: a heard edit's old words put right against the file's, its new words in their case.
 //! - [`heard_index`]: a request to rebuild the search index, as whisper writes it, heard as one.
 //! - [`heard_paths`]: a spoken path whose parts mostly exist put right as a whole.
 //! - [`run_together`]: words whisper ran together ("Hashnet file", "contact.docxinto") written apart.
@@ -27,6 +28,7 @@ pub mod bias;
 pub mod command_words;
 pub mod emergency;
 pub mod endpoint;
+pub mod heard_edit;
 pub mod heard_index;
 pub mod heard_names;
 pub mod heard_paths;

@@ -305,6 +305,13 @@ fn one_path(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, defau
             })
         })
         .collect();
+    // The working folder said in so many words ("Manifest of my home folder, every paper and
+    // locker", a thirty-eighth author; "… what's in them. Could you list everything in my home
+    // folder" after a file was read): that folder, as said — not a default, and not what "them"
+    // points back at. Only when nothing named fits the tool.
+    if fitting.is_empty() && wants != Some(EntryKind::File) && says_the_working_folder(r, mentions) {
+        return Filled::Args(json!({ "path": ctx.base }));
+    }
     // Two things named that both fit, one said as the place ("in Clients") and one as a word in
     // the sentence ("I saved the same photos twice in Clients", with a folder `Photos`): the
     // place. What broke (authors' dev): duplicates were looked for in Photos.
@@ -330,6 +337,30 @@ fn one_path(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, defau
         None if default_base => Filled::Defaulted(json!({ "path": ctx.base })),
         None => Filled::Missing(Missing::Path { wants, not_found: None }),
     }
+}
+
+/// How people name the folder SMART works in as a whole.
+const WORKING_FOLDER: &[&[&str]] = &[
+    &["home", "folder"],
+    &["home", "directory"],
+    &["home", "dir"],
+    &["top", "folder"],
+    &["root", "folder"],
+    &["working", "folder"],
+];
+
+/// Whether the reading names the working folder in one of the [`WORKING_FOLDER`] ways, with
+/// words no name under the roots covers (a folder called `Home Folder` is that folder).
+fn says_the_working_folder(r: &Reading, mentions: &[Mention]) -> bool {
+    let lower = r.lower();
+    let covered = |i: usize| mentions.iter().any(|m| !m.candidates().is_empty() && m.start <= i && i < m.end);
+    (0..lower.len()).any(|i| {
+        WORKING_FOLDER.iter().any(|p| {
+            i + p.len() <= lower.len()
+                && p.iter().enumerate().all(|(k, w)| lower[i + k].trim_end_matches([',', '.', '?', '!']) == *w)
+                && !(i..i + p.len()).any(covered)
+        })
+    })
 }
 
 /// Every entry named (or pointed back at), in the order said.
@@ -941,6 +972,18 @@ fn result_limit(lower: &[String]) -> Option<(u64, usize)> {
 const OLD_TEXT_AFTER: &[&str] =
     &["says", "say", "that", "so", "typo", "it", "it's", "its", "typed", "wrote", "written", "has", "contains"];
 
+/// Whether `words` only judge what was written ("Wrong.", "that's a typo"): at least one word
+/// of judgment, and nothing but small words beside it.
+fn only_judges(words: &[&str]) -> bool {
+    let plain: Vec<String> =
+        words.iter().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase()).collect();
+    let judging = |w: &str| matches!(w, "wrong" | "incorrect" | "typo" | "mistake" | "error" | "oops" | "nope" | "no");
+    let small = |w: &str| {
+        matches!(w, "that's" | "thats" | "it's" | "its" | "is" | "a" | "so" | "all" | "") || w == SENTENCE_END
+    };
+    plain.iter().any(|w| judging(w)) && plain.iter().all(|w| judging(w) || small(w))
+}
+
 /// sed's substitution, `s/old/new/` with any flags after it (`|` or `#` may separate too), typed
 /// as one word by someone who edits that way ("s/purple/bronze/ in Payslips/manual.md", a
 /// thirty-second author, was asked what to replace).
@@ -983,7 +1026,14 @@ fn find_replace(words: &[String], quoted: &[String]) -> Option<(String, String)>
                 ws.truncate(k);
             }
         } else if let Some(k) = ws.iter().rposition(|w| *w == SENTENCE_END) {
-            ws.drain(..=k);
+            // "There. tuesday. Wrong. Should read bronze." (a thirty-eighth author): a sentence
+            // that only judges the words is not them; they are in the sentence before it.
+            if only_judges(&ws[k + 1..]) {
+                ws.truncate(k);
+            }
+            if let Some(k) = ws.iter().rposition(|w| *w == SENTENCE_END) {
+                ws.drain(..=k);
+            }
         }
         let lead = |w: &str| {
             matches!(w.to_lowercase().as_str(), "the" | "word" | "every" | "all" | "that" | "text" | "phrase")
@@ -1116,10 +1166,13 @@ fn find_replace(words: &[String], quoted: &[String]) -> Option<(String, String)>
             continue;
         }
         // "needs" only before "to become" or "to say", and not said of a person ("I need to
-        // say …"); "needs to be" is said of much besides text ("Photos needs to be tidied").
+        // say …"); "needs to be" is said of much besides text ("the line needs to be checked",
+        // "needs to be in Letters"), so only before words that could be the text ("copper
+        // needs to be linen", a thirty-sixth author).
         let needing = |m: usize| {
+            let text_next = lower.get(m + 3).is_some_and(|w| could_be_new_text(w));
             lower.get(m + 1).is_some_and(|w| w == "to")
-                && lower.get(m + 2).is_some_and(|w| matches!(w.as_str(), "become" | "say"))
+                && lower.get(m + 2).is_some_and(|w| matches!(w.as_str(), "become" | "say") || (w == "be" && text_next))
                 && (m == 0 || !matches!(lower[m - 1].as_str(), "i" | "we" | "you" | "they" | "he" | "she"))
         };
         if matches!(mid, "needs" | "need") && at(mid).is_none_or(|m| !needing(m)) {
@@ -1189,6 +1242,88 @@ fn find_replace(words: &[String], quoted: &[String]) -> Option<(String, String)>
         }
     }
     None
+}
+
+/// Whether a word after "needs to be" could open the new text rather than say what is to be
+/// done or where: not a past participle ("checked", "done", "thrown"), a preposition, an
+/// article or a word of degree.
+fn could_be_new_text(w: &str) -> bool {
+    let w = w.trim_end_matches([',', ';', '.']);
+    let participle = w.ends_with("ed")
+        || matches!(
+            w,
+            "done"
+                | "gone"
+                | "made"
+                | "kept"
+                | "thrown"
+                | "taken"
+                | "put"
+                | "redone"
+                | "rewritten"
+                | "written"
+                | "shown"
+                | "seen"
+                | "read"
+                | "sent"
+                | "left"
+                | "set"
+                | "cut"
+                | "split"
+                | "run"
+                | "built"
+                | "found"
+                | "held"
+                | "brought"
+                | "got"
+                | "gotten"
+                | "given"
+                | "hidden"
+                | "shut"
+                | "undone"
+        );
+    let function = matches!(
+        w,
+        "in" | "into"
+            | "on"
+            | "at"
+            | "under"
+            | "inside"
+            | "out"
+            | "off"
+            | "away"
+            | "up"
+            | "a"
+            | "an"
+            | "the"
+            | "more"
+            | "less"
+            | "so"
+            | "very"
+            | "much"
+            | "really"
+            | "there"
+            | "here"
+            | "somewhere"
+            | "elsewhere"
+            | "able"
+            | "sure"
+            | "careful"
+            | "ready"
+            | "safe"
+            | "clean"
+            | "tidy"
+            | "smaller"
+            | "bigger"
+            | "shorter"
+            | "longer"
+            | "better"
+            | "current"
+            | "correct"
+            | "right"
+            | "different"
+    );
+    !w.is_empty() && !participle && !function
 }
 
 fn patch(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
@@ -1310,6 +1445,12 @@ const NOTE_MARKERS: &[&[&str]] = &[
     &["log", "a", "record", "that", "says"],
     &["log", "a", "record", "that"],
     &["log", "a", "record"],
+    // "Log it: the boat's mooring number is B17", "Log entry under bilge: …" (a thirty-eighth
+    // author).
+    &["log", "it"],
+    &["log", "this"],
+    &["log", "an", "entry"],
+    &["log", "entry"],
     &["add", "a", "record", "that"],
     &["add", "a", "record"],
     &["keep", "a", "record", "that"],
@@ -1703,7 +1844,29 @@ fn points_at_the_list(lower: &[String]) -> bool {
     });
     let new_one =
         lower.iter().any(|w| matches!(w.as_str(), "draft" | "make" | "write" | "create" | "prepare" | "again" | "new"));
-    definite && act && !new_one
+    definite && act && !new_one && !adds_to_the_list(lower)
+}
+
+/// Whether the sentence puts something on the list rather than acting on it: a verb of placing,
+/// a few words for the thing, then "on", "onto" or "to" the list ("that one goes on the
+/// quarantine list for review later", "add contacts.docx to the list"). The list's own name then
+/// says nothing of carrying it out, though "quarantine" is a word for doing so. Not the list's
+/// contents sent on: "put everything on the list into quarantine", "go ahead and quarantine
+/// what's on the list".
+fn adds_to_the_list(lower: &[String]) -> bool {
+    let placing = |w: &str| matches!(w, "goes" | "put" | "puts" | "add" | "adds" | "stick" | "include" | "belongs");
+    let contents = |w: &str| {
+        matches!(w, "everything" | "all" | "whatever" | "what's" | "what" | "things" | "stuff" | "files" | "ahead")
+    };
+    lower.iter().enumerate().any(|(i, w)| {
+        let Some(list) = lower[i + 1..].iter().take(4).position(|l| l == "list").map(|p| i + 1 + p) else {
+            return false;
+        };
+        let gap = &lower[i.saturating_sub(4)..i];
+        matches!(w.as_str(), "on" | "onto" | "to")
+            && gap.iter().rposition(|v| placing(v)).is_some_and(|v| !gap[v + 1..].iter().any(|g| contents(g)))
+            && !lower[list + 1..].iter().any(|l| l == "into")
+    })
 }
 
 /// Whether the sentence points at the patch or move plan prepared before (`what`), by a noun
@@ -1716,7 +1879,7 @@ fn points_at_prepared(lower: &[String], what: &str) -> bool {
     let definite = said_as_a_thing(lower, prepared_nouns(what), &["the", "that", "this", "your"]);
     let new_one = lower
         .iter()
-        .any(|w| matches!(w.as_str(), "draft" | "make" | "create" | "prepare" | "again" | "new" | "another"));
+        .any(|w| matches!(w.as_str(), "draft" | "make" | "create" | "prepare" | "again" | "new" | "another" | "draw"));
     // "plan moving that file …, just the plan for now": a plan made, not one carried out.
     let planning = lower.windows(2).any(|w| w[0] == "plan" && w[1].ends_with("ing"));
     let not_yet = lower.iter().any(|w| w == "yet") || lower.windows(2).any(|w| w[0] == "for" && w[1] == "now");
@@ -1880,6 +2043,11 @@ mod tests {
         assert_eq!(
             args("propose.patch", "in meeting notes.txt change copper to bread and butter"),
             json!({"path": "/r/meeting notes.txt", "find": "copper", "replace": "bread and butter"})
+        );
+        // What broke (a thirty-eighth author): "that paper" pointed at nothing.
+        assert_eq!(
+            f("fs.read", "Good. Now read that paper out to me."),
+            Filled::Args(json!({"path": "/r/budget.xlsx"}))
         );
     }
 
@@ -2221,6 +2389,20 @@ mod tests {
         ] {
             assert!(!matches!(q(not_the_list), Filled::Implied(_)), "{not_the_list}");
         }
+        // What broke (a thirty-sixth author): "that one goes on the quarantine list for review
+        // later" quarantined the list drafted before, "quarantine" being the list's own name.
+        // Putting a thing on the list is drafting; sending the list's contents on is not.
+        let hash = Filled::Args(json!({"proposal": format!("a82f6454{}", "cd".repeat(28))}));
+        for (said, carries_out) in [
+            ("that one goes on the quarantine list for review later, nothing moves till i say", false),
+            ("add budget.xlsx to the quarantine list", false),
+            ("put it onto that list too", false),
+            ("put everything on the list into quarantine", true),
+            ("go ahead and quarantine what's on the list", true),
+            ("move the files on the list into quarantine", true),
+        ] {
+            assert_eq!(q(said) == hash, carries_out, "{said}");
+        }
     }
 
     #[test]
@@ -2239,6 +2421,9 @@ mod tests {
             ("save a record: project status = moonlight", "moonlight"),
             ("okay log a record that says the budget review is done", "the budget review is done"),
             ("um save moonlight under my preferences", "moonlight"),
+            // A thirty-eighth author's.
+            ("Log it: the boat's mooring number is B17.", "B17"),
+            ("Log entry under bilge: pump was serviced on the 12th.", "pump"),
         ] {
             match f("db.upsert", said) {
                 Filled::Args(a) => {
@@ -2478,6 +2663,31 @@ mod tests {
             Filled::Implied(json!({"proposal": plan}))
         );
         assert_eq!(said("ok do that whole move now"), Filled::Args(json!({"proposal": plan})));
+        // What broke (a thirty-eighth author): "draw up" drafts, and the move plan made before
+        // was applied.
+        assert_eq!(
+            said("budget.xlsx belongs down in Recipes. Draw up the move."),
+            Filled::Implied(json!({"proposal": plan}))
+        );
+    }
+
+    #[test]
+    fn the_working_folder_said_in_so_many_words_is_that_folder() {
+        // What broke (a thirty-eighth author, authors' dev): no call (the folder taken for a
+        // default the model was unsure of), and the file "them" pointed back at.
+        assert_eq!(
+            f("fs.scan", "Manifest of my home folder, every paper and locker, sizes and all."),
+            Filled::Args(json!({"path": "/r"}))
+        );
+        assert_eq!(
+            f("fs.scan", "I haven't the foggiest what's in them. Could you list everything in my home folder, please?"),
+            Filled::Args(json!({"path": "/r"}))
+        );
+        assert_eq!(f("cluster.duplicates", "any twins in the top folder"), Filled::Args(json!({"path": "/r"})));
+        // A name said is what the tool takes; a file's tool takes no folder.
+        assert_eq!(f("fs.scan", "list Recipes in my home folder"), Filled::Args(json!({"path": "/r/Recipes"})));
+        assert!(matches!(f("fs.read", "read my home folder"), Filled::Missing(_)));
+        assert_eq!(f("fs.scan", "list everything"), Filled::Defaulted(json!({"path": "/r"})));
     }
 
     #[test]
@@ -2731,6 +2941,31 @@ mod tests {
             f("propose.patch", "I need to say something about shopping_list.md"),
             Filled::Missing(Missing::Words("what to replace, and with what"))
         );
+        // What broke (a thirty-eighth author): the verdict "Wrong." was taken for the old words.
+        assert_eq!(
+            args("propose.patch", "There. tuesday. Wrong. Should read bronze. Fix that paper."),
+            json!({"path": "/r/budget.xlsx", "find": "tuesday", "replace": "bronze"})
+        );
+        // What broke (a thirty-sixth author): "copper needs to be linen" was no edit, and "fix
+        // it" after the new words was taken for more of them.
+        assert_eq!(
+            args("propose.patch", "ok in that file copper needs to be linen right it up as a change"),
+            json!({"path": "/r/budget.xlsx", "find": "copper", "replace": "linen"})
+        );
+        assert_eq!(
+            args("propose.patch", "theres a typo in shopping_list.md it says purple should be bronze fix it"),
+            json!({"path": "/r/shopping_list.md", "find": "purple", "replace": "bronze"})
+        );
+        for not_an_edit in [
+            "the line with copper in shopping_list.md needs to be checked",
+            "shopping_list.md needs to be in Recipes",
+            "copper in shopping_list.md needs to be done by friday",
+        ] {
+            assert_eq!(
+                f("propose.patch", not_an_edit),
+                Filled::Missing(Missing::Words("what to replace, and with what"))
+            );
+        }
         // What broke: "the change you drafted for summary.txt … write it into the file" read
         // "change … into" as the edit, and a new patch was drafted instead of the old applied.
         assert_eq!(

@@ -77,9 +77,51 @@ fn only_go_ahead(words: &[String]) -> bool {
 pub fn applies(reading: &Reading, ctx: &Context) -> Option<(String, Value)> {
     let words: Vec<String> = reading.words.iter().map(|w| plain(w)).filter(|w| !w.is_empty()).collect();
     let (tool, hash) = ctx.newest.as_ref()?;
-    (ctx.just_prepared.as_deref() == Some(tool.as_str()) && only_go_ahead(&words))
-        .then(|| (tool.clone(), json!({ "proposal": hash })))
+    (ctx.just_prepared.as_deref() == Some(tool.as_str())
+        && (only_go_ahead(&words) || go_ahead_among_remarks(reading, ctx)))
+    .then(|| (tool.clone(), json!({ "proposal": hash })))
 }
+
+/// Whether the reading is a go-ahead said among remarks of the person's own: "Right, I've had a
+/// good look at it and I'm quite happy, do it, please, and cheers." (authors' dev: the status
+/// report, with a call at 0.03). Split where a comma or a sentence end was said, one part is
+/// only a go-ahead, and every other is [`AROUND`] words or a remark that opens on the person or
+/// the thing shown ([`super::statement::SUBJECTS`]: "I've had a good look", "it's what I
+/// wanted") and says nothing against it ([`RESERVATIONS`]: "I'm not sure, but go ahead" is
+/// left to the rest) and names nothing (a name is a request of its own).
+fn go_ahead_among_remarks(reading: &Reading, ctx: &Context) -> bool {
+    if !super::mentions::find(reading, &ctx.vocab).iter().all(|m| m.kind == super::mentions::MentionKind::Back) {
+        return false;
+    }
+    let mut parts: Vec<Vec<String>> = vec![vec![]];
+    for (i, w) in reading.words.iter().enumerate() {
+        let w = plain(w);
+        if !w.is_empty()
+            && let Some(part) = parts.last_mut()
+        {
+            part.push(w);
+        }
+        let paused = reading.pauses.get(i).copied().unwrap_or(false) || reading.ends.get(i).copied().unwrap_or(false);
+        if paused {
+            parts.push(vec![]);
+        }
+    }
+    parts.retain(|p| !p.is_empty());
+    let remark = |p: &[String]| {
+        let subject = |w: &str| super::statement::SUBJECTS.contains(&w);
+        let opening = p.iter().find(|w| subject(w) || !AROUND.contains(&w.as_str()));
+        opening.is_none_or(|w| subject(w))
+            && !p.iter().any(|w| RESERVATIONS.contains(&w.as_str()) || w.ends_with("n't"))
+    };
+    parts.len() > 1 && parts.iter().any(|p| only_go_ahead(p)) && parts.iter().all(|p| only_go_ahead(p) || remark(p))
+}
+
+/// Words of a remark that hold the go-ahead back or turn it ("I'm not sure", "but wait", "do it
+/// later", "only the first one").
+const RESERVATIONS: &[&str] = &[
+    "not", "no", "never", "but", "wait", "hold", "stop", "wrong", "instead", "except", "only", "later", "yet",
+    "tomorrow", "first", "unless", "if", "dont", "cant", "wont", "again",
+];
 
 #[cfg(test)]
 mod tests {
@@ -122,6 +164,29 @@ mod tests {
             ["ok", "yes", "lol ok", "looks good", "thanks", "go home", "I bet it rains", "do it later", "don't do it"]
         {
             assert_eq!(applies(&read(said), &plan), None, "{said}");
+        }
+    }
+
+    #[test]
+    fn a_go_ahead_among_remarks_of_the_persons_own_applies_it() {
+        let patch = ctx("apply.patch", Some("apply.patch"));
+        // What broke (authors' dev): the status report.
+        for said in [
+            "Right, I've had a good look at it and I'm quite happy, do it, please, and cheers.",
+            "it's exactly what I wanted, go ahead",
+            "I read it twice. Go for it.",
+        ] {
+            assert_eq!(applies(&read(said), &patch).map(|(t, _)| t).as_deref(), Some("apply.patch"), "{said}");
+        }
+        for said in [
+            "I'm not sure about it, but go ahead",
+            "I'd rather wait, do it tomorrow",
+            "it's wrong, do it again",
+            "I think so, do it later",
+            "I've had a look at it",
+            "do it, move it into Letters",
+        ] {
+            assert_eq!(applies(&read(said), &patch), None, "{said}");
         }
     }
 

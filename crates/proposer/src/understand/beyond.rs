@@ -462,6 +462,9 @@ const ABOUT_ITS_SITUATION: &[&str] = &[
     "tool*",
     "allow*",
     "permission*",
+    // "What are you permitted to do right now?", "Sitrep, mister." (a thirty-eighth author).
+    "permit*",
+    "sitrep",
     "access",
     "able",
     "visible",
@@ -722,6 +725,8 @@ mod tests {
             "give me a situation report",
             "tell me where things stand right now",
             "what tools do u have access to",
+            // A thirty-eighth author's.
+            "Sitrep, mister. What are you permitted to do right now?",
         ] {
             assert!(!unasked(s), "{s}");
         }

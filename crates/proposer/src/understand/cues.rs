@@ -191,6 +191,13 @@ pub const CUES: &[(&str, &[&str])] = &[
             "new versions",
             "older copies",
             "old copies",
+            // "Chart the old revisions in photos slash old, the ones a newer copy has replaced"
+            // (a thirty-eighth author).
+            "old revisions",
+            "older revisions",
+            "earlier revisions",
+            "previous revisions",
+            "newer copy",
         ],
     ),
     ("rag.assemble_context", &["assemble", "bundle", "combine", "gather", "tokens"]),
@@ -207,6 +214,12 @@ pub const CUES: &[(&str, &[&str])] = &[
             "on disk",
             "still good",
             "still right",
+            // "the index is still correct about it or no?", "check if the index is outdated for
+            // summary.md" (authors' dev): the index's own staleness, not a document's.
+            "still correct",
+            "index is outdated",
+            "index is out of date",
+            "index is stale",
             "index thinks",
             "index remembers",
             "nothing changed",
@@ -327,6 +340,11 @@ pub const CUES: &[(&str, &[&str])] = &[
             // "flag X for quarantine review and include the hash" (a thirty-fourth author).
             "quarantine review",
             "touch nothing",
+            // "Write up Photos for the brig. I'll inspect before we lock it away." (a
+            // thirty-eighth author).
+            "inspect before",
+            "inspect it first",
+            "inspect them first",
         ],
     ),
     // Not "record that": "record that Scans/old.pdf moved to todo.xlsx" asks for a redirect.
@@ -337,6 +355,11 @@ pub const CUES: &[(&str, &[&str])] = &[
             "note that",
             "make a note",
             "log that",
+            // "Log it: the boat's mooring number is B17", "Log entry under bilge: …" (a
+            // thirty-eighth author).
+            "log it",
+            "log this",
+            "log entry",
             "save this",
             "jot down",
             "jot something down",
@@ -863,6 +886,9 @@ fn the_act_said(said: &Said, placed: bool) -> bool {
 /// named they put.
 const PLACING: &[&str] = &[
     "put", "stick", "stash", "shove", "pop", "place", "tuck", "tidy", "slot", "park", "drop", "chuck", "toss", "dump",
+    // "Stow contacts.docx in the Garden Plans locker", "Haul A and B both into Flyers" (a
+    // thirty-eighth author).
+    "stow", "haul", "lug", "bung",
 ];
 
 /// Whether the words put something named somewhere named: a [`PLACING`] verb before the first
@@ -905,10 +931,60 @@ pub fn asks_whats_in(reading: &Reading, mentions: &[Mention], is_dir: &dyn Fn(&M
             })
         })
     };
+    // "whats in the hold at clients" (a thirty-eighth author), "what is lurking inside the box
+    // called Clients/raw" (authors' dev): the question, then a word for a container and the
+    // word that names it.
+    let container_named = |m: &Mention| {
+        let naming = m.start.checked_sub(1).is_some_and(|k| matches!(words[k].as_str(), "called" | "named" | "at"));
+        naming
+            && WHATS_IN.iter().chain(LURKING).any(|q| {
+                let q: Vec<&str> = q.split(' ').collect();
+                (2..=4).any(|gap| {
+                    let Some(k) = m.start.checked_sub(q.len() + gap) else { return false };
+                    said_at(&q, &words, k) && BETWEEN.contains(&words[k + q.len()].as_str())
+                })
+            })
+    };
     // "Podcasts contents?": the word right after the name.
     let contents_after = |m: &Mention| words.get(m.end).is_some_and(|w| w == "contents");
-    mentions.iter().any(|m| is_dir(m) && (asked_before(m) || contents_after(m)))
+    // "tell me what the Garden Plans papers actually contain" (authors' dev): "what" before the
+    // name, a verb of holding after it, a word for its contents and an adverb between.
+    let what_it_holds = |m: &Mention| {
+        let mut k = m.start;
+        while k > 0 && (BETWEEN.contains(&words[k - 1].as_str()) || matches!(words[k - 1].as_str(), "does" | "do")) {
+            k -= 1;
+        }
+        let mut e = m.end;
+        while words.get(e).is_some_and(|w| HELD_NOUNS.contains(&w.as_str())) {
+            e += 1;
+        }
+        k > 0
+            && words[k - 1] == "what"
+            && words.get(e).is_some_and(|w| matches!(w.as_str(), "contain" | "contains" | "hold" | "holds"))
+    };
+    mentions
+        .iter()
+        .any(|m| is_dir(m) && (asked_before(m) || contents_after(m) || what_it_holds(m) || container_named(m)))
 }
+
+/// The question "what is in" with a verb of being kept between: "what is lurking inside …".
+const LURKING: &[&str] = &[
+    "what is lurking inside",
+    "what's lurking inside",
+    "what is lurking in",
+    "what's lurking in",
+    "what is sitting in",
+    "what's sitting in",
+    "what is stowed in",
+    "what's stowed in",
+    "what is kept in",
+    "what's kept in",
+];
+
+/// Words between a folder's name and "contain" in "what the Garden Plans papers actually
+/// contain".
+const HELD_NOUNS: &[&str] =
+    &["folder", "papers", "files", "documents", "docs", "drawer", "box", "section", "actually", "really", "even"];
 
 /// Whether the sentence has the shape of a search without a search's word: the person says they
 /// wrote something on a topic ("I'm SURE I wrote something about photosynthesis … can you find
@@ -1028,6 +1104,9 @@ const TO_REVIEW: &[&str] = &[
     "go over",
     "for me to check",
     "at my leisure",
+    "inspect before",
+    "inspect it first",
+    "inspect them first",
 ];
 
 /// Whether the words ask to look the list over before anything is done ([`TO_REVIEW`]).
@@ -1430,6 +1509,20 @@ mod tests {
         assert_eq!(cued_in("look up pottery but only in letters folder"), vec!["rag.search"]);
         assert_eq!(cued_in("look for telescope, markdown files only"), vec!["rag.search"]);
         assert!(cued_in("look at the plan").is_empty());
+        // What broke (a thirty-eighth author): the duplicates, the status report, a question.
+        for (said, tool) in [
+            ("Chart the old revisions in there, the ones a newer copy has replaced.", "infer.superseded_docs"),
+            ("Log it: the boat's mooring number is B17.", "db.upsert"),
+            ("Log entry under bilge: pump was serviced on the 12th.", "db.upsert"),
+            ("Write up the lot for the brig. I'll inspect before we lock it away.", "propose.quarantine"),
+        ] {
+            assert!(cued_in(said).contains(&tool), "{said}: {:?}", cued_in(said));
+        }
+        // What broke (authors' dev): the status report, and old versions of documents.
+        let index_right = cued_in("the document todo.md, the index is still correct about it or no?");
+        assert!(index_right.contains(&"rag.validate_applicability"), "{index_right:?}");
+        let outdated = cued_in("check if the index is outdated for todo.md");
+        assert!(outdated.contains(&"rag.validate_applicability"), "{outdated:?}");
     }
 
     #[test]
@@ -1444,6 +1537,14 @@ mod tests {
         assert!(asks("Could you tell me what's in the Clients file drawer please?"));
         assert!(asks("Clients contents?"));
         assert!(asks("um what is inside my clients folder"));
+        assert!(asks("tell me what the Clients papers actually contain; I have lost track of them"));
+        assert!(asks("what does Clients hold"));
+        // What broke (a thirty-eighth author, authors' dev): the duplicates, old versions.
+        assert!(asks("whats in the hold at clients"));
+        assert!(asks("What is lurking inside the box called Clients?"));
+        assert!(!asks("what's in the email from Clients"));
+        assert!(!asks("what should Clients contain"));
+        assert!(!asks("what todo.md contains"));
         // A file's contents are its text; a question about something else in the folder is not
         // the listing's shape; nor is the folder said far from the question.
         assert!(!asks("what's in todo.md"));
@@ -1484,6 +1585,12 @@ mod tests {
         assert!(asks("got something about kayaks in Clients?"));
         // What broke (a thirty-second author): "re" for "about".
         assert!(asks("pull up whatever we got re mosaic, best hits first"));
+        // What broke (a thirty-sixth author): every clause opens on "i", and with no cue the
+        // statement rule took it for telling; the search's shape is a cue before that rule.
+        let said = "i know i wrote something up on mosaic a while back where did it go";
+        assert!(asks(said));
+        let r = read(said);
+        assert!(!super::super::statement::tells(said, &mentions::find(&r, &v), &["rag.search"]));
         assert!(!asks("whatever you think is best"));
         assert!(!asks("is there anything in Clients on the desktop"));
         assert!(!asks("is there anything in Clients about it"));

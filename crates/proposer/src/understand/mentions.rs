@@ -196,6 +196,10 @@ const BACK: &[&[&str]] = &[
     // "ok in that doc, change copper to linen" (a thirty-fourth author).
     &["that", "doc"],
     &["this", "doc"],
+    // "Good. Now read that paper out to me." (a thirty-eighth author).
+    &["that", "paper"],
+    &["this", "paper"],
+    &["the", "same", "paper"],
     &["that", "folder"],
     &["this", "folder"],
     &["the", "same", "folder"],

@@ -118,6 +118,14 @@ pub fn before_request(said: &str) -> String {
         {
             break;
         }
+        // "bronze fix it", "linen right it up" (a thirty-sixth author, dictating): a verb of
+        // editing with the file as its object turns back to the request.
+        if !kept.is_empty()
+            && EDITING.contains(&plain_w.as_str())
+            && words.get(i + 1).is_some_and(|n| matches!(plain(n).as_str(), "it" | "that" | "this" | "them"))
+        {
+            break;
+        }
         // A comma, or the end of a sentence or clause ("nineteen; a scribal error of my own").
         if let Some(before) = w.strip_suffix([',', ';', '?', '!']) {
             kept.push(before);
@@ -132,6 +140,11 @@ pub fn before_request(said: &str) -> String {
 fn plain(w: &str) -> String {
     w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase()
 }
+
+/// Verbs of editing that, before "it" or "that", ask for the change rather than say its words
+/// ("right" is how dictation writes "write").
+const EDITING: &[&str] =
+    &["fix", "change", "correct", "update", "edit", "amend", "patch", "sort", "right", "swap", "replace", "redo"];
 
 /// The subjects that open a clause of the person's own after "and" or "so".
 const CLAUSE_SUBJECTS: &[&str] =

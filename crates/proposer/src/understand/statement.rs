@@ -27,7 +27,10 @@
 //!
 //! A sentence of acknowledgements only ("copy that, thanks", "got it") tells too, and so does
 //! thinking aloud about the person's own choice ("I don't know if I want to clean up
-//! Pictures/misc today"), whatever it names: what to do is still being decided.
+//! Pictures/misc today") or about what a thing deserves ("i keep wondering if manual.md should
+//! even exist"), and an act of the person's own that may come one day ("i might move agenda.jpg
+//! into Garden Plans at some point"), whatever it names: what to do is still being decided, and
+//! by the person.
 
 use super::mentions::{Mention, MentionKind};
 use super::reading::Reading;
@@ -224,7 +227,7 @@ const ACKNOWLEDGING: &[&[&str]] = &[
 /// asks for it: see the module's rule. `mentions` are its reading's, `cued` the tools its own
 /// words cue.
 pub fn tells(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
-    if deliberates(text) {
+    if deliberates(text) || tentative_own_act(text) {
         return true;
     }
     if text.contains('?') {
@@ -477,6 +480,15 @@ const DELIBERATING: &[&str] = &[
     "i am thinking whether",
     "i am thinking about whether",
     "i'm torn about whether",
+    // "i keep wondering if Payslips/manual.md should even exist honestly" (a thirty-sixth
+    // author).
+    "i keep wondering if",
+    "i keep wondering whether",
+    "i've been wondering if",
+    "i've been wondering whether",
+    "ive been wondering if",
+    "i was wondering if",
+    "i was wondering whether",
 ];
 
 /// What the person is deciding after [`DELIBERATING`] and "I"/"we".
@@ -493,10 +505,59 @@ fn deliberates(text: &str) -> bool {
         .collect();
     DELIBERATING.iter().any(|opening| {
         let n = opening.split(' ').count();
-        words.len() > n + 1
-            && words[..n].join(" ") == *opening
-            && matches!(words[n], "i" | "we")
-            && DECIDING.contains(&words[n + 1])
+        if words.len() <= n + 1 || words[..n].join(" ") != *opening {
+            return false;
+        }
+        // The person's own choice ("… if I should split the recipes up"), or what a thing
+        // deserves ("… if Payslips/manual.md should even exist"): not something asked of
+        // SMART ("… if you could", "… if there's a copy of it").
+        let own_choice = matches!(words[n], "i" | "we") && DECIDING.contains(&words[n + 1]);
+        let its_fate = !matches!(words[n], "you" | "u" | "i" | "we")
+            && words[n..].iter().take(6).any(|w| matches!(*w, "should" | "shouldn't" | "ought"));
+        own_choice || its_fate
+    })
+}
+
+/// How the person tells of an act of their own that may come one day: "i might move agenda.jpg
+/// into Garden Plans at some point after my shift", "maybe I'll compress Flyers next week". The
+/// person is the one to act, and has not decided to, whatever the sentence names or whichever
+/// tool's word it uses. Not "I might need the hash of it", "I may want to see Photos" (a wish
+/// put softly), nor anything said to SMART ("I might ask you to …").
+const TENTATIVE: &[&str] = &[
+    "i might",
+    "i may",
+    "we might",
+    "we may",
+    "maybe i'll",
+    "maybe we'll",
+    "i'll probably",
+    "i'll maybe",
+    "we'll probably",
+];
+
+/// What follows [`TENTATIVE`] when it is a wish put softly, not an act of the person's own.
+const SOFT_WISHES: &[&str] = &["need", "want", "wanna", "like", "have", "ask", "be", "get", "check", "see"];
+
+/// Whether `text` opens (past lead-ins) on a tentative act of the person's own ([`TENTATIVE`]),
+/// with nothing in it addressed to SMART.
+fn tentative_own_act(text: &str) -> bool {
+    let lower = text.to_lowercase().replace(['’', '‘'], "'");
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .filter(|w| !w.is_empty())
+        .skip_while(|w| (LEAD_INS.contains(w) && *w != "maybe") || *w == "so")
+        .collect();
+    if text.contains('?') || words.iter().any(|w| matches!(*w, "you" | "u" | "you'll" | "your")) {
+        return false;
+    }
+    let joined = format!(" {} ", words.join(" "));
+    if ASKING.iter().any(|a| joined.contains(&format!(" {a} "))) {
+        return false;
+    }
+    TENTATIVE.iter().any(|opening| {
+        let n = opening.split(' ').count();
+        words.len() > n + 1 && words[..n].join(" ") == *opening && !SOFT_WISHES.contains(&words[n])
     })
 }
 
@@ -635,6 +696,33 @@ mod tests {
             "ok cool, got it",
         ] {
             assert!(says(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn a_tentative_act_of_the_persons_own_tells_whatever_it_names() {
+        let named =
+            Mention { start: 3, end: 4, kind: MentionKind::New("agenda.jpg".into()), preposition: None, wants: None };
+        let cued = ["propose.move"];
+        // What broke (a thirty-sixth author): a move plan, and a check of the index.
+        for s in [
+            "i might move agenda.jpg into Garden Plans at some point after my shift",
+            "maybe I'll compress Flyers next week",
+            "we may archive the old drafts one day",
+            "i keep wondering if Payslips/manual.md should even exist honestly",
+            "I've been wondering whether the 2019 folder ought to go",
+        ] {
+            assert!(tells(s, std::slice::from_ref(&named), &cued), "{s}");
+        }
+        for s in [
+            "i might need the hash of agenda.jpg",
+            "I may want to see what's in Flyers",
+            "i might move agenda.jpg later, can you draft it?",
+            "maybe I'll let you move agenda.jpg into Garden Plans",
+            "i was wondering if you could move agenda.jpg",
+            "i keep wondering if there are copies of agenda.jpg",
+        ] {
+            assert!(!tells(s, std::slice::from_ref(&named), &cued), "{s}");
         }
     }
 
