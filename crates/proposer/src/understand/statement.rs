@@ -496,18 +496,10 @@ const DECIDING: &[&str] = &["should", "want", "wanna", "need", "ought", "shall",
 
 /// Whether `text` opens (past lead-ins) with thinking aloud about the person's own choice.
 fn deliberates(text: &str) -> bool {
-    let lower = text.to_lowercase().replace(['’', '‘'], "'");
-    let words: Vec<&str> = lower
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
-        .filter(|w| !w.is_empty())
-        .skip_while(|w| LEAD_INS.contains(w) || *w == "so")
-        .collect();
+    let lower = lower_quoted(text);
+    let words = past_lead_ins(&lower, "");
     DELIBERATING.iter().any(|opening| {
-        let n = opening.split(' ').count();
-        if words.len() <= n + 1 || words[..n].join(" ") != *opening {
-            return false;
-        }
+        let Some(n) = opened_by(&words, opening) else { return false };
         // The person's own choice ("… if I should split the recipes up"), or what a thing
         // deserves ("… if Payslips/manual.md should even exist"): not something asked of
         // SMART ("… if you could", "… if there's a copy of it").
@@ -541,13 +533,9 @@ const SOFT_WISHES: &[&str] = &["need", "want", "wanna", "like", "have", "ask", "
 /// Whether `text` opens (past lead-ins) on a tentative act of the person's own ([`TENTATIVE`]),
 /// with nothing in it addressed to SMART.
 fn tentative_own_act(text: &str) -> bool {
-    let lower = text.to_lowercase().replace(['’', '‘'], "'");
-    let words: Vec<&str> = lower
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
-        .filter(|w| !w.is_empty())
-        .skip_while(|w| (LEAD_INS.contains(w) && *w != "maybe") || *w == "so")
-        .collect();
+    let lower = lower_quoted(text);
+    // "maybe" opens "maybe I'll …", so it is no lead-in here.
+    let words = past_lead_ins(&lower, "maybe");
     if text.contains('?') || words.iter().any(|w| matches!(*w, "you" | "u" | "you'll" | "your")) {
         return false;
     }
@@ -555,10 +543,29 @@ fn tentative_own_act(text: &str) -> bool {
     if ASKING.iter().any(|a| joined.contains(&format!(" {a} "))) {
         return false;
     }
-    TENTATIVE.iter().any(|opening| {
-        let n = opening.split(' ').count();
-        words.len() > n + 1 && words[..n].join(" ") == *opening && !SOFT_WISHES.contains(&words[n])
-    })
+    TENTATIVE.iter().any(|opening| opened_by(&words, opening).is_some_and(|n| !SOFT_WISHES.contains(&words[n])))
+}
+
+/// `text` in lower case with curly apostrophes made straight.
+fn lower_quoted(text: &str) -> String {
+    text.to_lowercase().replace(['’', '‘'], "'")
+}
+
+/// The words of `lower` without their punctuation, past the [`LEAD_INS`] (but `kept`) and "so"
+/// they open with.
+fn past_lead_ins<'a>(lower: &'a str, kept: &str) -> Vec<&'a str> {
+    lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .filter(|w| !w.is_empty())
+        .skip_while(|w| (LEAD_INS.contains(w) && *w != kept) || *w == "so")
+        .collect()
+}
+
+/// How many words `opening` is, when `words` begin with it and go on for at least two more.
+fn opened_by(words: &[&str], opening: &str) -> Option<usize> {
+    let n = opening.split(' ').count();
+    (words.len() > n + 1 && words[..n].join(" ") == opening).then_some(n)
 }
 
 /// Tails that say the sentence was only to inform ("…, just so you know"): no clause of their
