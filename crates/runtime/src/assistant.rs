@@ -1117,7 +1117,8 @@ impl Assistant {
         let is_dir = |m: &understand::Mention| {
             m.sure().and_then(|i| ctx.vocab.entries.get(i)).is_some_and(|e| e.kind == understand::EntryKind::Dir)
         };
-        if understand::cues::asks_whats_in(&reading, &mentions, &is_dir) && !cued.contains(&"fs.scan") {
+        let asks_whats_in = understand::cues::asks_whats_in(&reading, &mentions, &is_dir);
+        if asks_whats_in && !cued.contains(&"fs.scan") {
             cued.push("fs.scan");
         }
         // "I'm sure I wrote something about photosynthesis", "anything in the catalogue to do
@@ -1166,8 +1167,11 @@ impl Assistant {
         // A topic is evidence for a search, unless the sentence asks for what no tool does ("set
         // an alarm for seven" with "seven" in a document); with the search's own words too, the
         // search is asked for twice ("did I ever save anything on pottery? search for it" ranked
-        // two reports above the search, cued once).
+        // two reports above the search, cued once). Not when the sentence asks what a folder
+        // holds: "please list the contents of Clients/raw; for the avoidance of doubt, nothing
+        // therein is to be altered" has no topic in "doubt" (a forty-second author).
         let topic = unserved.is_none()
+            && !asks_whats_in
             && matches!(fill("rag.search"), understand::Filled::Args(search)
                 if search.get("query").and_then(Value::as_str).is_some_and(|q| self.topic_is_indexed(q)));
         let searched_twice = topic && cued.contains(&"rag.search");
@@ -1206,6 +1210,19 @@ impl Assistant {
             } else {
                 cued.push("propose.redirects");
             }
+        }
+        // What a folder holds, asked with a verb of listing too.
+        if asks_whats_in && understand::cues::says_listing(&reading) && !twice.contains(&"fs.scan") {
+            twice.push("fs.scan");
+        }
+        // A proposal asked to be drafted in so many words ("prepare the redline"), its contents
+        // said too, is asked for twice.
+        if let Some(tool) = understand::cues::drafted(&reading, &mentions, &is_name)
+            && cued.contains(&tool)
+            && !twice.contains(&tool)
+            && matches!(fill(tool), understand::Filled::Args(_))
+        {
+            twice.push(tool);
         }
         // A prepared thing's hash said names what applies it, as its words said twice would.
         if let Some(tool) = understand::args::prepared_by_hash(&reading, &ctx) {

@@ -455,7 +455,10 @@ fn join(base: &str, rel: &str) -> String {
     if rel.starts_with('/') { rel.to_string() } else { format!("{}/{}", base.trim_end_matches('/'), rel) }
 }
 
-const DESTINATION_WORDS: &[&str] = &["into", "to", "in", "under", "inside", "onto", "as", "at"];
+/// "Flyers/misc belongs within the matter folder Garden Plans" (a forty-second author): "within"
+/// too; the last such place is the destination, so "the files within Photos into Archive"
+/// still go to Archive.
+const DESTINATION_WORDS: &[&str] = &["into", "to", "in", "under", "inside", "onto", "as", "at", "within"];
 
 /// `propose.move` (or, with `redirect`, `propose.redirects`): sources and a destination.
 fn moves(r: &Reading, mentions: &[Mention], ctx: &Context, redirect: bool) -> Filled {
@@ -611,6 +614,9 @@ const TOPIC_MARKERS: &[&str] = &[
     "on",
     "regarding",
     "concerning",
+    // "those materials in the matter folder Photos which concern volcano" (a forty-second author).
+    "concern",
+    "concerns",
     "containing",
     "related",
     "called",
@@ -732,6 +738,29 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     let (opens, closes) = asking_sentence(r, &lower);
     let end = end.clamp(opens, closes);
     let marker = (opens..end).rev().find(|&i| marks_a_topic(&lower, i));
+    // "whatever notes i got about mosaic for my essay" (a fortieth author), "ony papers on
+    // beekeeping fur me" (a forty-fourth), "something about photosynthesis for the newsletter"
+    // (authors' dev): "for my …", "for me", "for the …" after a topic say what the search is
+    // for or whom, not what about. Only with a topic's marker before it: "search for the
+    // invoice" looks for the invoice.
+    let purpose = |i: usize| {
+        lower[i] == "for"
+            && lower.get(i + 1).is_some_and(|w| {
+                matches!(
+                    w.trim_end_matches([',', '.']),
+                    "my" | "our" | "his" | "her" | "their" | "me" | "us" | "him" | "them" | "the" | "a"
+                )
+            })
+    };
+    let (marker, end) = match marker {
+        Some(f) if purpose(f) => {
+            match (opens..f.saturating_sub(1)).rev().find(|&i| marks_a_topic(&lower, i) && !purpose(i)) {
+                Some(earlier) => (Some(earlier), f),
+                None => (marker, end),
+            }
+        }
+        _ => (marker, end),
+    };
     let start = marker.map_or(opens, |i| i + 1);
     // "maximum 5", "give me twenty results": how many, not what about.
     let limit = result_limit(&lower);
@@ -1043,8 +1072,19 @@ fn find_replace(words: &[String], quoted: &[String]) -> Option<(String, String)>
             ws.first().is_some_and(|w| w.eq_ignore_ascii_case("a"))
                 && ws.get(1).is_some_and(|w| matches!(w.to_lowercase().as_str(), "word" | "phrase" | "text"))
         };
-        while ws.first().is_some_and(|w| lead(w)) || article(&ws) {
-            ws.remove(0);
+        // "the reference to tuesday ought properly to read bronze" (a forty-second author).
+        let reference = |ws: &[&str]| {
+            ws.first().is_some_and(|w| matches!(w.to_lowercase().as_str(), "reference" | "mention" | "instance"))
+                && ws.get(1).is_some_and(|w| matches!(w.to_lowercase().as_str(), "to" | "of"))
+        };
+        loop {
+            if ws.first().is_some_and(|w| lead(w)) || article(&ws) {
+                ws.remove(0);
+            } else if reference(&ws) {
+                ws.drain(..2);
+            } else {
+                break;
+            }
         }
         // Words in quotes are the words, whatever follows them: `swap "purple" for "bronze" -
         // client rebranded` replaces with bronze (a thirty-fourth author).
@@ -1087,7 +1127,8 @@ fn find_replace(words: &[String], quoted: &[String]) -> Option<(String, String)>
             for sep in *seps {
                 if let Some(s) = lower[v + 1..].iter().position(|x| x == sep).map(|s| s + v + 1) {
                     let (a, b) = (text(v + 1, s), text(s + 1, words.len()));
-                    let pointer = a.is_empty() || matches!(a.to_lowercase().as_str(), "it" | "this");
+                    // "see where it says copper? change that tae linen" (a forty-fourth author).
+                    let pointer = a.is_empty() || matches!(a.to_lowercase().as_str(), "it" | "this" | "that");
                     let a = match said_before(v) {
                         Some(said) if pointer => said,
                         _ => a,
@@ -1154,13 +1195,15 @@ fn find_replace(words: &[String], quoted: &[String]) -> Option<(String, String)>
         ("must", 2),
         ("supposed", 3),
         ("ought", 3),
+        // "copper in newsletter.txt shall hereinafter read linen" (a forty-second author).
+        ("shall", 2),
         ("becomes", 1),
         ("meant", 1),
         // "tuesday needs to become bronze" (a thirty-fourth author), "A needs to say B".
         ("needs", 3),
         ("need", 3),
     ] {
-        let modal = matches!(mid, "should" | "should've" | "shouldve" | "must" | "supposed" | "ought");
+        let modal = matches!(mid, "should" | "should've" | "shouldve" | "must" | "supposed" | "ought" | "shall");
         // "meant" is the new text's only after "I" ("where I meant B"), its subject.
         if mid == "meant" && at(mid).is_none_or(|m| m == 0 || lower[m - 1] != "i") {
             continue;
@@ -1178,11 +1221,26 @@ fn find_replace(words: &[String], quoted: &[String]) -> Option<(String, String)>
         if matches!(mid, "needs" | "need") && at(mid).is_none_or(|m| !needing(m)) {
             continue;
         }
+        // "shall" only before a verb of saying, past an adverb: "I shall revisit the matter"
+        // says nothing of a file's words.
+        let saying = |w: &String| matches!(w.as_str(), "read" | "say" | "be" | "become" | "state");
+        let shall_say = |m: usize| {
+            lower.get(m + 1).is_some_and(saying)
+                || (lower.get(m + 1).is_some_and(|w| matches!(w.as_str(), "hereinafter" | "now" | "instead"))
+                    && lower.get(m + 2).is_some_and(saying))
+        };
+        if mid == "shall" && at(mid).is_none_or(|m| !shall_say(m)) {
+            continue;
+        }
         if let Some(m) = at(mid) {
             // "should really say", "should actually be": the adverb is not the new text.
             let skip_after = if modal
-                && lower.get(m + 1).is_some_and(|w| matches!(w.as_str(), "really" | "actually" | "instead" | "just"))
-            {
+                && lower.get(m + 1).is_some_and(|w| {
+                    matches!(
+                        w.as_str(),
+                        "really" | "actually" | "instead" | "just" | "properly" | "hereinafter" | "now"
+                    )
+                }) {
                 skip_after + 1
             } else {
                 skip_after
@@ -1241,7 +1299,73 @@ fn find_replace(words: &[String], quoted: &[String]) -> Option<(String, String)>
             }
         }
     }
-    None
+    edit_in_other_words(&lower, &text)
+}
+
+/// The shapes of an edit said without a verb of replacing or a modal, tried last: the old
+/// words passive ("whereby the word purple is replaced with bronze"), struck out and the new
+/// put in ("strike walnut and insert in lieu thereof thursday", a forty-second author), or the
+/// file made to say the new ("ok in there make copper say linen instead", a fortieth).
+/// `text(a, b)` is the words between, as [`find_replace`] trims them.
+fn edit_in_other_words(lower: &[String], text: &dyn Fn(usize, usize) -> String) -> Option<(String, String)> {
+    let short = |s: &str| !s.is_empty() && s.split_whitespace().count() <= 4;
+    let plain = |i: usize| lower[i].trim_end_matches([',', ';', ':']);
+    // Passive: the old words before "(is) replaced", the new after its "with" or "by".
+    if let Some(v) = (0..lower.len()).find(|&i| matches!(plain(i), "replaced" | "substituted")) {
+        let be =
+            if v > 0 && matches!(plain(v - 1), "is" | "be" | "are" | "gets" | "get" | "being") { v - 1 } else { v };
+        let sep = lower[v + 1..].iter().position(|w| matches!(w.as_str(), "with" | "by")).map(|k| k + v + 1);
+        let a_start = lower[..be]
+            .iter()
+            .rposition(|w| {
+                OLD_TEXT_AFTER.contains(&w.as_str()) || matches!(w.as_str(), "whereby" | "where" | "wherein")
+            })
+            .map_or(0, |i| i + 1);
+        if let Some(sep) = sep {
+            let (a, b) = (text(a_start, be), text(sep + 1, lower.len()));
+            if short(&a) && !b.is_empty() {
+                return Some((a, b));
+            }
+        }
+    }
+    // Struck out, then the new words put in.
+    let striking = |w: &str| matches!(w, "strike" | "delete" | "remove" | "cut" | "erase" | "drop");
+    let inserting = |w: &str| matches!(w, "insert" | "write" | "put" | "add" | "type" | "substitute");
+    if let Some(s) = (0..lower.len()).find(|&i| striking(plain(i))) {
+        let then = (s + 2..lower.len()).find(|&i| inserting(plain(i)) && matches!(plain(i - 1), "and" | "then"));
+        if let Some(i) = then {
+            let a = text(s + 1, i - 1);
+            let filler =
+                |w: &str| matches!(w, "in" | "lieu" | "thereof" | "instead" | "its" | "place" | "there" | "of");
+            let b_start = (i + 1..lower.len()).find(|&k| !filler(plain(k))).unwrap_or(lower.len());
+            let b = text(b_start, lower.len());
+            if short(&a) && !b.is_empty() {
+                return Some((a, b));
+            }
+        }
+    }
+    // Said to be wrong, then the new words put in: "tuesday is wrang in wishlist.md, pit
+    // bronze there instead" (a forty-fourth author, Scots spelled out).
+    let wrong = (1..lower.len()).find(|&i| {
+        matches!(plain(i), "wrong" | "incorrect") && matches!(lower[i - 1].as_str(), "is" | "was" | "looks")
+    });
+    if let Some(w) = wrong {
+        let a_start = lower[..w - 1].iter().rposition(|x| OLD_TEXT_AFTER.contains(&x.as_str())).map_or(0, |i| i + 1);
+        let put = (w + 1..lower.len()).find(|&i| matches!(plain(i), "put" | "write" | "use" | "type"));
+        if let Some(v) = put {
+            let a = text(a_start, w - 1);
+            let b = text(v + 1, lower.len());
+            let b = b.strip_suffix(" there").or_else(|| b.strip_suffix(" here")).unwrap_or(&b).to_string();
+            if short(&a) && !b.is_empty() {
+                return Some((a, b));
+            }
+        }
+    }
+    // Made to say the new words: "make A say B".
+    let make = (0..lower.len()).find(|&i| plain(i) == "make")?;
+    let say = (make + 2..lower.len().min(make + 7)).find(|&i| matches!(plain(i), "say" | "read"))?;
+    let (a, b) = (text(make + 1, say), text(say + 1, lower.len()));
+    (short(&a) && !b.is_empty()).then_some((a, b))
 }
 
 /// Whether a word after "needs to be" could open the new text rather than say what is to be
@@ -1470,6 +1594,9 @@ const NOTE_MARKERS: &[&[&str]] = &[
     &["stash", "this", "somewhere"],
     &["stash", "that", "somewhere"],
     &["keep", "on", "record"],
+    // "keep track that contacts.docx is my final essay not the draft" (a fortieth author).
+    &["keep", "track", "of", "the", "fact", "that"],
+    &["keep", "track", "that"],
     &["store", "that"],
     &["record", "that"],
     &["remember", "that"],
@@ -1889,9 +2016,10 @@ fn points_at_prepared(lower: &[String], what: &str) -> bool {
 /// The words for what an applying tool applies (`what`: "patch" or "move plan").
 fn prepared_nouns(what: &str) -> &'static [&'static str] {
     if what == "patch" {
-        &["patch", "change", "changes", "fix", "edit", "correction"]
+        // "Kindly execute the amendment most recently prepared" (a forty-second author).
+        &["patch", "change", "changes", "fix", "edit", "correction", "amendment", "redline"]
     } else {
-        &["plan", "move", "moves", "reorganization", "reorganisation", "rearrangement"]
+        &["plan", "move", "moves", "reorganization", "reorganisation", "rearrangement", "transfer", "relocation"]
     }
 }
 
@@ -1906,7 +2034,7 @@ pub fn words_for_what_it_applies(r: &Reading, tool: &str) -> bool {
     } else {
         &["plan", "plans", "move", "moves", "moving", "rename", "renaming", "renames"]
     };
-    let lower = r.lower();
+    let lower = without_possessive(r);
     lower.iter().any(|w| own.contains(&w.as_str()))
         || said_as_a_thing(&lower, prepared_nouns(what), &["the", "that", "this", "your", "a", "my", "our"])
 }
@@ -1918,8 +2046,21 @@ pub fn points_at_what_it_applies(r: &Reading, tool: &str) -> bool {
     let Some(Recipe::Apply(what)) = recipe(tool) else { return false };
     let own: &[&str] = if what == "patch" { &["diff", "diffs", "patches"] } else { &["plans"] };
     let pointers = ["the", "that", "this", "your", "latest", "last", "newest"];
-    let lower = r.lower();
+    let lower = without_possessive(r);
     said_as_a_thing(&lower, own, &pointers) || said_as_a_thing(&lower, prepared_nouns(what), &pointers)
+}
+
+/// The reading's words in lower case, a "'s" after a word and the punctuation around it taken
+/// off: "that plan's grand, carry it oot" (a forty-fourth author) says "plan".
+fn without_possessive(r: &Reading) -> Vec<String> {
+    r.lower()
+        .iter()
+        .map(|w| {
+            let w = w.replace('’', "'");
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+            w.strip_suffix("'s").unwrap_or(w).to_string()
+        })
+        .collect()
 }
 
 /// Whether one of `nouns` is said with one of `determiners` at most two words before it ("that
@@ -2032,6 +2173,78 @@ mod tests {
     }
 
     #[test]
+    fn an_edit_said_without_a_verb_of_replacing_is_still_an_edit() {
+        // What broke (a fortieth and a forty-second author): each asked "what to replace, and
+        // with what", or ran the new words on into the request.
+        let patch = |said: &str| f("propose.patch", said);
+        let edit = |find: &str, replace: &str| {
+            Filled::Args(json!({"path": "/r/shopping_list.md", "find": find, "replace": replace}))
+        };
+        for (said, find, replace) in [
+            ("ok in shopping_list.md make copper say linen instead", "copper", "linen"),
+            // A forty-fourth author, Scots spelled out.
+            (
+                "my granddaughter says tuesday is wrong in shopping_list.md, put bronze there instead",
+                "tuesday",
+                "bronze",
+            ),
+            ("shopping_list.md: see where it says copper? change that to linen for me", "copper", "linen"),
+            (
+                "Kindly prepare an amendment to shopping_list.md whereby the word purple is replaced with bronze; please do not apply it yet.",
+                "purple",
+                "bronze",
+            ),
+            (
+                "Please draft a patch in respect of the document shopping_list.md: strike walnut and insert in lieu thereof thursday.",
+                "walnut",
+                "thursday",
+            ),
+            (
+                "copper in shopping_list.md shall hereinafter read linen - prepare the redline but hold off on executing it.",
+                "copper",
+                "linen",
+            ),
+            (
+                "In shopping_list.md the reference to tuesday ought properly to read bronze; kindly propose that correction for my approval.",
+                "tuesday",
+                "bronze",
+            ),
+        ] {
+            assert_eq!(patch(said), edit(find, replace), "{said}");
+        }
+        // "shall" says nothing of a file's words unless a verb of saying follows it.
+        assert!(!matches!(
+            patch("Flyers may be archived later; I shall revisit the matter of shopping_list.md."),
+            Filled::Args(_)
+        ));
+    }
+
+    #[test]
+    fn a_search_for_something_for_my_essay_is_about_the_something() {
+        // What broke (a fortieth author): the query was "essay".
+        assert_eq!(
+            f("rag.search", "lowkey need whatever notes i got about mosaic for my essay"),
+            Filled::Args(json!({"query": "mosaic"}))
+        );
+        // What broke (authors' dev): the query was "newsletter".
+        assert_eq!(
+            f("rag.search", "I'm SURE I wrote something about photosynthesis for the newsletter... can you find it"),
+            Filled::Args(json!({"query": "photosynthesis"}))
+        );
+        // What broke (a forty-fourth author): the query was "me the wife's sister's asking".
+        assert_eq!(
+            f("rag.search", "dig out any papers on beekeeping for me, the wife's sister's asking"),
+            Filled::Args(json!({"query": "beekeeping"}))
+        );
+        // What broke (a forty-second author): "which concern volcano" named no topic, and "the
+        // matter folder Recipes" was not the place.
+        assert_eq!(
+            f("rag.search", "identify those materials in the matter folder Recipes which concern volcano"),
+            Filled::Args(json!({"query": "volcano", "path_prefix": "/r/Recipes"}))
+        );
+    }
+
+    #[test]
     fn new_words_end_where_a_clause_of_the_persons_own_begins() {
         // What broke (a thirty-fourth author): "that doc" pointed at nothing, and the new words
         // ran on to "linen and I'll sign off on the patch after my 1:1".
@@ -2130,6 +2343,25 @@ mod tests {
         assert_eq!(
             f("fs.compact", "compress something"),
             Filled::Missing(Missing::Path { wants: Some(EntryKind::Dir), not_found: None })
+        );
+    }
+
+    #[test]
+    fn a_folder_said_as_what_kind_of_folder_it_is_is_still_the_destination() {
+        // What broke (a forty-second author): "Where should it go?" for both.
+        assert_eq!(
+            args(
+                "propose.move",
+                "Kindly prepare a plan to relocate the document budget.xlsx into the matter folder Band Practice."
+            ),
+            json!({"moves": [{"from": "/r/budget.xlsx", "to": "/r/Band Practice/budget.xlsx"}]})
+        );
+        assert_eq!(
+            args(
+                "propose.move",
+                "Recipes/2021 belongs within the matter folder Taxes; prepare a plan to relocate it accordingly."
+            ),
+            json!({"moves": [{"from": "/r/Recipes/2021", "to": "/r/Taxes/2021"}]})
         );
     }
 

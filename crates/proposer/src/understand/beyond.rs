@@ -132,6 +132,16 @@ pub const UNSERVED_ACTS: &[(&str, &str)] = &[
     ("chmod", "file permissions"),
     ("write-protect", "file permissions"),
     ("write protect", "file permissions"),
+    // "Kindly schedule a conference call with the client for Tuesday", "convert wishlist.md to
+    // PDF for e-filing" (a forty-second author).
+    ("schedule a", "a calendar"),
+    ("schedule an", "a calendar"),
+    ("conference call", "phone calls"),
+    ("to pdf", "file conversion"),
+    ("into pdf", "file conversion"),
+    ("to a pdf", "file conversion"),
+    ("into a pdf", "file conversion"),
+    ("as a pdf", "file conversion"),
 ];
 
 /// Making a file read-only: "read-only" (or "read only") with a verb of making a few words
@@ -687,6 +697,19 @@ mod tests {
             Some(true)
         );
         assert_eq!(asked_for(&read("search for the email from the bank"), &[], &no_names).map(|u| u.act), Some(false));
+    }
+
+    #[test]
+    fn a_meeting_to_schedule_or_a_file_to_convert_is_asked_of_no_tool() {
+        // What broke (a forty-second author): a search for "Tuesday at ten o'clock", and
+        // reading the file to be converted.
+        let asked = |s: &str| asked_for(&read(s), &[], &no_names).map(|u| u.what);
+        assert_eq!(
+            asked("Kindly schedule a conference call with the client for Tuesday at ten o'clock."),
+            Some("a calendar")
+        );
+        assert_eq!(asked("Please convert wishlist.md to PDF for e-filing."), Some("file conversion"));
+        assert_eq!(asked("move the scans to Photos"), None);
     }
 
     #[test]

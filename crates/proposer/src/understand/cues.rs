@@ -102,6 +102,9 @@ pub const CUES: &[(&str, &[&str])] = &[
             "results",
             // "pull up whatever we got re mosaic, best hits first" (a thirty-second author).
             "hits",
+            // "the documents aboot mosaic, which yins are the best match" (a forty-fourth author).
+            "best match",
+            "best matches",
         ],
     ),
     // What the reading reports beside the text ("what encoding is notes.txt in"), and reading
@@ -123,6 +126,10 @@ pub const CUES: &[(&str, &[&str])] = &[
             "the words in",
             "what's written in",
             "what is written in",
+            // "I wish to peruse Payslips/manual.md; reproduce the text thereof" (a forty-second
+            // author).
+            "peruse",
+            "the text thereof",
         ],
     ),
     // "context" alone is also the bundle's word; asked about, it is SMART's own. "lease" and
@@ -142,6 +149,11 @@ pub const CUES: &[(&str, &[&str])] = &[
             "what is the context",
             "tools",
             "allowed",
+            // "which folders are ye let intae?" (a forty-fourth author).
+            "you let into",
+            "you let in",
+            "you have access",
+            "can you access",
         ],
     ),
     // What a listing shows beside the names ("I wonder what's taking up all the space in
@@ -253,6 +265,17 @@ pub const CUES: &[(&str, &[&str])] = &[
             "edited since",
             "went into the index",
             "right version",
+            // "does yer index ken that or is it still thinkin o the auld wan" (a forty-fourth
+            // author, Scots spelled out).
+            "index know",
+            "index knows",
+            "still thinking of the old",
+            // A fortieth author: "check if what u remember for A and B is still legit"; a
+            // forty-second: "does the indexed version of X still correspond to its present
+            // content hash?".
+            "still legit",
+            "indexed version",
+            "still correspond*",
         ],
     ),
     ("propose.patch", &["replace", "typo", "write up a patch", "draft the fix"]),
@@ -292,6 +315,9 @@ pub const CUES: &[(&str, &[&str])] = &[
             // for relocating it", "draw up a plan for shifting them both there".
             "ought to live",
             "draw up a plan",
+            // "Flyers/misc belongs within the matter folder Garden Plans" (a forty-second author).
+            "belongs within",
+            "belong within",
         ],
     ),
     (
@@ -345,6 +371,10 @@ pub const CUES: &[(&str, &[&str])] = &[
             "inspect before",
             "inspect it first",
             "inspect them first",
+            // "kindly list it for quarantine pending the partner's sign-off" (a forty-second
+            // author).
+            "list it for",
+            "list them for",
         ],
     ),
     // Not "record that": "record that Scans/old.pdf moved to todo.xlsx" asks for a redirect.
@@ -402,6 +432,9 @@ pub const CUES: &[(&str, &[&str])] = &[
             "stash that somewhere",
             "stash this for me",
             "stash that for me",
+            // "keep track that contacts.docx is my final essay not the draft" (a fortieth author).
+            "keep track that",
+            "keep track of the fact",
         ],
     ),
     // Not "remove": "remove the word colour from notes.txt" is an edit.
@@ -427,6 +460,9 @@ pub const CUES: &[(&str, &[&str])] = &[
             // A thirtieth author: "tidy quote.png away out of sight now, somewhere it can be
             // fetched back from", "a list of things to set to one side".
             "out of sight",
+            // "get contacts.docx outta here rn" (a fortieth author).
+            "outta here",
+            "out of here",
             "set to one side",
             "setting to one side",
             "put to one side",
@@ -487,6 +523,8 @@ pub const CUES: &[(&str, &[&str])] = &[
             "all over again",
             // "is possible to reconstruct all the library index?"
             "reconstruct*",
+            // "just make the library thing fresh again" (a fortieth author).
+            "fresh again",
         ],
     ),
     // Only the purge's own word: "for good" or "permanently" also go with a quarantine or a
@@ -704,6 +742,12 @@ fn of_own_memory(words: &[String], at: usize) -> bool {
                 "i" | "we" | "can't" | "cant" | "cannot" | "couldn't" | "could" => true,
                 // "would you be so kind as to remember that …" asks, as "I want you to" does.
                 "to" => at < 2 || !matches!(words[at - 2].as_str(), "you" | "u" | "me" | "as"),
+                // "check if what u remember for A and B is still legit" (a fortieth author):
+                // what is already kept, asked about, not something new to keep.
+                "you" | "u" => {
+                    (at >= 2 && words[at - 2] == "what")
+                        || (at >= 3 && words[at - 2] == "do" && words[at - 3] == "what")
+                }
                 _ => false,
             })
 }
@@ -767,12 +811,32 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
             tools.retain(|t| *t != LIST);
         }
     }
+    // "get rid o quarantine batch a5d0… fur good" (a forty-fourth author): a batch is in the
+    // quarantine already, so words for setting aside said of one are no quarantine; with the
+    // purge's own words too ([`OWN_WORDS_ONLY`]: "delete that batch for good"), they ask for
+    // the purge.
+    if said.words.iter().any(|w| w == "batch" || w == "batches") && tools.contains(&QUARANTINE) {
+        tools.retain(|t| *t != QUARANTINE);
+        let purge_words = OWN_WORDS_ONLY.iter().filter(|(t, _)| *t == PURGE).flat_map(|(_, p)| p.iter());
+        if purge_words.clone().any(|p| said.has(p)) && !tools.contains(&PURGE) {
+            tools.push(PURGE);
+        }
+    }
     // "make archive of it and put the originals in quarantine": setting the originals aside is
     // what the archive does (its own description says so), not a quarantine of its own — when
     // the archive is asked for in words of its own too.
     let archive_said = cues_of(COMPACT).any(|p| *p != "originals" && said.has(p));
     if said.has("originals") && archive_said {
         tools.retain(|t| *t != QUARANTINE);
+    }
+    // "draft a patch …: strike walnut and insert thursday", "kindly propose that correction",
+    // "prepare a plan to relocate contacts.docx" (a forty-second author): the thing to be
+    // drafted named is what is asked for, and "draft" is then no word of the quarantine list.
+    if let Some(tool) = drafted_thing(&said) {
+        tools.retain(|t| *t != LIST || cues_of(LIST).any(|p| !matches!(*p, "draft" | "drafted") && said.has(p)));
+        if !tools.contains(&tool) {
+            tools.push(tool);
+        }
     }
     // "add guest_list.csv to a yeet list" ("a throw away list"): an act said with "a … list"
     // drafts the list.
@@ -814,6 +878,46 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
     tools
 }
 
+/// Verbs for writing something up to be looked at before it is done.
+const DRAFTING: &[&str] = &["draft", "prepare", "propose", "redraft", "draw"];
+
+/// What a drafting verb may make, and the tool that makes it: an edit ("a patch", "that
+/// correction", "the redline") or a move ("a plan to relocate", "the transfer"). Not "change",
+/// which is as often a verb ("prepare to change …"), nor "list", which is the quarantine's.
+const DRAFTED: &[(&str, &[&str])] = &[
+    ("propose.patch", &["patch", "amendment", "correction", "redline", "edit", "fix"]),
+    ("propose.move", &["plan", "transfer", "relocation", "move", "rename"]),
+];
+
+/// The tool that drafts what a [`DRAFTING`] verb is said of, at most seven words on ("draft a
+/// patch", "propose that correction", "prepare the redline", "draw up a plan"), the verb not
+/// negated. A "plan" that is a quarantine's ("a plan to quarantine …") is the list's, which
+/// its own words lift.
+/// The tool whose proposal the reading asks to be drafted in so many words ([`drafted_thing`]):
+/// with the proposal's own contents said too (the edit's old and new words, what moves where),
+/// it is asked for twice — "copper in newsletter.txt shall hereinafter read linen - prepare the
+/// redline" ranked reading the file above the patch (a forty-second author).
+pub fn drafted(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> bool) -> Option<&'static str> {
+    drafted_thing(&Said::new(reading, mentions, is_name))
+}
+
+fn drafted_thing(said: &Said) -> Option<&'static str> {
+    let words = &said.words;
+    (0..words.len()).find_map(|i| {
+        if !DRAFTING.contains(&words[i].as_str()) || said.covered[i] || negated(said.raw, words, i) {
+            return None;
+        }
+        // "Please draft, but on no account execute, the transfer of agenda.jpg": a few words
+        // may come between, but not a list ("draft a list of things to move").
+        let noun = words[i + 1..words.len().min(i + 8)]
+            .iter()
+            .take_while(|w| !matches!(w.as_str(), "list" | "lists"))
+            .find_map(|w| DRAFTED.iter().find(|(_, nouns)| nouns.contains(&w.as_str())).map(|(tool, _)| *tool))?;
+        let for_quarantine = words[i..words.len().min(i + 8)].iter().any(|w| w.starts_with("quarantin"));
+        (!for_quarantine).then_some(noun)
+    })
+}
+
 /// Shell commands, typed as a request by someone who spends the day in a terminal ("ls
 /// Photos", "less notes.md, top part is fine", "mv contacts.docx Garden Plans/"), and the tool
 /// that does what each does. Most are also ordinary words ("less", "more", "head", "tree"), so
@@ -850,6 +954,7 @@ fn typed_command(said: &Said, mentions: &[Mention]) -> Option<&'static str> {
 const MOVE: &str = "propose.move";
 const QUARANTINE: &str = "fs.quarantine";
 const COMPACT: &str = "fs.compact";
+const PURGE: &str = "quarantine.purge";
 
 /// The cue phrases of `tool` (none for a tool [`CUES`] does not list).
 fn cues_of(tool: &str) -> impl Iterator<Item = &'static &'static str> + '_ {
@@ -888,7 +993,8 @@ const PLACING: &[&str] = &[
     "put", "stick", "stash", "shove", "pop", "place", "tuck", "tidy", "slot", "park", "drop", "chuck", "toss", "dump",
     // "Stow contacts.docx in the Garden Plans locker", "Haul A and B both into Flyers" (a
     // thirty-eighth author).
-    "stow", "haul", "lug", "bung",
+    "stow", "haul", "lug", "bung", // "shift contacts.docx intae Garden Plans" (a forty-fourth author).
+    "shift",
 ];
 
 /// Whether the words put something named somewhere named: a [`PLACING`] verb before the first
@@ -967,6 +1073,13 @@ pub fn asks_whats_in(reading: &Reading, mentions: &[Mention], is_dir: &dyn Fn(&M
         .any(|m| is_dir(m) && (asked_before(m) || contents_after(m) || what_it_holds(m) || container_named(m)))
 }
 
+/// Whether the reading has a verb of listing ("please list the contents of Clients/raw"): with
+/// [`asks_whats_in`], the listing asked for twice (a forty-second author's sentence ranked a
+/// search above it, for the "doubt" of "for the avoidance of doubt").
+pub fn says_listing(reading: &Reading) -> bool {
+    reading.words.iter().any(|w| matches!(plain(w).as_str(), "list" | "enumerate" | "itemise" | "itemize"))
+}
+
 /// The question "what is in" with a verb of being kept between: "what is lurking inside …".
 const LURKING: &[&str] = &[
     "what is lurking inside",
@@ -1023,6 +1136,15 @@ pub fn asks_what_was_written(reading: &Reading, mentions: &[Mention]) -> bool {
         if anything {
             return true;
         }
+        // "locate all instruments in respect of beekeeping", "identify those materials in the
+        // matter folder Photos which concern volcano" (a forty-second author): a verb of finding,
+        // then what is found said to be about a topic. Not "find out about …", which asks to be told.
+        let finding = FINDING.contains(&w)
+            && words.get(i + 1).is_none_or(|n| n != "out")
+            && (i + 1..words.len().min(i + 10)).any(|k| topic_after(k, FOUND_ABOUT));
+        if finding {
+            return true;
+        }
         let wrote = WROTE.contains(&w) && (i + 1..words.len().min(i + 5)).any(topic_at);
         let in_the_index = INDEX_WORDS.contains(&w)
             && i >= 2
@@ -1041,6 +1163,23 @@ const INDEX_WORDS: &[&str] = &["index", "catalogue", "catalog", "library"];
 const ABOUT: &[&str] = &["about", "on", "regarding", "concerning", "to do with"];
 /// The words that lead from "anything" into its topic.
 const ANYTHING_ABOUT: &[&str] = &["about", "regarding", "concerning", "to do with", "re"];
+/// Verbs of finding documents, which with a topic after them ([`FOUND_ABOUT`]) ask for a search.
+const FINDING: &[&str] = &["find", "locate", "identify", "retrieve", "track", "hunt", "unearth"];
+/// The words that lead from what is found into its topic.
+const FOUND_ABOUT: &[&str] = &[
+    "about",
+    "regarding",
+    "concerning",
+    "to do with",
+    "in respect of",
+    "which concern",
+    "that concern",
+    "which concerns",
+    "that concerns",
+    "relating to",
+    "pertaining to",
+    "on the subject of",
+];
 /// Words before a topic that are not its own.
 const DETERMINERS: &[&str] = &["the", "a", "an", "my", "your", "our", "some"];
 /// Words after a marker that point back at something, not at a topic.
@@ -1107,6 +1246,8 @@ const TO_REVIEW: &[&str] = &[
     "inspect before",
     "inspect it first",
     "inspect them first",
+    "sign-off",
+    "sign off",
 ];
 
 /// Whether the words ask to look the list over before anything is done ([`TO_REVIEW`]).
@@ -1137,6 +1278,9 @@ pub fn topic_is_indexed(query: &str, holds: &dyn Fn(&str) -> bool) -> bool {
 
 /// Words too common in documents to say anything about a search.
 const TOPIC_STOP_WORDS: &[&str] = &[
+    // "… set down on a list for my review" (authors' dev): a list is asked for, not searched.
+    "list",
+    "lists",
     "about",
     "file",
     "files",
@@ -1526,6 +1670,57 @@ mod tests {
     }
 
     #[test]
+    fn a_forty_and_forty_second_authors_words_cue_their_tools() {
+        // What broke (a fortieth author): a read, no call, a note of what was to be checked.
+        for (said, tool) in [
+            ("get contacts.docx outta here rn", "fs.quarantine"),
+            ("ugh its all stale then, just make the library thing fresh again", "rebuild.index"),
+            ("keep track that contacts.docx is my final essay not the draft ok", "db.upsert"),
+            ("check if what u remember for wishlist.md is still legit", "rag.validate_applicability"),
+            // A forty-second author.
+            (
+                "does the indexed version of resume.csv still correspond to its present content hash?",
+                "rag.validate_applicability",
+            ),
+            ("I wish to peruse manual.md; reproduce the text thereof", "fs.read"),
+            ("Please draft a patch for warranty.md: strike walnut and insert thursday.", "propose.patch"),
+            ("kindly propose that correction for my approval", "propose.patch"),
+            ("prepare the redline but hold off on executing it", "propose.patch"),
+            ("Please draft, but on no account execute, the transfer of agenda.jpg to payslips.", "propose.move"),
+            ("kindly list it for quarantine pending the partner's sign-off", "propose.quarantine"),
+            // A forty-fourth author, Scots spelled out.
+            ("which folders are you let into? my daughter set you up", "orbit.get_context"),
+            ("does your index know that or is it still thinking of the old one", "rag.validate_applicability"),
+            ("the documents about mosaic, which ones are the best match", "rag.search"),
+        ] {
+            assert!(cued_in(said).contains(&tool), "{said}: {:?}", cued_in(said));
+        }
+        // What is already kept, asked about, is no new record; drafting a patch or a move is no list.
+        assert!(!cued_in("check if what u remember for wishlist.md is still legit").contains(&"db.upsert"));
+        assert!(!cued_in("what do you remember about the boiler").contains(&"db.upsert"));
+        assert!(
+            !cued_in("Please draft a patch for warranty.md: strike walnut and insert thursday.")
+                .contains(&"propose.quarantine")
+        );
+        assert!(cued_in("draft a list of the files to quarantine").contains(&"propose.quarantine"));
+        assert!(!cued_in("draft a list of things to move").contains(&"propose.move"));
+        assert!(!cued_in("don't draft a patch").contains(&"propose.patch"));
+        // A batch is in the quarantine already: setting it aside again is no request, and with
+        // the purge's own words it is the purge (authors' dev: "I've changed my mind about
+        // keeping them; delete that batch for good" was taken back once the quarantine's
+        // "delete" no longer counted).
+        let purged = cued_in("get rid of quarantine batch a5d085d9d4a454cb for good");
+        assert_eq!(purged, vec!["quarantine.purge"]);
+        assert!(cued_in("restore batch a5d085d9d4a454cb").is_empty());
+        // What broke (a forty-second author): the search's shape said with a verb of finding.
+        let written = |s: &str| asks_what_was_written(&read(s), &[]);
+        assert!(written("locate all instruments in respect of beekeeping held within the permitted folders"));
+        assert!(written("identify those materials in Photos which concern volcano"));
+        assert!(!written("find out about the weather tomorrow"));
+        assert!(!written("find the duplicates in Photos"));
+    }
+
+    #[test]
     fn asking_what_a_folder_holds_is_the_listing() {
         let v = Vocabulary::new(vec![dir("/h", ""), dir("/h/Clients", "Clients"), file("todo.md")]);
         let is_dir = |m: &Mention| m.sure().and_then(|i| v.entries.get(i)).is_some_and(|e| e.kind == EntryKind::Dir);
@@ -1541,6 +1736,10 @@ mod tests {
         assert!(asks("what does Clients hold"));
         // What broke (a thirty-eighth author, authors' dev): the duplicates, old versions.
         assert!(asks("whats in the hold at clients"));
+        // What broke (a forty-second author): a search for "doubt nothing therein is to be altered".
+        assert!(asks(
+            "Pursuant to my review of the file, please list the contents of Clients; for the avoidance of doubt, nothing therein is to be altered."
+        ));
         assert!(asks("What is lurking inside the box called Clients?"));
         assert!(!asks("what's in the email from Clients"));
         assert!(!asks("what should Clients contain"));
@@ -1609,6 +1808,8 @@ mod tests {
         // What broke (a fifteenth and a seventeenth author): a bundle, a note.
         assert_eq!(cues_of("stick playlist.json in blueprints"), vec!["propose.move"]);
         assert_eq!(cues_of("tidy playlist.json into Blueprints, it shouldn't be lying around"), vec!["propose.move"]);
+        // What broke (a forty-fourth author): the duplicates.
+        assert_eq!(cues_of("shift playlist.json into Blueprints, it's been lying about loose"), vec!["propose.move"]);
         // No verb of putting, or nowhere to put it: no cue.
         assert!(cues_of("read playlist.json in Blueprints").is_empty());
         assert!(cues_of("put playlist.json somewhere sensible").is_empty());

@@ -200,6 +200,17 @@ const BACK: &[&[&str]] = &[
     &["that", "paper"],
     &["this", "paper"],
     &["the", "same", "paper"],
+    // "Having reviewed the aforementioned document, kindly now generate its checksum" (a
+    // forty-second author).
+    &["the", "aforementioned", "document"],
+    &["the", "aforementioned", "file"],
+    &["the", "aforementioned", "folder"],
+    &["the", "document", "in", "question"],
+    &["the", "file", "in", "question"],
+    &["the", "said", "document"],
+    // "that hale folder wants tae go intae Garden Plans" (a forty-fourth author).
+    &["that", "whole", "folder"],
+    &["that", "entire", "folder"],
     &["that", "folder"],
     &["this", "folder"],
     &["the", "same", "folder"],
@@ -217,8 +228,15 @@ const BACK: &[&[&str]] = &[
     &["that", "one"],
 ];
 
+/// Abbreviations written with a dot that no one means as a file ("…remains accurate, i.e. that
+/// the document has not been altered" named a file "remains accurate i.e", a forty-second author).
+const DOTTED_ABBREVIATIONS: &[&str] = &["i.e", "e.g", "a.m", "p.m", "n.b", "p.s", "a.k.a", "etc"];
+
 fn looks_like_file_name(w: &str) -> bool {
     let w = w.trim_end_matches('/');
+    if DOTTED_ABBREVIATIONS.contains(&w.trim_end_matches('.').to_lowercase().as_str()) {
+        return false;
+    }
     let name = w.rsplit('/').next().unwrap_or(w);
     match name.rsplit_once('.') {
         Some((stem, ext)) => {
@@ -434,9 +452,14 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
     for m in &mut mentions {
         // "into the Recipes folder": the article sits between; "in the folder Taxes": the
         // article and the word for what it is.
+        // "into the matter folder Garden Plans" (a forty-second author): a word that says what
+        // kind of folder it is, right before the word for a folder.
         let between = |w: &str| matches!(w, "the" | "my" | "a" | "our") || DIR_NOUNS.contains(&w);
+        let kind_of_folder = |q: usize| {
+            q < m.start && DIR_NOUNS.contains(&lower[q].as_str()) && !FUNCTION_WORDS.contains(&lower[q - 1].as_str())
+        };
         let mut p = m.start;
-        while p > 0 && m.start - p < 2 && between(lower[p - 1].as_str()) {
+        while p > 0 && m.start - p < 3 && (between(lower[p - 1].as_str()) || kind_of_folder(p)) {
             p -= 1;
         }
         m.preposition = (p > 0)
@@ -623,6 +646,17 @@ mod tests {
         // Only before "folder", and not a command word.
         assert!(said("which files in band are copies").is_empty());
         assert_eq!(said("scan folder Recipes"), ["Recipes"]);
+    }
+
+    #[test]
+    fn an_abbreviation_with_a_dot_is_no_file_and_the_aforementioned_one_points_back() {
+        // What broke (a forty-second author): "…remains accurate, i.e. that the document has
+        // not been altered" named a new file "remains accurate i.e", and "the aforementioned
+        // document" pointed at nothing.
+        assert_eq!(said("the record of budget.xlsx remains accurate, i.e. unchanged"), ["budget.xlsx"]);
+        assert_eq!(said("e.g. the one in Recipes"), ["Recipes"]);
+        assert_eq!(said("kindly generate the checksum of the aforementioned document"), ["back"]);
+        assert_eq!(said("quarantine the document in question"), ["back"]);
     }
 
     #[test]

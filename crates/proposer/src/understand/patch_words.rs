@@ -16,6 +16,9 @@
 /// Words after which the rest of a replacement is the request again, not the new text.
 const REQUEST_TAIL: &[&str] = &[
     "please",
+    "kindly",
+    "pls",
+    "plz",
     "thanks",
     "thank",
     "make",
@@ -105,9 +108,19 @@ pub fn before_request(said: &str) -> String {
     let mut kept: Vec<&str> = vec![];
     let words: Vec<&str> = said.split_whitespace().collect();
     let end = words.len() - pointing_back_tail(&words);
+    // "change that tae linen fur me" (a forty-fourth author): whom it is done for is no part
+    // of the words.
+    let end = match words[..end] {
+        [.., _, f, who] if plain(f) == "for" && matches!(plain(who).as_str(), "me" | "us") => end - 2,
+        _ => end,
+    };
     for (i, &w) in words[..end].iter().enumerate() {
         let plain_w = plain(w);
         if !kept.is_empty() && REQUEST_TAIL.contains(&plain_w.as_str()) {
+            break;
+        }
+        // "linen - prepare the redline" (a forty-second author): a dash on its own ends them.
+        if !kept.is_empty() && plain_w.is_empty() && w.chars().all(|c| matches!(c, '-' | '–' | '—')) {
             break;
         }
         // "linen and I'll sign off on the patch after my 1:1" (a thirty-fourth author): a

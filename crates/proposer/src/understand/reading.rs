@@ -122,6 +122,66 @@ const SHORTHAND: &[(&str, &str)] = &[
     ("bruh", ""),
     ("fr", ""),
     ("lowkey", ""),
+    // Scots as it is typed (a forty-fourth author: "whit's in Podcasts the noo?", "swap the
+    // word walnut fur thursday", "rename agenda.jpg tae scratch.pdf"). Only words with no other
+    // sense a request here would have: not "ken" (a name too), "mind" (also "never mind"),
+    // "aye" (a go-ahead as it is), "ah" (a sound as often as "I") or "an" (an article).
+    ("whit", "what"),
+    ("whit's", "what's"),
+    ("cannae", "can't"),
+    ("canna", "can't"),
+    ("dinnae", "don't"),
+    ("dinna", "don't"),
+    ("didnae", "didn't"),
+    ("doesnae", "doesn't"),
+    ("isnae", "isn't"),
+    ("wasnae", "wasn't"),
+    ("wouldnae", "wouldn't"),
+    ("couldnae", "couldn't"),
+    ("shouldnae", "shouldn't"),
+    ("havenae", "haven't"),
+    ("ah'm", "i'm"),
+    ("ah've", "i've"),
+    ("ah'd", "i'd"),
+    ("ah'll", "i'll"),
+    ("ye", "you"),
+    ("yer", "your"),
+    ("intae", "into"),
+    ("tae", "to"),
+    ("oot", "out"),
+    ("aboot", "about"),
+    ("fur", "for"),
+    ("fae", "from"),
+    ("frae", "from"),
+    ("jist", "just"),
+    ("wi", "with"),
+    ("o", "of"),
+    ("dae", "do"),
+    ("hae", "have"),
+    ("gie", "give"),
+    ("anythin", "anything"),
+    ("somethin", "something"),
+    ("nothin", "nothing"),
+    ("everythin", "everything"),
+    ("efter", "after"),
+    ("auld", "old"),
+    ("wan", "one"),
+    ("yin", "one"),
+    ("yins", "ones"),
+    ("wis", "was"),
+    ("pit", "put"),
+    ("hale", "whole"),
+    ("wrang", "wrong"),
+    ("noo", "now"),
+    ("masel", "myself"),
+    ("ma", "my"),
+    ("naw", "no"),
+    ("doon", "down"),
+    ("encodin", "encoding"),
+    ("thinkin", "thinking"),
+    ("lyin", "lying"),
+    ("askin", "asking"),
+    ("ony", "any"),
 ];
 
 /// Shorthand typed with a slash, whole tokens only ("swap walnut w/ cedar"): the slash would
@@ -166,7 +226,17 @@ pub fn spelled_out(utterance: &str) -> String {
         }
         let (start, end) = split(token);
         let (lead, core, tail) = (&token[..start], &token[start..end], &token[end..]);
-        match SHORTHAND.iter().find(|(short, _)| *short == core && !spelt(i)) {
+        // A word of two letters or more may open a sentence with a capital ("Whit's in
+        // Podcasts?"); a single upper-case letter stays a name.
+        let opens_sentence = i == 0 || tokens[i - 1].ends_with(['.', '!', '?']);
+        let lowered = core.to_lowercase();
+        let as_typed = if opens_sentence && core.chars().count() > 1 && core.chars().skip(1).all(|c| !c.is_uppercase())
+        {
+            lowered.as_str()
+        } else {
+            core
+        };
+        match SHORTHAND.iter().find(|(short, _)| *short == as_typed && !spelt(i)) {
             Some((_, "")) => {
                 // The punctuation after a sound still ends what came before it.
                 if let Some(last) = out.last_mut().filter(|_| !tail.is_empty()) {
@@ -582,6 +652,14 @@ mod tests {
         // edit.
         assert_eq!(spelled_out("tuesday shld be bronze"), "tuesday should be bronze");
         assert_eq!(spelled_out("ngl, r ur files ok? lol."), "are your files ok?.");
+        // What broke (a forty-fourth author, writing Scots): the listing's question, the edit's
+        // "for" and the rename's "to" went unread.
+        assert_eq!(spelled_out("Whit's in Podcasts the noo?"), "what's in Podcasts the now?");
+        assert_eq!(spelled_out("swap the word walnut fur thursday"), "swap the word walnut for thursday");
+        assert_eq!(spelled_out("rename agenda.jpg tae scratch.pdf"), "rename agenda.jpg to scratch.pdf");
+        assert_eq!(spelled_out("dinnae dae it yet"), "don't do it yet");
+        // A capital inside the sentence is a name's: a folder called Fur stays.
+        assert_eq!(spelled_out("scan Fur and tae.txt"), "scan Fur and tae.txt");
         // A name is not shorthand: upper case, or inside a word or a path.
         assert_eq!(spelled_out("search code in R"), "search code in R");
         assert_eq!(spelled_out("open u/notes.txt and run.txt"), "open u/notes.txt and run.txt");

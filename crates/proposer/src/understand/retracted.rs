@@ -238,6 +238,8 @@ mod tests {
         // A thing named after what not to touch, asked for again, is a request.
         assert!(!in_tree("don't do anything with Clients/raw, just list Photos"));
         assert!(back("delete the old logs. on second thought, no"));
+        // What broke (authors' dev): a purge asked for after the change of mind was taken back.
+        assert!(!back("Right, I've changed my mind about keeping them; delete that batch for good, please."));
         assert!(back("compress Photos... cancel"));
         // What broke: neither phrase took anything back, and a move and a purge were proposed.
         assert!(back("move the notes into Letters. No, forget I said that, leave it be"));
