@@ -3,11 +3,12 @@
 //! left to the model (whose factory here fails, so asking it is an error the test sees).
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod common;
+
 use serde_json::json;
 use smart_kernel::{CallSource, GateAct, Horizon, Policy};
 use smart_runtime::assistant::AssistantError;
-use smart_runtime::{Assistant, Bus, CallOutcome, Engine, FixedClock, InitOptions, SayOptions, SayReport};
-use smart_signals::KeyStoreKind;
+use smart_runtime::{Assistant, CallOutcome, SayReport};
 use std::path::PathBuf;
 
 struct Setup {
@@ -24,12 +25,7 @@ fn setup() -> Setup {
     let mut policy = Policy::default();
     policy.gates.after_l1_ms = 0;
     policy.gates.after_l2_ms = 0;
-    let (mut e, _) = Engine::init(
-        &tmp.path().join("data"),
-        InitOptions { roots: vec![root.clone()], policy: Some(policy), key_store: Some(KeyStoreKind::File) },
-        Box::new(FixedClock(1_800_000_000_000)),
-    )
-    .unwrap();
+    let mut e = common::engine(&tmp.path().join("data"), &root, Some(policy));
     let draft = smart_kernel::lease::LeaseDraft {
         frame: "tidy up".into(),
         horizon: Horizon::Short,
@@ -43,14 +39,11 @@ fn setup() -> Setup {
     // Drafting a plan is L2: an L1 call first.
     let r = e.call("cluster.duplicates", json!({ "path": root }), CallSource::Model).unwrap();
     assert_eq!(r.outcome, CallOutcome::Committed, "{r:?}");
-    let no_model = Box::new(|| Err(AssistantError::NothingToPerceive));
-    Setup { _tmp: tmp, root, a: Assistant::new(e, Bus::default(), no_model) }
+    Setup { _tmp: tmp, root, a: common::without_model(e) }
 }
 
 fn say(s: &mut Setup, text: &str) -> Result<SayReport, AssistantError> {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let o = SayOptions { propose_only: true, no_templates: false, base: Some(s.root.clone()) };
-    rt.block_on(s.a.say(text, &o))
+    common::say(&mut s.a, &s.root, text)
 }
 
 fn commit(s: &mut Setup, tool: &str, args: serde_json::Value) -> Option<String> {

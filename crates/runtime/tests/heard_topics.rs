@@ -6,10 +6,10 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use smart_runtime::assistant::{AssistantError, Heard};
-use smart_runtime::{Assistant, Bus, Engine, FixedClock, InitOptions, SayOptions, SayReport};
-use smart_signals::KeyStoreKind;
-use smart_voice::protocol::Transcript;
+mod common;
+
+use common::{engine, transcript, without_model};
+use smart_runtime::{Assistant, SayReport};
 use std::path::PathBuf;
 
 struct Setup {
@@ -25,17 +25,11 @@ fn setup(index: bool) -> Setup {
     std::fs::write(root.join("crafts/tiles.md"), "The mosaic in the hall needs grout.").unwrap();
     std::fs::write(root.join("trip.txt"), "Photos of the glacier walk.").unwrap();
     let root = dunce::canonicalize(root).unwrap();
-    let opts = InitOptions { roots: vec![root.clone()], policy: None, key_store: Some(KeyStoreKind::File) };
-    let (engine, _) = Engine::init(&tmp.path().join("data"), opts, Box::new(FixedClock(1_800_000_000_000))).unwrap();
+    let engine = engine(&tmp.path().join("data"), &root, None);
     if index {
         engine.index_update(None, &mut |_, _| {}).unwrap();
     }
-    let no_model = Box::new(|| Err(AssistantError::NothingToPerceive));
-    Setup { _tmp: tmp, root, a: Assistant::new(engine, Bus::default(), no_model) }
-}
-
-fn opts(s: &Setup) -> SayOptions {
-    SayOptions { propose_only: true, no_templates: false, base: Some(s.root.clone()) }
+    Setup { _tmp: tmp, root, a: without_model(engine) }
 }
 
 fn query(r: &SayReport) -> &str {
@@ -45,27 +39,11 @@ fn query(r: &SayReport) -> &str {
 }
 
 fn hear(s: &mut Setup, text: &str) -> SayReport {
-    let t = Transcript {
-        text: text.into(),
-        confidence: 0.5,
-        no_speech: 0.0,
-        language: "en".into(),
-        start_ms: 0,
-        end_ms: 2_000,
-        timings: Default::default(),
-    };
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let o = opts(s);
-    match rt.block_on(s.a.hear_with(&smart_runtime::TurnId::new(), &t, &o, None)).unwrap() {
-        Heard::Turn(r) => r,
-        other => panic!("not a turn: {other:?}"),
-    }
+    common::hear(&mut s.a, &s.root, &transcript(text, 0), None)
 }
 
 fn say(s: &mut Setup, text: &str) -> SayReport {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let o = opts(s);
-    rt.block_on(s.a.say(text, &o)).unwrap()
+    common::say(&mut s.a, &s.root, text).unwrap()
 }
 
 #[test]

@@ -8,9 +8,10 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use smart_runtime::assistant::{AssistantError, Heard};
-use smart_runtime::{Assistant, Bus, Engine, FixedClock, InitOptions, SayOptions, SayReport};
-use smart_signals::KeyStoreKind;
+mod common;
+
+use common::{engine, transcript, without_model};
+use smart_runtime::{Assistant, SayReport};
 use std::path::PathBuf;
 
 struct Setup {
@@ -28,34 +29,16 @@ fn setup() -> Setup {
     std::fs::write(root.join("shopping.txt"), LIST).unwrap();
     std::fs::write(tmp.path().join("outside.txt"), LIST).unwrap();
     let root = dunce::canonicalize(root).unwrap();
-    let opts = InitOptions { roots: vec![root.clone()], policy: None, key_store: Some(KeyStoreKind::File) };
-    let (engine, _) = Engine::init(&tmp.path().join("data"), opts, Box::new(FixedClock(1_800_000_000_000))).unwrap();
-    let no_model = Box::new(|| Err(AssistantError::NothingToPerceive));
-    Setup { tmp, root, a: Assistant::new(engine, Bus::default(), no_model) }
+    let a = without_model(engine(&tmp.path().join("data"), &root, None));
+    Setup { tmp, root, a }
 }
 
 fn say(s: &mut Setup, text: &str) -> SayReport {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let o = SayOptions { propose_only: true, no_templates: false, base: Some(s.root.clone()) };
-    rt.block_on(s.a.say(text, &o)).unwrap()
+    common::say(&mut s.a, &s.root, text).unwrap()
 }
 
 fn hear(s: &mut Setup, text: &str) -> SayReport {
-    let t = smart_voice::protocol::Transcript {
-        text: text.into(),
-        confidence: 0.5,
-        no_speech: 0.0,
-        language: "en".into(),
-        start_ms: 0,
-        end_ms: 2_000,
-        timings: Default::default(),
-    };
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let o = SayOptions { propose_only: true, no_templates: false, base: Some(s.root.clone()) };
-    match rt.block_on(s.a.hear_with(&smart_runtime::TurnId::new(), &t, &o, None)).unwrap() {
-        Heard::Turn(r) => r,
-        other => panic!("not a turn: {other:?}"),
-    }
+    common::hear(&mut s.a, &s.root, &transcript(text, 0), None)
 }
 
 fn replace(r: &SayReport) -> &str {

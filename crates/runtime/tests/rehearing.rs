@@ -10,10 +10,11 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod common;
+
 use smart_runtime::assistant::{AssistantError, Heard};
 use smart_runtime::rehearing::Rehear;
-use smart_runtime::{Assistant, Bus, BusEvent, Engine, FixedClock, InitOptions, SayOptions, SayReport};
-use smart_signals::KeyStoreKind;
+use smart_runtime::{Assistant, Bus, BusEvent, SayOptions, SayReport};
 use smart_voice::protocol::Transcript;
 use smart_voice::weighed_names::Weight;
 use std::future::Future;
@@ -80,15 +81,7 @@ impl Rehear for Given {
 }
 
 fn heard(text: &str, start_ms: u64) -> Transcript {
-    Transcript {
-        text: text.into(),
-        confidence: 0.5,
-        no_speech: 0.0,
-        language: "en".into(),
-        start_ms,
-        end_ms: start_ms + 2_000,
-        timings: Default::default(),
-    }
+    common::transcript(text, start_ms)
 }
 
 struct Setup {
@@ -107,8 +100,7 @@ fn setup() -> Setup {
         std::fs::write(root.join(f), "x").unwrap();
     }
     let root = dunce::canonicalize(root).unwrap();
-    let opts = InitOptions { roots: vec![root.clone()], policy: None, key_store: Some(KeyStoreKind::File) };
-    let (engine, _) = Engine::init(&tmp.path().join("data"), opts, Box::new(FixedClock(1_800_000_000_000))).unwrap();
+    let engine = common::engine(&tmp.path().join("data"), &root, None);
     let models = Arc::new(AtomicUsize::new(0));
     let asked = models.clone();
     let no_model = Box::new(move || {
@@ -124,17 +116,8 @@ impl Setup {
     }
 }
 
-fn opts(root: &Path) -> SayOptions {
-    SayOptions { propose_only: true, no_templates: false, base: Some(root.to_path_buf()) }
-}
-
 fn hear(a: &mut Assistant, root: &Path, t: &Transcript, again: Option<&mut Given>) -> SayReport {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let again = again.map(|g| g as &mut dyn Rehear);
-    match rt.block_on(a.hear_with(&smart_runtime::TurnId::new(), t, &opts(root), again)).unwrap() {
-        Heard::Turn(r) => r,
-        other => panic!("not a turn: {other:?}"),
-    }
+    common::hear(a, root, t, again.map(|g| g as &mut dyn Rehear))
 }
 
 fn tool(r: &SayReport) -> Option<&str> {
@@ -245,7 +228,7 @@ fn a_turn_heard_twice_keeps_the_id_its_speech_began_with() {
     );
     let mut again = Given::new(Some("Hash docs slash notes dot txt."));
     let first = heard("Hash notes dot txt.", 4_000);
-    let run = SayOptions { propose_only: false, ..opts(&root) };
+    let run = SayOptions { propose_only: false, ..common::propose_only(&root) };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let r = match rt.block_on(a.hear_with(&turn, &first, &run, Some(&mut again as &mut dyn Rehear))).unwrap() {
         Heard::Turn(r) => r,
@@ -328,7 +311,7 @@ fn a_name_no_likelier_than_the_words_it_replaces_is_not_read() {
     let mut again = Given { weights: Some((-14.9, -5.8)), control: -5.6, ..Given::new(None) };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let t = heard("Hash tools, letter.json.", 0);
-    let r = rt.block_on(a.hear_with(&smart_runtime::TurnId::new(), &t, &opts(&root), Some(&mut again)));
+    let r = rt.block_on(a.hear_with(&smart_runtime::TurnId::new(), &t, &common::propose_only(&root), Some(&mut again)));
     assert_eq!(again.weighed.len(), 1);
     // Weighed, and nothing taken: read as written, the sentence names no file, so the turn
     // needs the model, which this assistant lacks (taken, the templates hash newsletter.json).
@@ -346,7 +329,8 @@ fn what_whisper_wrote_stands_when_no_name_is_clearly_likelier_or_nothing_can_be_
         let before = models.load(Ordering::SeqCst);
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let t = heard("Hash tools, letter.json.", 0);
-        let r = rt.block_on(a.hear_with(&smart_runtime::TurnId::new(), &t, &opts(&root), Some(&mut again)));
+        let r =
+            rt.block_on(a.hear_with(&smart_runtime::TurnId::new(), &t, &common::propose_only(&root), Some(&mut again)));
         assert_eq!(again.weighed.len(), 1, "{weights:?}");
         assert_eq!(
             r.as_ref().ok().and_then(|h| match h {

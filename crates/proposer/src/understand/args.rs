@@ -382,7 +382,8 @@ fn paths(mentions: &[Mention], ctx: &Context, wants: Option<EntryKind>, r: &Read
     // mention finder's pointing phrases that name a file or "one".
     let on_purpose = |m: &Mention| {
         let said = r.words[m.start..m.end].join(" ").to_lowercase();
-        ["that one", "that file", "this file", "the same file", "that same file", "this same file"]
+        // "join this one with changelog.docx" (a forty-eighth author).
+        ["that one", "this one", "that file", "this file", "the same file", "that same file", "this same file"]
             .contains(&said.as_str())
     };
     let pick: Vec<&Mention> = if existing.iter().any(|m| m.kind != MentionKind::Back) {
@@ -686,6 +687,32 @@ const SEARCH_WORDS: &[&str] = &[
     "text",
 ];
 
+/// Words that say when, not what about ("for tomorrow morning").
+const TIMES: &[&str] = &[
+    "tomorrow",
+    "today",
+    "tonight",
+    "yesterday",
+    "morning",
+    "afternoon",
+    "evening",
+    "later",
+    "now",
+    "next",
+    "this",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "weekend",
+];
+
+/// Words for documents that a topic may be said before ("the mosaic papers").
+const DOCUMENT_NOUNS: &[&str] = &["papers", "paper", "documents", "document", "docs", "notes", "files", "stuff"];
+
 /// What a pointer may call a topic already said ("on that subject").
 const TOPIC_NOUNS: &[&str] = &["subject", "topic", "matter", "theme", "thing"];
 
@@ -737,21 +764,35 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     // I have not the stamina for a longer reading list" looks for pottery, not a reading list.
     let (opens, closes) = asking_sentence(r, &lower);
     let end = end.clamp(opens, closes);
-    let marker = (opens..end).rev().find(|&i| marks_a_topic(&lower, i));
+    // "the mosaic papers for tomorrow morning" (a forty-sixth author): "for" and a time says
+    // when they are needed.
+    let purpose = |i: usize| {
+        lower[i] == "for"
+            && lower.get(i + 1).is_some_and(|w| {
+                let w = w.trim_end_matches([',', '.']);
+                matches!(w, "my" | "our" | "his" | "her" | "their" | "me" | "us" | "him" | "them" | "the" | "a")
+                    || TIMES.contains(&w)
+            })
+    };
+    // "find me anything about kayak, i know i saved something on it months ago" (a
+    // forty-sixth author): a marker that only leads into "it" or "them" says no topic when an
+    // earlier one leads into words.
+    let leads_into_a_pronoun =
+        |i: usize| lower.get(i + 1).is_some_and(|w| matches!(w.trim_end_matches([',', '.']), "it" | "them"));
+    let marker = (opens..end).rev().filter(|&i| marks_a_topic(&lower, i)).find(|&i| {
+        !leads_into_a_pronoun(i)
+            || !(opens..i).any(|k| {
+                marks_a_topic(&lower, k)
+                    && !leads_into_a_pronoun(k)
+                    && !purpose(k)
+                    && lower.get(k + 1).is_some_and(|w| !NO_TOPIC.contains(&w.as_str()))
+            })
+    });
     // "whatever notes i got about mosaic for my essay" (a fortieth author), "ony papers on
     // beekeeping fur me" (a forty-fourth), "something about photosynthesis for the newsletter"
     // (authors' dev): "for my …", "for me", "for the …" after a topic say what the search is
     // for or whom, not what about. Only with a topic's marker before it: "search for the
     // invoice" looks for the invoice.
-    let purpose = |i: usize| {
-        lower[i] == "for"
-            && lower.get(i + 1).is_some_and(|w| {
-                matches!(
-                    w.trim_end_matches([',', '.']),
-                    "my" | "our" | "his" | "her" | "their" | "me" | "us" | "him" | "them" | "the" | "a"
-                )
-            })
-    };
     let (marker, end) = match marker {
         Some(f) if purpose(f) => {
             match (opens..f.saturating_sub(1)).rev().find(|&i| marks_a_topic(&lower, i) && !purpose(i)) {
@@ -829,19 +870,30 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         // The nearest marker before that leads into words of a topic: "I wrote something about
         // kayak a while back … would you hunt for anything on that subject" passes "for
         // anything", which says no topic.
-        let said = (0..start - 1).rev().filter(|&k| TOPIC_MARKERS.contains(&lower[k].as_str())).find_map(|k| {
-            let said: Vec<&str> = r.words[k + 1..start - 1]
-                .iter()
-                .map(String::as_str)
-                .take_while(|w| {
-                    let w = w.to_lowercase();
-                    !TOPIC_ENDS.contains(&w.as_str()) && !SEARCH_OPENINGS.contains(&w.as_str())
-                })
-                .take(4)
-                .collect();
-            said.iter().any(|w| !SEARCH_WORDS.contains(&w.to_lowercase().as_str())).then_some(said)
-        });
-        if let Some(said) = said {
+        let said =
+            (0..start - 1).rev().filter(|&k| TOPIC_MARKERS.contains(&lower[k].as_str()) && !purpose(k)).find_map(|k| {
+                let said: Vec<&str> = r.words[k + 1..start - 1]
+                    .iter()
+                    .map(String::as_str)
+                    .take_while(|w| {
+                        let w = w.to_lowercase();
+                        !TOPIC_ENDS.contains(&w.as_str()) && !SEARCH_OPENINGS.contains(&w.as_str())
+                    })
+                    .take(4)
+                    .collect();
+                said.iter().any(|w| !SEARCH_WORDS.contains(&w.to_lowercase().as_str())).then_some(said)
+            });
+        // "i need the mosaic papers …, can you dig out whatever mentions it" (a forty-sixth
+        // author): with no marker before, the topic said as what kind of papers.
+        let papers = || {
+            (1..start - 1).rev().find(|&k| DOCUMENT_NOUNS.contains(&lower[k].as_str())).and_then(|k| {
+                let w = r.words[k - 1].as_str();
+                let l = lower[k - 1].as_str();
+                (!NO_TOPIC.contains(&l) && !SEARCH_WORDS.contains(&l) && !POINTING.contains(&l) && !TIMES.contains(&l))
+                    .then(|| vec![w])
+            })
+        };
+        if let Some(said) = said.or_else(papers) {
             topic = said;
         }
     }
@@ -999,7 +1051,7 @@ fn result_limit(lower: &[String]) -> Option<(u64, usize)> {
 /// Words after which the old text of "A should say B" begins ("it says A", "typed A", "the file
 /// has A in it").
 const OLD_TEXT_AFTER: &[&str] =
-    &["says", "say", "that", "so", "typo", "it", "it's", "its", "typed", "wrote", "written", "has", "contains"];
+    &["says", "say", "that", "so", "typo", "it", "it's", "its", "typed", "type", "wrote", "written", "has", "contains"];
 
 /// Whether `words` only judge what was written ("Wrong.", "that's a typo"): at least one word
 /// of judgment, and nothing but small words beside it.
@@ -1274,11 +1326,23 @@ fn find_replace(words: &[String], quoted: &[String]) -> Option<(String, String)>
             }
             // "birthday.md has granite in it, and it ought to say thursday" (a thirtieth
             // author): the old text is what the file has, and "in it" only points at the file.
-            let plain = |i: usize| lower[i].trim_end_matches([',', ';']);
+            let plain = |i: usize| clause_word(&lower[i]);
             let a_end = if a_end >= 3 && plain(a_end - 2) == "in" && matches!(plain(a_end - 1), "it" | "there") {
                 a_end - 2
             } else {
                 a_end
+            };
+            // "I type copper by mistake …, it should be linen" (a forty-eighth author): how it
+            // came to be written is not the text.
+            let a_end = match a_end {
+                e if e >= 3
+                    && matches!(plain(e - 2), "by" | "in")
+                    && matches!(plain(e - 1), "mistake" | "accident" | "error") =>
+                {
+                    e - 2
+                }
+                e if e >= 2 && matches!(plain(e - 1), "wrongly" | "mistakenly" | "accidentally") => e - 1,
+                e => e,
             };
             let a_start =
                 lower[..a_end].iter().rposition(|w| OLD_TEXT_AFTER.contains(&w.as_str())).map_or(0, |i| i + 1);
@@ -1309,7 +1373,7 @@ fn find_replace(words: &[String], quoted: &[String]) -> Option<(String, String)>
 /// `text(a, b)` is the words between, as [`find_replace`] trims them.
 fn edit_in_other_words(lower: &[String], text: &dyn Fn(usize, usize) -> String) -> Option<(String, String)> {
     let short = |s: &str| !s.is_empty() && s.split_whitespace().count() <= 4;
-    let plain = |i: usize| lower[i].trim_end_matches([',', ';', ':']);
+    let plain = |i: usize| clause_word(&lower[i]);
     // Passive: the old words before "(is) replaced", the new after its "with" or "by".
     if let Some(v) = (0..lower.len()).find(|&i| matches!(plain(i), "replaced" | "substituted")) {
         let be =
@@ -1361,11 +1425,73 @@ fn edit_in_other_words(lower: &[String], text: &dyn Fn(usize, usize) -> String) 
             }
         }
     }
+    // Typed by mistake, and what it should be: "I type copper by mistake for newsletter.txt,
+    // it should be linen" (a forty-eighth author, Pidgin spelled out).
+    let mistake = (1..lower.len()).find(|&i| {
+        (plain(i) == "mistake" && matches!(lower[i - 1].as_str(), "by" | "in"))
+            || (plain(i) == "accident" && lower[i - 1] == "by")
+            || matches!(plain(i), "wrongly" | "mistakenly")
+    });
+    if let Some(m) = mistake {
+        let typed =
+            |w: &str| matches!(w, "type" | "typed" | "wrote" | "write" | "put" | "entered" | "spelt" | "spelled");
+        let verb = lower[..m].iter().rposition(|w| typed(w.as_str()));
+        let a_end = if matches!(plain(m), "wrongly" | "mistakenly") { m } else { m - 1 };
+        let should = (m + 1..lower.len().saturating_sub(1))
+            .find(|&i| matches!(plain(i), "should" | "must") && matches!(plain(i + 1), "be" | "read" | "say"));
+        if let (Some(v), Some(sh)) = (verb, should) {
+            let a = text(v + 1, a_end);
+            let b = text(sh + 2, lower.len());
+            if short(&a) && !b.is_empty() {
+                return Some((a, b));
+            }
+        }
+    }
+    // Pointed at, then made the new words: "that tuesday that is there, make it bronze" (a
+    // forty-eighth author), "see the word tuesday? make it bronze".
+    // The "it" may be the file's mention, gone from these words ("make bronze").
+    let make_it = (1..lower.len().saturating_sub(1).min(9)).find(|&i| plain(i) == "make").map(|i| {
+        let object = lower.get(i + 1).is_some_and(|w| matches!(w.as_str(), "it" | "that" | "them"));
+        (i, if object { i + 2 } else { i + 1 }, object)
+    });
+    if let Some((k, b_start, object)) = make_it {
+        // The pointer itself may be the file's mention, gone from these words ("that … there"
+        // pointing at the file just read): then the words open on the old ones.
+        let mut a_start = if lower[0] == "see" { 1 } else { 0 };
+        let pointed = matches!(lower.get(a_start).map(String::as_str), Some("that" | "the" | "this"));
+        if pointed {
+            a_start += 1;
+        }
+        if lower.get(a_start).is_some_and(|w| matches!(w.as_str(), "word" | "words" | "text")) {
+            a_start += 1;
+        }
+        let stop = |w: &str| {
+            matches!(w, "that" | "which" | "is" | "there" | "here" | "in" | "on" | "you") || w == SENTENCE_END
+        };
+        // Unpointed, the old words must end at such a word ("tuesday that is there").
+        let a_end = (a_start..k).find(|&i| stop(lower[i].as_str())).or(pointed.then_some(k));
+        if let Some(a_end) = a_end.filter(|_| object || pointed) {
+            let a = text(a_start, a_end);
+            let b = text(b_start, lower.len());
+            // "make a copy", "make sure": a thing made, not the new words.
+            let made_thing = b.split_whitespace().next().is_some_and(|w| {
+                matches!(w.to_lowercase().as_str(), "a" | "an" | "the" | "sure" | "me" | "us" | "some" | "any")
+            });
+            if a_end > a_start && short(&a) && a.split_whitespace().count() <= 3 && !b.is_empty() && !made_thing {
+                return Some((a, b));
+            }
+        }
+    }
     // Made to say the new words: "make A say B".
     let make = (0..lower.len()).find(|&i| plain(i) == "make")?;
     let say = (make + 2..lower.len().min(make + 7)).find(|&i| matches!(plain(i), "say" | "read"))?;
     let (a, b) = (text(make + 1, say), text(say + 1, lower.len()));
     (short(&a) && !b.is_empty()).then_some((a, b))
+}
+
+/// A word of an edit's sentence without the pause after it ("wrong," as "wrong").
+fn clause_word(w: &str) -> &str {
+    w.trim_end_matches([',', ';', ':'])
 }
 
 /// Whether a word after "needs to be" could open the new text rather than say what is to be
@@ -1475,7 +1601,9 @@ fn patch(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     while start > 0
         && matches!(
             r.words[start - 1].to_lowercase().as_str(),
-            "in" | "inside" | "within" | "of" | "the" | "file" | "from" | "that" | "this"
+            // "swap the word walnut with thursday for Photos/warranty.md" (a forty-eighth
+            // author): the "for" of the file the change is for.
+            "in" | "inside" | "within" | "of" | "the" | "file" | "from" | "that" | "this" | "for"
         )
     {
         start -= 1;
@@ -1510,8 +1638,9 @@ fn patch(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     while lead > 0 && pointing(r.words[lead - 1].to_lowercase().as_str()) {
         lead -= 1;
     }
-    let opens =
-        |i: usize| matches!(r.words[i].to_lowercase().as_str(), "in" | "inside" | "within" | "at" | "of" | "from");
+    let opens = |i: usize| {
+        matches!(r.words[i].to_lowercase().as_str(), "in" | "inside" | "within" | "at" | "of" | "from" | "for")
+    };
     let lead = (lead..start).find(|&i| opens(i)).unwrap_or(start);
     let said_before = (file.start > 0).then(|| find_replace(&with_sentence_ends(r, 0..lead), &r.quoted)).flatten();
     match said_before.or_else(|| find_replace(&words, &r.quoted)) {
@@ -2209,9 +2338,25 @@ mod tests {
                 "tuesday",
                 "bronze",
             ),
+            // A forty-eighth author, Pidgin spelled out.
+            ("swap the word walnut with thursday for shopping_list.md", "walnut", "thursday"),
+            (
+                "I type copper by mistake for shopping_list.md, it should be linen. prepare the correction",
+                "copper",
+                "linen",
+            ),
+            ("I wrote purple in shopping_list.md by mistake, it should read bronze", "purple", "bronze"),
+            ("that tuesday that is there in shopping_list.md, make it bronze", "tuesday", "bronze"),
         ] {
             assert_eq!(patch(said), edit(find, replace), "{said}");
         }
+        // A thing made is no edit.
+        assert!(!matches!(patch("the tuesday that is there, make a copy"), Filled::Args(_)));
+        // The file pointed at, just read.
+        assert_eq!(
+            patch("that tuesday that is there, make it bronze"),
+            Filled::Args(json!({"path": "/r/budget.xlsx", "find": "tuesday", "replace": "bronze"}))
+        );
         // "shall" says nothing of a file's words unless a verb of saying follows it.
         assert!(!matches!(
             patch("Flyers may be archived later; I shall revisit the matter of shopping_list.md."),
@@ -2288,6 +2433,11 @@ mod tests {
         // What broke (a twenty-seventh author): "that one" was dropped beside the name said.
         assert_eq!(
             f("rag.assemble_context", "put that one together with shopping list dot md into one bundle"),
+            Filled::Defaulted(json!({"budget_tokens": 2000, "ids": ["/r/budget.xlsx", "/r/shopping_list.md"]}))
+        );
+        // A forty-eighth author, Pidgin spelled out.
+        assert_eq!(
+            f("rag.assemble_context", "join this one with shopping list dot md let it be one context that I fit use"),
             Filled::Defaulted(json!({"budget_tokens": 2000, "ids": ["/r/budget.xlsx", "/r/shopping_list.md"]}))
         );
         assert_eq!(

@@ -393,7 +393,10 @@ pub fn asked_for(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str)
         .or_else(|| {
             let has = |set: &[&str]| set.iter().any(|w| said.has(w));
             let for_someone = lower.windows(2).any(|w| w[0] == "for" && FOR_SOMEONE.contains(&w[1].as_str()));
-            (has(PRINTING) && (has(PAPER) || for_someone)).then_some(Unserved {
+            // "print todo.md for me make I give the customer" (a forty-eighth author): a
+            // printout to hand to someone.
+            let handed = lower.iter().any(|w| matches!(w.as_str(), "give" | "hand" | "handout" | "post"));
+            (has(PRINTING) && (has(PAPER) || for_someone || handed)).then_some(Unserved {
                 what: "printing",
                 act: true,
                 words: "",
@@ -639,6 +642,8 @@ mod tests {
         // A twenty-first author: printing for someone, sending to a person or an app.
         assert_eq!(asked("can u print journal.png for my teacher"), Some("printing"));
         assert_eq!(asked("print quote.md for me"), None);
+        // What broke (a forty-eighth author): a printout to hand over was read out.
+        assert_eq!(asked("print todo.md for me so I can give the customer"), Some("printing"));
         assert_eq!(asked("send agenda.png to my friend on discord"), Some("sending files"));
         assert_eq!(asked("share the budget with my accountant"), Some("sending files"));
         assert_eq!(asked("upload the clip to youtube"), Some("sending files"));

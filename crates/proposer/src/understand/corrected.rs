@@ -127,6 +127,19 @@ pub fn corrected(reading: &Reading, mentions: &[Mention]) -> Option<String> {
                 })
         } else if replaces && !bare_no && before > 0 && !covered(before - 1) && next < lower.len() && !covered(next) {
             Some((before - 1, next))
+        } else if let Some(p) = Some(next).filter(|&p| {
+            !bare_no
+                && at > 0
+                && broke_off(reading, at - 1)
+                && lower.get(p).is_some_and(|w| PREPOSITIONS.contains(&w.as_str()) || RESTARTED.contains(&w.as_str()))
+        }) {
+            // "search my stuff for — LEO. sorry. for beekeeping things" (a forty-sixth author,
+            // calling to a child mid-sentence): the same preposition said again a few words
+            // back, with no name between, starts the phrase over.
+            (at.saturating_sub(RESTART)..at)
+                .rev()
+                .find(|&q| lower[q] == lower[p] && !(q..at).any(&covered))
+                .map(|q| (q, p))
         } else {
             None
         };
@@ -144,6 +157,17 @@ pub fn corrected(reading: &Reading, mentions: &[Mention]) -> Option<String> {
         reading.words.iter().enumerate().filter(|(i, _)| !dropped(*i)).map(|(_, w)| w.as_str()).collect();
     Some(words.join(" "))
 }
+
+/// Whether the person broke off after the word at `i`: a comma, or a sentence's end.
+fn broke_off(reading: &Reading, i: usize) -> bool {
+    reading.ends.get(i).copied().unwrap_or(false) || reading.pauses.get(i).copied().unwrap_or(false)
+}
+
+/// Words besides [`PREPOSITIONS`] that, said again, start a phrase over ("for", "about").
+const RESTARTED: &[&str] = &["for", "about", "with"];
+
+/// How many words back a preposition said again may start a phrase over.
+const RESTART: usize = 4;
 
 /// The length of a correcting phrase that starts at `at` outside every name, the longest first.
 fn phrase_at(lower: &[String], at: usize, covered: &dyn Fn(usize) -> bool) -> Option<usize> {
@@ -298,6 +322,17 @@ mod tests {
             with_names("swap the word octopus for moonlight no actually make it linen", &[]).as_deref(),
             Some("swap the word octopus for linen")
         );
+    }
+
+    #[test]
+    fn a_preposition_said_again_after_breaking_off_starts_the_phrase_over() {
+        // What broke (a forty-sixth author): the search was for "— LEO".
+        assert_eq!(
+            with_names("search my stuff for — LEO. sorry. for beekeeping things", &[]).as_deref(),
+            Some("search my stuff for beekeeping things")
+        );
+        // No break before the phrase: said on, not over.
+        assert_eq!(with_names("search for cats and wait for the results", &[]), None);
     }
 
     #[test]

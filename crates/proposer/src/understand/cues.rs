@@ -154,6 +154,11 @@ pub const CUES: &[(&str, &[&str])] = &[
             "you let in",
             "you have access",
             "can you access",
+            // "sorry before i ask anything — what can you actually see and do at the moment" (a
+            // forty-sixth author).
+            "what can you see",
+            "what can you actually see",
+            "can you see and do",
         ],
     ),
     // What a listing shows beside the names ("I wonder what's taking up all the space in
@@ -186,7 +191,9 @@ pub const CUES: &[(&str, &[&str])] = &[
             "what do i have in",
         ],
     ),
-    ("cluster.duplicates", &["duplicat*", "identical", "same content"]),
+    // "check Flyers/misc for files that are exactly the same" (a forty-sixth author); "any of
+    // them be twin of another one?" (a forty-eighth).
+    ("cluster.duplicates", &["duplicat*", "identical", "same content", "exactly the same", "twin of"]),
     (
         "infer.superseded_docs",
         &[
@@ -212,7 +219,12 @@ pub const CUES: &[(&str, &[&str])] = &[
             "newer copy",
         ],
     ),
-    ("rag.assemble_context", &["assemble", "bundle", "combine", "gather", "tokens"]),
+    // "stick them into one thing i can paste" (a forty-sixth author), "make it be one context"
+    // (a forty-eighth).
+    (
+        "rag.assemble_context",
+        &["assemble", "bundle", "combine", "gather", "tokens", "into one thing", "i can paste", "one context"],
+    ),
     (
         "rag.validate_applicability",
         &[
@@ -276,6 +288,16 @@ pub const CUES: &[(&str, &[&str])] = &[
             "still legit",
             "indexed version",
             "still correspond*",
+            // A forty-eighth author: "check whether the index still remember X correct", "the
+            // library still sabi (knows) them as they are now?", "the index still get the
+            // correct thing for it".
+            "index still remember*",
+            "library still remember*",
+            "index still know*",
+            "library still know*",
+            "still get the correct",
+            "still has the correct",
+            "still have the correct",
         ],
     ),
     ("propose.patch", &["replace", "typo", "write up a patch", "draft the fix"]),
@@ -735,9 +757,20 @@ fn of_own_memory(words: &[String], at: usize) -> bool {
         matches!(words[k].as_str(), "can't" | "cant" | "cannot" | "couldn't" | "don't" | "dont" | "never")
             && matches!(words[k - 1].as_str(), "i" | "we")
     });
+    // "I still remember it", "the index still remember X correct" (a forty-eighth author):
+    // the person's memory, or the index's, said with an adverb between.
+    let adverb_of = |who: &[&str]| {
+        at >= 2
+            && matches!(words[at - 1].as_str(), "still" | "do" | "well" | "clearly" | "vaguely" | "only" | "just")
+            && who.contains(&words[at - 2].as_str())
+    };
+    let the_indexs = |k: usize| matches!(words[k].as_str(), "index" | "library" | "catalogue" | "catalog");
     words[at] == "remember"
         && at > 0
         && (cannot
+            || adverb_of(&["i", "we"])
+            || the_indexs(at - 1)
+            || (at >= 2 && words[at - 1] == "still" && the_indexs(at - 2))
             || match words[at - 1].as_str() {
                 "i" | "we" | "can't" | "cant" | "cannot" | "couldn't" | "could" => true,
                 // "would you be so kind as to remember that …" asks, as "I want you to" does.
@@ -881,6 +914,10 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
 /// Verbs for writing something up to be looked at before it is done.
 const DRAFTING: &[&str] = &["draft", "prepare", "propose", "redraft", "draw"];
 
+/// Everyday verbs of making that draft what is named at most three words on ("make a plan",
+/// "write the moving plan").
+const MAKING: &[&str] = &["make", "write"];
+
 /// What a drafting verb may make, and the tool that makes it: an edit ("a patch", "that
 /// correction", "the redline") or a move ("a plan to relocate", "the transfer"). Not "change",
 /// which is as often a verb ("prepare to change …"), nor "list", which is the quarantine's.
@@ -904,12 +941,18 @@ pub fn drafted(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -
 fn drafted_thing(said: &Said) -> Option<&'static str> {
     let words = &said.words;
     (0..words.len()).find_map(|i| {
-        if !DRAFTING.contains(&words[i].as_str()) || said.covered[i] || negated(said.raw, words, i) {
+        // "make plan to shift …", "write the moving plan" (a forty-eighth author): the
+        // everyday verbs of making, with the thing made right after ("make sure the plan …",
+        // "write down that …" make nothing).
+        let everyday = MAKING.contains(&words[i].as_str())
+            && !words.get(i + 1).is_some_and(|w| matches!(w.as_str(), "sure" | "down" | "it" | "that" | "me"));
+        if !(DRAFTING.contains(&words[i].as_str()) || everyday) || said.covered[i] || negated(said.raw, words, i) {
             return None;
         }
         // "Please draft, but on no account execute, the transfer of agenda.jpg": a few words
         // may come between, but not a list ("draft a list of things to move").
-        let noun = words[i + 1..words.len().min(i + 8)]
+        let reach = if everyday { 4 } else { 8 };
+        let noun = words[i + 1..words.len().min(i + reach)]
             .iter()
             .take_while(|w| !matches!(w.as_str(), "list" | "lists"))
             .find_map(|w| DRAFTED.iter().find(|(_, nouns)| nouns.contains(&w.as_str())).map(|(tool, _)| *tool))?;
@@ -1692,12 +1735,31 @@ mod tests {
             ("which folders are you let into? my daughter set you up", "orbit.get_context"),
             ("does your index know that or is it still thinking of the old one", "rag.validate_applicability"),
             ("the documents about mosaic, which ones are the best match", "rag.search"),
+            // A forty-sixth author.
+            ("sorry before i ask anything — what can you actually see and do at the moment", "orbit.get_context"),
+            ("check misc for files that are exactly the same, don't delete anything yet", "cluster.duplicates"),
+            (
+                "ok take todo.md and changelog.docx out of those results and stick them into one thing i can paste",
+                "rag.assemble_context",
+            ),
+            // A forty-eighth author, Pidgin spelled out.
+            ("please check whether the index still remember birthday.md correct", "rag.validate_applicability"),
+            ("the library still know them as them be now? confirm it", "rag.validate_applicability"),
+            ("make plan to shift guest_list.zip to Payslips, don't move it yet", "propose.move"),
+            (
+                "I want contacts.docx and agenda.jpg both to be inside Garden Plans, write the moving plan",
+                "propose.move",
+            ),
         ] {
             assert!(cued_in(said).contains(&tool), "{said}: {:?}", cued_in(said));
         }
         // What is already kept, asked about, is no new record; drafting a patch or a move is no list.
         assert!(!cued_in("check if what u remember for wishlist.md is still legit").contains(&"db.upsert"));
         assert!(!cued_in("what do you remember about the boiler").contains(&"db.upsert"));
+        // What broke (a forty-eighth author): a note of a thing the person remembers.
+        assert!(!cued_in("quote.png is my old price list, I still remember it").contains(&"db.upsert"));
+        assert!(!cued_in("check whether the index still remember birthday.md").contains(&"db.upsert"));
+        assert!(cued_in("please remember that my locker code is 4492").contains(&"db.upsert"));
         assert!(
             !cued_in("Please draft a patch for warranty.md: strike walnut and insert thursday.")
                 .contains(&"propose.quarantine")
@@ -1705,6 +1767,8 @@ mod tests {
         assert!(cued_in("draft a list of the files to quarantine").contains(&"propose.quarantine"));
         assert!(!cued_in("draft a list of things to move").contains(&"propose.move"));
         assert!(!cued_in("don't draft a patch").contains(&"propose.patch"));
+        assert!(!cued_in("make sure the plan is right, then apply it").contains(&"propose.move"));
+        assert!(!cued_in("write down that the move is on friday").contains(&"propose.move"));
         // A batch is in the quarantine already: setting it aside again is no request, and with
         // the purge's own words it is the purge (authors' dev: "I've changed my mind about
         // keeping them; delete that batch for good" was taken back once the quarantine's

@@ -226,6 +226,8 @@ const BACK: &[&[&str]] = &[
     &["it"],
     &["them"],
     &["that", "one"],
+    // "join this one with changelog.docx" (a forty-eighth author).
+    &["this", "one"],
 ];
 
 /// Abbreviations written with a dot that no one means as a file ("…remains accurate, i.e. that
@@ -325,11 +327,29 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
                         && !NOT_DESCRIBED.contains(&next.as_str())
                         && v.lookup(next).is_empty()
                 });
-            let describes =
-                |entry: usize| before_a_described_word && v.entries.get(entry).is_some_and(|e| e.rel.contains('/'));
+            // "or is it old?", "e don old" (Pidgin, "it has gone old"): a nested folder's
+            // one-word name said after a verb of being is the everyday word.
+            let after_being = len == 1
+                && first.chars().all(char::is_alphabetic)
+                && start > 0
+                && matches!(
+                    lower[start - 1].as_str(),
+                    "is" | "are" | "was" | "were" | "has" | "be" | "looks" | "getting" | "gone" | "too" | "very" | "so"
+                );
+            let describes = |entry: usize| {
+                (before_a_described_word || after_being) && v.entries.get(entry).is_some_and(|e| e.rel.contains('/'))
+            };
+            // "a fussy 5 year old", "two weeks old" (a forty-sixth author, with a folder called
+            // old): an age, not the folder.
+            let an_age = len == 1
+                && start > 0
+                && matches!(
+                    lower[start - 1].as_str(),
+                    "year" | "years" | "month" | "months" | "week" | "weeks" | "day" | "days"
+                );
             let cands: Vec<Candidate> = found
                 .into_iter()
-                .filter(|(entry, how)| !short && !everyday(how) && !describes(*entry))
+                .filter(|(entry, how)| !short && !an_age && !everyday(how) && !describes(*entry))
                 .map(|(entry, how)| Candidate { entry, how, score: how.weight() + 0.01 * len as f32 })
                 .collect();
             if !cands.is_empty() {
@@ -726,6 +746,15 @@ mod tests {
                 .all(|m| m.end - m.start == 1 && m.start == 0)
         );
         assert!(matches!(find(&read("compress old now"), &v)[0].kind, MentionKind::Existing(_)));
+        // What broke (a forty-eighth author): "or it has old?" asked which file.
+        assert!(
+            find(&read("so the index still get the correct thing for it, or it has old?"), &v)
+                .iter()
+                .all(|m| m.kind == MentionKind::Back)
+        );
+        assert!(matches!(find(&read("what is in old"), &v)[0].kind, MentionKind::Existing(_)));
+        // What broke (a forty-sixth author): a child's age listed the folder.
+        assert!(find(&read("what's a good packed lunch for a fussy 5 year old"), &v).is_empty());
         assert_eq!(find(&read("move old into Letters"), &v).len(), 2);
         assert_eq!(said("which ones in the same folder are the same"), ["back"]);
         // What broke (a twenty-seventh author): the whole working folder looked at, a question

@@ -182,7 +182,62 @@ const SHORTHAND: &[(&str, &str)] = &[
     ("lyin", "lying"),
     ("askin", "asking"),
     ("ony", "any"),
+    // Nigerian Pidgin as it is typed (a forty-eighth author: "abeg make you show me wetin dey
+    // inside Clients", "comot agenda.jpg from my way"). Words a request here would have in
+    // another sense are read in context ([`in_context`]): "am", "e", "o", "wan", "no", "na".
+    ("abeg", "please"),
+    ("biko", "please"),
+    ("oya", ""),
+    ("sef", ""),
+    ("abi", ""),
+    ("wetin", "what"),
+    ("wey", "that"),
+    ("dem", "them"),
+    ("sabi", "know"),
+    ("comot", "get rid of"),
+    ("dey", "is"),
 ];
+
+/// Two words typed together that stand for others, as a pair only ("make you show me …" asks;
+/// "make it bronze" makes).
+const PAIRS: &[(&str, &str, &str)] = &[
+    ("make", "you", "please"),
+    ("make", "i", "let me"),
+    ("make", "e", "let it"),
+    ("na", "wa", ""),
+    ("na", "so", ""),
+    ("sharp", "sharp", "quickly"),
+    ("now", "now", "now"),
+    ("dey", "for", "is in"),
+    ("e", "don", "it has"),
+    ("suppose", "be", "should be"),
+];
+
+/// Verbs that a Pidgin "no" before them says not to do ("no touch anything", "no apply am yet").
+/// Not "change" or "do", which follow an English "no" as nouns ("no change needed").
+const NOT_TO_DO: &[&str] = &["touch", "move", "apply", "delete", "carry", "comot", "remove"];
+
+/// A word whose Pidgin sense shows only in context, spelled out, or `None` when the word is
+/// read as it is: "am" is "it" unless "I" is beside it or a time before it ("I am", "am I",
+/// "9 am"); a lone "e" is "it" (not one of a spelt name's letters); "o" ending a clause only
+/// stresses it (elsewhere it is the Scots "of"); "wan" after "I" is "want" (elsewhere "one");
+/// "na" between words is "is"; "no" before a verb of doing is "don't".
+fn in_context(word: &str, before: Option<&str>, after: Option<&str>, ends_clause: bool) -> Option<&'static str> {
+    let before = before.map(str::to_lowercase);
+    let after = after.map(str::to_lowercase);
+    let numeric =
+        |w: &Option<String>| w.as_deref().is_some_and(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()));
+    let single_letter = |w: &Option<String>| w.as_deref().is_some_and(|w| w.chars().count() == 1);
+    match word {
+        "am" if before.as_deref() != Some("i") && after.as_deref() != Some("i") && !numeric(&before) => Some("it"),
+        "e" if !single_letter(&before) && !single_letter(&after) => Some("it"),
+        "o" if ends_clause => Some(""),
+        "wan" if before.as_deref() == Some("i") => Some("want"),
+        "na" if before.is_some() && after.is_some() => Some("is"),
+        "no" if !ends_clause && after.as_deref().is_some_and(|a| NOT_TO_DO.contains(&a)) => Some("don't"),
+        _ => None,
+    }
+}
 
 /// Shorthand typed with a slash, whole tokens only ("swap walnut w/ cedar"): the slash would
 /// otherwise stay on the word it shortens ("with/").
@@ -198,7 +253,7 @@ pub fn spelled_out(utterance: &str) -> String {
         (start, end)
     };
     let tokens: Vec<&str> = utterance.split_whitespace().collect();
-    let core = |i: usize| {
+    let core_at = |i: usize| {
         tokens.get(i).map(|t| {
             let (start, end) = split(t);
             &t[start..end]
@@ -206,13 +261,17 @@ pub fn spelled_out(utterance: &str) -> String {
     };
     // "notes dot j s o n": a letter in the run of letters after "dot" is a spelt name's, not a
     // word ("r u sure" is two words).
-    let letter = |i: usize| core(i).is_some_and(|c| c.chars().count() == 1);
+    let letter = |i: usize| core_at(i).is_some_and(|c| c.chars().count() == 1);
     let spelt = |i: usize| {
         let first = (0..=i).rev().take_while(|&j| letter(j)).last();
-        first.is_some_and(|j| j > 0 && core(j - 1).is_some_and(|c| c.eq_ignore_ascii_case("dot")))
+        first.is_some_and(|j| j > 0 && core_at(j - 1).is_some_and(|c| c.eq_ignore_ascii_case("dot")))
     };
     let mut out: Vec<String> = Vec::new();
+    let mut skip = false;
     for (i, token) in tokens.iter().copied().enumerate() {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
         // "sizes + hashes": a plus on its own is the word (not "&", which names hold: "Terms &
         // Conditions.pdf").
         if token == "+" {
@@ -236,14 +295,36 @@ pub fn spelled_out(utterance: &str) -> String {
         } else {
             core
         };
-        match SHORTHAND.iter().find(|(short, _)| *short == as_typed && !spelt(i)) {
-            Some((_, "")) => {
+        // A pair said together, the first word with nothing after it.
+        let next = core_at(i + 1);
+        let pair = PAIRS.iter().find(|(a, b, _)| {
+            *a == as_typed && tail.is_empty() && next.is_some_and(|n| n.eq_ignore_ascii_case(b)) && !spelt(i)
+        });
+        if let Some((_, _, long)) = pair {
+            let next_tail = tokens.get(i + 1).map_or("", |t| &t[split(t).1..]);
+            skip = true;
+            if long.is_empty() {
+                if let Some(last) = out.last_mut().filter(|_| !next_tail.is_empty()) {
+                    last.push_str(next_tail);
+                }
+            } else {
+                out.push(format!("{lead}{long}{next_tail}"));
+            }
+            continue;
+        }
+        let ends_clause = !tail.is_empty() || i + 1 == tokens.len();
+        let before = i.checked_sub(1).and_then(core_at);
+        let contextual = in_context(as_typed, before, next, ends_clause).filter(|_| !spelt(i));
+        let shorthand = contextual
+            .or_else(|| SHORTHAND.iter().find(|(short, _)| *short == as_typed && !spelt(i)).map(|(_, long)| *long));
+        match shorthand {
+            Some("") => {
                 // The punctuation after a sound still ends what came before it.
                 if let Some(last) = out.last_mut().filter(|_| !tail.is_empty()) {
                     last.push_str(tail);
                 }
             }
-            Some((_, long)) => out.push(format!("{lead}{long}{tail}")),
+            Some(long) => out.push(format!("{lead}{long}{tail}")),
             None => out.push(token.to_string()),
         }
     }
@@ -658,6 +739,25 @@ mod tests {
         assert_eq!(spelled_out("swap the word walnut fur thursday"), "swap the word walnut for thursday");
         assert_eq!(spelled_out("rename agenda.jpg tae scratch.pdf"), "rename agenda.jpg to scratch.pdf");
         assert_eq!(spelled_out("dinnae dae it yet"), "don't do it yet");
+        // What broke (a forty-eighth author, writing Pidgin): the listing, the quarantine and
+        // the edit went unread.
+        assert_eq!(
+            spelled_out("abeg make you show me wetin dey for Clients? just look am, no touch anything"),
+            "please please show me what is in Clients? just look it, don't touch anything"
+        );
+        assert_eq!(spelled_out("comot agenda.jpg from my way now now"), "get rid of agenda.jpg from my way now");
+        assert_eq!(spelled_out("e don do, comot am now"), "it has do, get rid of it now");
+        assert_eq!(
+            spelled_out("make plan to shift guest_list.zip go Payslips, no move am yet o"),
+            "make plan to shift guest_list.zip go Payslips, don't move it yet"
+        );
+        assert_eq!(spelled_out("na wa, plenty files. any of dem be twin?"), "plenty files. any of them be twin?");
+        assert_eq!(spelled_out("e suppose be linen"), "it should be linen");
+        // The same words in English, and the Scots "o", stay.
+        assert_eq!(spelled_out("I am sure, am I allowed at 9 am?"), "I am sure, am I allowed at 9 am?");
+        assert_eq!(spelled_out("no, move it. no change needed"), "no, move it. no change needed");
+        assert_eq!(spelled_out("get rid o the batch"), "get rid of the batch");
+        assert_eq!(spelled_out("hash notes dot j s o n"), "hash notes dot j s o n");
         // A capital inside the sentence is a name's: a folder called Fur stays.
         assert_eq!(spelled_out("scan Fur and tae.txt"), "scan Fur and tae.txt");
         // A name is not shorthand: upper case, or inside a word or a path.

@@ -148,6 +148,9 @@ fn said_with_a_subject(lower: &[String], at: usize) -> bool {
 /// The word that takes back a request only when nothing follows it.
 const FINAL_TAKE_BACK: &str = "cancel";
 
+/// Take-backs that as often put one word right ("9, no wait, 10").
+const CORRECTING: &[&str] = &["no wait", "wait no", "actually no"];
+
 /// What to tell the person when they took their request back.
 pub const REPLY: &str = "Okay, I won't do anything.";
 
@@ -172,6 +175,12 @@ pub fn taken_back(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str
             TAKE_BACKS
                 .iter()
                 .find_map(|p| ends_at(i, p))
+                // "store that Maya's shoe size is 9 — no wait, 10 — ugh she's grown again" (a
+                // forty-sixth author): a number right after puts a value right, the request stands.
+                .filter(|&end| {
+                    !(CORRECTING.contains(&lower[i..end].join(" ").as_str())
+                        && lower.get(end).is_some_and(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit())))
+                })
                 .or_else(|| {
                     NOT_WANTING
                         .iter()
@@ -221,6 +230,7 @@ mod tests {
         assert!(back("move guest_list.pdf into Taxes... no wait, forget it, I leave it where it is"));
         assert!(back("please quarantine syllabus.docx... actually no, cancel, don't do anything"));
         assert!(back("hash the report, never mind"));
+        assert!(back("note that the code is 4492, no wait, forget it"));
         // What broke (a thirty-fourth author): a quarantine list drafted for the first, a
         // search for the second.
         let vocab = crate::understand::vocab::under_r(&[
@@ -259,6 +269,8 @@ mod tests {
         assert!(!back("scan Photos"));
         assert!(!back("how do I cancel a subscription"));
         assert!(!back("compress Photos but leave it where it is"));
+        // What broke (a forty-sixth author): a value put right took the note back.
+        assert!(!back("store that Maya's shoe size is 9 — no wait, 10 — ugh she's grown again"));
         // Not wanting one thing, then asking for another by its cue.
         assert!(!back("I don't want to keep them, just delete the duplicates"));
         // What broke (authors' dev): a reassurance beside the request took it back.

@@ -227,7 +227,7 @@ const ACKNOWLEDGING: &[&[&str]] = &[
 /// asks for it: see the module's rule. `mentions` are its reading's, `cued` the tools its own
 /// words cue.
 pub fn tells(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
-    if deliberates(text) || tentative_own_act(text) {
+    if deliberates(text) || tentative_own_act(text) || ponders(text) {
         return true;
     }
     if text.contains('?') {
@@ -508,6 +508,29 @@ fn deliberates(text: &str) -> bool {
             && words[n..].iter().take(6).any(|w| matches!(*w, "should" | "shouldn't" | "ought"));
         own_choice || its_fate
     })
+}
+
+/// How taking time to think opens: "let me think about it", "hmm, let me reason it out a bit
+/// before I decide what to do with Podcasts" (a forty-eighth author, Pidgin spelled out). The
+/// person is deciding, not asking, whatever the sentence names.
+const PONDERING: &[&str] = &[
+    "let me think",
+    "let me reason",
+    "let me mull",
+    "let me ponder",
+    "let me sleep on",
+    "i need to think",
+    "i have to think",
+    "i'll think",
+];
+
+/// Whether `text` opens (past lead-ins) on taking time to think ([`PONDERING`]), with nothing in
+/// it addressed to SMART.
+fn ponders(text: &str) -> bool {
+    let lower = lower_quoted(text);
+    let words = past_lead_ins(&lower, "");
+    PONDERING.iter().any(|opening| opened_by(&words, opening).is_some())
+        && !words.iter().any(|w| matches!(*w, "you" | "u" | "your" | "please"))
 }
 
 /// How the person tells of an act of their own that may come one day: "i might move agenda.jpg
@@ -893,5 +916,9 @@ mod tests {
         ] {
             assert!(!tells(s, std::slice::from_ref(&named), &[]), "{s}");
         }
+        // What broke (a forty-eighth author): a search for the folder named.
+        let pondering = "hmm, let me reason it small before I decide what to do with Pictures/misc";
+        assert!(tells(pondering, std::slice::from_ref(&named), &["rag.search"]));
+        assert!(!tells("let me think, can you list Pictures/misc for me", std::slice::from_ref(&named), &[]));
     }
 }
