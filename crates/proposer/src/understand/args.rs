@@ -1425,28 +1425,6 @@ fn edit_in_other_words(lower: &[String], text: &dyn Fn(usize, usize) -> String) 
             }
         }
     }
-    // Typed by mistake, and what it should be: "I type copper by mistake for newsletter.txt,
-    // it should be linen" (a forty-eighth author, Pidgin spelled out).
-    let mistake = (1..lower.len()).find(|&i| {
-        (plain(i) == "mistake" && matches!(lower[i - 1].as_str(), "by" | "in"))
-            || (plain(i) == "accident" && lower[i - 1] == "by")
-            || matches!(plain(i), "wrongly" | "mistakenly")
-    });
-    if let Some(m) = mistake {
-        let typed =
-            |w: &str| matches!(w, "type" | "typed" | "wrote" | "write" | "put" | "entered" | "spelt" | "spelled");
-        let verb = lower[..m].iter().rposition(|w| typed(w.as_str()));
-        let a_end = if matches!(plain(m), "wrongly" | "mistakenly") { m } else { m - 1 };
-        let should = (m + 1..lower.len().saturating_sub(1))
-            .find(|&i| matches!(plain(i), "should" | "must") && matches!(plain(i + 1), "be" | "read" | "say"));
-        if let (Some(v), Some(sh)) = (verb, should) {
-            let a = text(v + 1, a_end);
-            let b = text(sh + 2, lower.len());
-            if short(&a) && !b.is_empty() {
-                return Some((a, b));
-            }
-        }
-    }
     // Pointed at, then made the new words: "that tuesday that is there, make it bronze" (a
     // forty-eighth author), "see the word tuesday? make it bronze".
     // The "it" may be the file's mention, gone from these words ("make bronze").

@@ -295,29 +295,27 @@ pub fn spelled_out(utterance: &str) -> String {
         } else {
             core
         };
-        // A pair said together, the first word with nothing after it.
+        // A pair said together, the first word with nothing after it, stands for its words
+        // with the second word's punctuation; else one word in context, else shorthand.
+        let spelt_here = spelt(i);
         let next = core_at(i + 1);
         let pair = PAIRS.iter().find(|(a, b, _)| {
-            *a == as_typed && tail.is_empty() && next.is_some_and(|n| n.eq_ignore_ascii_case(b)) && !spelt(i)
+            *a == as_typed && tail.is_empty() && next.is_some_and(|n| n.eq_ignore_ascii_case(b)) && !spelt_here
         });
-        if let Some((_, _, long)) = pair {
-            let next_tail = tokens.get(i + 1).map_or("", |t| &t[split(t).1..]);
-            skip = true;
-            if long.is_empty() {
-                if let Some(last) = out.last_mut().filter(|_| !next_tail.is_empty()) {
-                    last.push_str(next_tail);
-                }
-            } else {
-                out.push(format!("{lead}{long}{next_tail}"));
+        let (said, tail) = match pair {
+            Some((_, _, long)) => {
+                skip = true;
+                (Some(*long), tokens.get(i + 1).map_or("", |t| &t[split(t).1..]))
             }
-            continue;
-        }
-        let ends_clause = !tail.is_empty() || i + 1 == tokens.len();
-        let before = i.checked_sub(1).and_then(core_at);
-        let contextual = in_context(as_typed, before, next, ends_clause).filter(|_| !spelt(i));
-        let shorthand = contextual
-            .or_else(|| SHORTHAND.iter().find(|(short, _)| *short == as_typed && !spelt(i)).map(|(_, long)| *long));
-        match shorthand {
+            None => {
+                let ends_clause = !tail.is_empty() || i + 1 == tokens.len();
+                let before = i.checked_sub(1).and_then(core_at);
+                let contextual = in_context(as_typed, before, next, ends_clause);
+                let short = || SHORTHAND.iter().find(|(short, _)| *short == as_typed).map(|(_, long)| *long);
+                (contextual.or_else(short).filter(|_| !spelt_here), tail)
+            }
+        };
+        match said {
             Some("") => {
                 // The punctuation after a sound still ends what came before it.
                 if let Some(last) = out.last_mut().filter(|_| !tail.is_empty()) {
