@@ -1,5 +1,6 @@
 //! A heard search's topic is put right against the words the library index holds
-//! (`smart_voice::heard_topics`), and only a heard one: what was typed is what was meant.
+//! (`smart_voice::heard_topics`), and only a heard one: what was typed is what was meant. A
+//! search the phrase templates answer is narrowed to a folder said as the place to look.
 //!
 //! Real engine, real ledger, a real index built from real files; the readings are ones the
 //! phrase templates answer, so no model is needed (the model factory fails if asked).
@@ -61,4 +62,17 @@ fn typed_topics_and_topics_without_an_index_stay_as_they_are() {
     assert_eq!(query(&say(&mut s, "search for mistake")), "mistake");
     let mut s = setup(false);
     assert_eq!(query(&hear(&mut s, "Search for mistake.")), "mistake");
+}
+
+#[test]
+fn a_folder_said_after_a_search_for_narrows_it_instead_of_joining_the_topic() {
+    // What broke (a fifty-second author, dictating): "search for mosaic comma only in crafts"
+    // searched everything for "mosaic only in crafts".
+    let mut s = setup(true);
+    let r = say(&mut s, "search for mosaic comma only in crafts");
+    let step = r.steps.first().unwrap_or_else(|| panic!("no call: {r:?}"));
+    assert_eq!(step.proposal.args["query"], "mosaic");
+    assert_eq!(step.proposal.args["path_prefix"], s.root.join("crafts").to_string_lossy().as_ref());
+    // No folder said: the template's topic, as it was.
+    assert_eq!(query(&say(&mut s, "search for mosaic tiles")), "mosaic tiles");
 }

@@ -602,7 +602,10 @@ fn moved_as_mv(r: &Reading, mentions: &[&Mention], ctx: &Context) -> Option<usiz
     let said_move = lower[..what.start].iter().any(|w| MOVE_WORDS.contains(&w.as_str()));
     let folder = |m: &Mention| m.sure().and_then(|i| ctx.vocab.entries.get(i)).map(|e| e.kind) == Some(EntryKind::Dir);
     let moved = what.sure().is_some() && what.sure() != dest.sure();
-    (said_move && moved && dest.start == what.end && dest.preposition.is_none() && folder(dest)).then_some(1)
+    // "shift Clients/guest_list.zip go Payslips" (a forty-eighth author, Nigerian Pidgin): "go"
+    // between the two says where, as "to" would.
+    let right_after = dest.start == what.end || (dest.start == what.end + 1 && lower[what.end] == "go");
+    (said_move && moved && right_after && dest.preposition.is_none() && folder(dest)).then_some(1)
 }
 
 /// Words that introduce what to search for.
@@ -919,8 +922,24 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         && let Some(i) = m.sure()
     {
         args["path_prefix"] = json!(abs(ctx, i));
+    } else if let Some(folder) = looked_in_there(&lower, mentions, ctx) {
+        args["path_prefix"] = json!(folder);
     }
     Filled::Args(args)
+}
+
+/// "serch in there for anything on beekeeping" right after a folder was listed (a fiftieth
+/// author): "in there" points back at that folder as the place to look. Only one folder the
+/// last call was about, and only "there" or a pointer after "in": "search for it" points at
+/// nothing to look in.
+fn looked_in_there(lower: &[String], mentions: &[Mention], ctx: &Context) -> Option<String> {
+    let [folder] = ctx.recent.as_slice() else { return None };
+    let in_there = mentions.iter().any(|m| {
+        m.kind == MentionKind::Back
+            && (lower[m.start..m.end].iter().any(|w| w == "there")
+                || m.start.checked_sub(1).is_some_and(|k| matches!(lower[k].as_str(), "in" | "inside" | "within")))
+    });
+    (in_there && kind_of(ctx, folder) == Some(EntryKind::Dir)).then(|| folder.clone())
 }
 
 /// Where the sentence that asks for a search opens and closes, in words (the close exclusive),
@@ -2546,6 +2565,12 @@ mod tests {
             args("propose.move", "mv budget.xlsx Band Practice/"),
             json!({"moves": [{"from": "/r/budget.xlsx", "to": "/r/Band Practice/budget.xlsx"}]})
         );
+        // What broke (a forty-eighth author): Pidgin's "go" for "to" between the two.
+        assert_eq!(
+            args("propose.move", "make plan to shift Recipes/2021/soup.md go Taxes, no move am yet o"),
+            json!({"moves": [{"from": "/r/Recipes/2021/soup.md", "to": "/r/Taxes/soup.md"}]})
+        );
+        assert_eq!(f("propose.move", "move budget.xlsx then go Recipes"), Filled::Missing(Missing::Destination));
         assert_eq!(f("propose.move", "move budget.xlsx soup.md"), Filled::Missing(Missing::Destination));
         assert_eq!(f("propose.move", "budget.xlsx Recipes"), Filled::Missing(Missing::Destination));
         assert_eq!(f("propose.move", "move budget.xlsx then scan Recipes"), Filled::Missing(Missing::Destination));
@@ -3076,6 +3101,29 @@ mod tests {
         // Whisper's repetition loop: no overflow, no budget.
         let loop_ = format!("bundle budget.xlsx in five{} tokens", " hundred".repeat(12));
         assert_eq!(b(&loop_), json!({"defaulted": 2000}));
+    }
+
+    #[test]
+    fn in_there_after_a_folder_was_listed_is_where_to_search() {
+        // What broke (a fiftieth author): the search looked everywhere.
+        let search = |recent: &str, said: &str| {
+            let mut c = ctx();
+            c.recent = vec![recent.into()];
+            let r = read(&crate::understand::reading::spelled_out(said));
+            let m = mentions::find(&r, &c.vocab);
+            match fill("rag.search", &r, &m, &c) {
+                Filled::Args(a) => a,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(
+            search("/r/Recipes", "serch in there for anything on kayak"),
+            json!({"query": "kayak", "path_prefix": "/r/Recipes"})
+        );
+        // A file was the last call's: there is no folder to look in.
+        assert_eq!(search("/r/budget.xlsx", "search in there for anything on kayak"), json!({"query": "kayak"}));
+        // No pointer at a place.
+        assert_eq!(search("/r/Recipes", "search for anything on kayak"), json!({"query": "kayak"}));
     }
 
     #[test]

@@ -487,6 +487,13 @@ const ABOUT_ITS_SITUATION: &[&str] = &[
     "where things",
     "what can you",
     "what you can",
+    // "where are we at with everything, give me the run down on your setup" (a fiftieth
+    // author).
+    "where are we",
+    "your setup",
+    "your set up",
+    "run down",
+    "rundown",
 ];
 
 /// What the sentence asks for instead of a status report no word asked for: the best-ranked
@@ -755,6 +762,8 @@ mod tests {
             "what tools do u have access to",
             // A thirty-eighth author's.
             "Sitrep, mister. What are you permitted to do right now?",
+            // A fiftieth author's.
+            "where are we at with everything, give me the run down on your setup",
         ] {
             assert!(!unasked(s), "{s}");
         }

@@ -159,6 +159,13 @@ pub const CUES: &[(&str, &[&str])] = &[
             "what can you see",
             "what can you actually see",
             "can you see and do",
+            // "give me the run down on your setup", "what folders can you actualy touch" (a
+            // fiftieth author).
+            "your setup",
+            "can you touch",
+            "can you actually touch",
+            "allowed to touch",
+            "your set up",
         ],
     ),
     // What a listing shows beside the names ("I wonder what's taking up all the space in
@@ -244,6 +251,10 @@ pub const CUES: &[(&str, &[&str])] = &[
             "index is outdated",
             "index is out of date",
             "index is stale",
+            // "verify the index isnt stale for X" (a fifty-second author, dictated).
+            "index isn't stale",
+            "index isnt stale",
+            "index is not stale",
             "index thinks",
             "index remembers",
             "nothing changed",
@@ -469,6 +480,8 @@ pub const CUES: &[(&str, &[&str])] = &[
             "throw away",
             "get rid",
             "out of the way",
+            // "get agenda.jpg out the way now" (a fiftieth author).
+            "out the way",
             "isolate",
             "quarantine",
             "quarantining",
@@ -493,6 +506,7 @@ pub const CUES: &[(&str, &[&str])] = &[
             "chuck",
             "ditch",
             "yeet*",
+            "nuke*",
             // Where things set aside are kept, in everyday words: "pop it into the holding
             // pen", "banish it to limbo", "on the shelf of the condemned".
             "holding pen",
@@ -586,6 +600,9 @@ pub const OWN_WORDS_ONLY: &[(&str, &[&str])] = &[
             // "Those files sitting in the bin from yesterday's batch, destroy them altogether"
             // (a thirtieth author).
             "destroy*",
+            // "that quarantine batch 3c0f… nuke it i dont need any of it" (a fifty-second
+            // author): said of a file, the quarantine's word too.
+            "nuke*",
             // "rm -rf the quarantined batch 66c1…, dont need undo" (a thirty-second author):
             // the shell's forced delete, and the undo said not to be needed.
             "-rf",
@@ -637,11 +654,24 @@ pub fn unsaid(
     cued: &[&str],
 ) -> Vec<&'static str> {
     let said = Said::new(reading, mentions, is_name);
-    OWN_WORDS_ONLY
+    let mut out: Vec<&'static str> = OWN_WORDS_ONLY
         .iter()
         .filter(|(tool, phrases)| !cued.contains(tool) && !phrases.iter().any(|p| said.has(p)))
         .map(|(tool, _)| *tool)
-        .collect()
+        .collect();
+    // The hash the index check compares ([`cued`] sets its cue aside) is not asked for either:
+    // the model alone ranked it 0.85 for "make sure X is still valid in the libary, the hash i
+    // mean" (a fiftieth author).
+    if cued.contains(&VALIDATE) && !cued.contains(&HASH) && index_named(&said) {
+        out.push(HASH);
+    }
+    out
+}
+
+/// Whether the index is named in words of its own, outside names.
+fn index_named(said: &Said) -> bool {
+    (0..said.words.len())
+        .any(|i| !said.covered[i] && matches!(said.words[i].as_str(), "index" | "library" | "catalogue" | "catalog"))
 }
 
 /// `ranking` without `tools`, normalised again; unchanged when none of them is ranked, and
@@ -862,6 +892,12 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
     if said.has("originals") && archive_said {
         tools.retain(|t| *t != QUARANTINE);
     }
+    // "make sure X is still valid in the libary, the hash i mean" (a fiftieth author): with the
+    // index named, a hash said beside the index check's words is what that check compares
+    // (its own description says so), not a hash asked for on its own.
+    if index_named(&said) && tools.contains(&VALIDATE) {
+        tools.retain(|t| *t != HASH);
+    }
     // "draft a patch …: strike walnut and insert thursday", "kindly propose that correction",
     // "prepare a plan to relocate contacts.docx" (a forty-second author): the thing to be
     // drafted named is what is asked for, and "draft" is then no word of the quarantine list.
@@ -957,7 +993,10 @@ fn drafted_thing(said: &Said) -> Option<&'static str> {
             .take_while(|w| !matches!(w.as_str(), "list" | "lists"))
             .find_map(|w| DRAFTED.iter().find(|(_, nouns)| nouns.contains(&w.as_str())).map(|(tool, _)| *tool))?;
         let for_quarantine = words[i..words.len().min(i + 8)].iter().any(|w| w.starts_with("quarantin"));
-        (!for_quarantine).then_some(noun)
+        // "looks good make the edit for real" (a fifty-second author): made for real is the
+        // drafted edit carried out, not another drafted.
+        let for_real = everyday && words[i + 1..].windows(2).any(|w| w[0] == "for" && w[1] == "real");
+        (!for_quarantine && !for_real).then_some(noun)
     })
 }
 
@@ -995,6 +1034,8 @@ fn typed_command(said: &Said, mentions: &[Mention]) -> Option<&'static str> {
 }
 
 const MOVE: &str = "propose.move";
+const HASH: &str = "fs.hash";
+const VALIDATE: &str = "rag.validate_applicability";
 const QUARANTINE: &str = "fs.quarantine";
 const COMPACT: &str = "fs.compact";
 const PURGE: &str = "quarantine.purge";
@@ -1258,6 +1299,10 @@ pub fn said_twice<'t>(
                 .collect();
             spans.iter().any(|a| spans.iter().any(|b| a.1 <= b.0))
                 || (*tool == LIST && the_act_said(&said, placed) && (to_review(&said) || asks_for_a_list(&said)))
+                // "make sure X is still valid in the libary" (a fiftieth author): the check's
+                // words and the index named in words of its own (the model ranked reading the
+                // file 0.72 and the check 0.08 with it lifted once).
+                || (*tool == VALIDATE && index_named(&said))
         })
         .collect()
 }
@@ -1557,6 +1602,11 @@ mod tests {
         assert!(list_unsaid("quarantine notes.txt"));
         // The act said as not to be done yet cues the list, and a cued tool is never left out.
         assert!(!list_unsaid("quarantine notes.txt but don't actually move it"));
+        // The hash the index check compares is no hash asked for (a fiftieth author).
+        assert!(
+            unsaid_in("can u make sure todo.md is still valid in the library, the hash i mean").contains(&"fs.hash")
+        );
+        assert!(!unsaid_in("what is the hash of todo.md").contains(&"fs.hash"));
         for said in [
             "draft a quarantine list with a.txt and b.txt",
             "I want to put x.png away, but first show me what it would take",
@@ -1745,6 +1795,8 @@ mod tests {
             // A forty-eighth author, Pidgin spelled out.
             ("please check whether the index still remember birthday.md correct", "rag.validate_applicability"),
             ("the library still know them as them be now? confirm it", "rag.validate_applicability"),
+            // A fiftieth author: the hash is what the index check compares.
+            ("can u make sure todo.md is still valid in the library, the hash i mean", "rag.validate_applicability"),
             ("make plan to shift guest_list.zip to Payslips, don't move it yet", "propose.move"),
             (
                 "I want contacts.docx and agenda.jpg both to be inside Garden Plans, write the moving plan",
@@ -1753,6 +1805,10 @@ mod tests {
         ] {
             assert!(cued_in(said).contains(&tool), "{said}: {:?}", cued_in(said));
         }
+        assert!(
+            !cued_in("can u make sure todo.md is still valid in the library, the hash i mean").contains(&"fs.hash")
+        );
+        assert!(cued_in("is todo.md still valid, and what is its hash").contains(&"fs.hash"));
         // What is already kept, asked about, is no new record; drafting a patch or a move is no list.
         assert!(!cued_in("check if what u remember for wishlist.md is still legit").contains(&"db.upsert"));
         assert!(!cued_in("what do you remember about the boiler").contains(&"db.upsert"));
@@ -1769,6 +1825,8 @@ mod tests {
         assert!(!cued_in("don't draft a patch").contains(&"propose.patch"));
         assert!(!cued_in("make sure the plan is right, then apply it").contains(&"propose.move"));
         assert!(!cued_in("write down that the move is on friday").contains(&"propose.move"));
+        assert!(!cued_in("looks good make the edit for real").contains(&"propose.patch"));
+        assert!(cued_in("looks good make the edit").contains(&"propose.patch"));
         // A batch is in the quarantine already: setting it aside again is no request, and with
         // the purge's own words it is the purge (authors' dev: "I've changed my mind about
         // keeping them; delete that batch for good" was taken back once the quarantine's
@@ -1776,6 +1834,9 @@ mod tests {
         let purged = cued_in("get rid of quarantine batch a5d085d9d4a454cb for good");
         assert_eq!(purged, vec!["quarantine.purge"]);
         assert!(cued_in("restore batch a5d085d9d4a454cb").is_empty());
+        let nuked = cued_in("okay so that quarantine batch a5d085d9d4a454cb nuke it i dont need any of it");
+        assert_eq!(nuked, vec!["quarantine.purge"]);
+        assert_eq!(cued_in("nuke agenda.jpg"), vec!["fs.quarantine"]);
         // What broke (a forty-second author): the search's shape said with a verb of finding.
         let written = |s: &str| asks_what_was_written(&read(s), &[]);
         assert!(written("locate all instruments in respect of beekeeping held within the permitted folders"));
@@ -2041,6 +2102,9 @@ mod tests {
         );
         // One phrase, or two that overlap, is one way of asking.
         assert!(twice("candidates for review").is_empty());
+        // The index check's words with the index named (a fiftieth author).
+        assert_eq!(twice("can u make sure todo.md is still valid in the library, the hash i mean"), vec![VALIDATE]);
+        assert!(twice("is todo.md still valid").is_empty());
         assert_eq!(twice("draft a quarantine list"), vec!["propose.quarantine"]);
         assert!(twice("delete the duplicates").is_empty());
         // A tool not cued (an act said as not to be done yet) is not lifted either.

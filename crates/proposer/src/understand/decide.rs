@@ -347,6 +347,20 @@ pub fn drafted_when_the_edit_is_said(
     {
         return Understood::Call { tool: "propose.patch".into(), args: edit };
     }
+    // "swap walnut for thursday in warranty.md but just draft it dont actually change it yet"
+    // (a fifty-second author): "draft" and "yet" are the quarantine list's words too, but with
+    // a whole edit said and no word of setting anything aside, what is drafted is the edit.
+    let sets_aside = super::cues::CUES
+        .iter()
+        .filter(|(t, _)| *t == "fs.quarantine")
+        .flat_map(|(_, phrases)| phrases.iter())
+        .any(|p| said.has(p));
+    if tool == "propose.quarantine"
+        && !sets_aside
+        && let Filled::Args(edit) = fill("propose.patch")
+    {
+        return Understood::Call { tool: "propose.patch".into(), args: edit };
+    }
     Understood::Call { tool, args }
 }
 
@@ -1146,6 +1160,19 @@ mod tests {
         assert_eq!(drafted("apply the patch that changes copper to linen"), "apply.patch");
         assert_eq!(drafted("go ahead with the copper to linen change"), "apply.patch");
         assert_eq!(drafted("the copper to linen one, 3c019948, is fine"), "apply.patch");
+        // What broke (a fifty-second author): the list's "draft" and "yet" drafted a list.
+        let list = || Understood::Call { tool: "propose.quarantine".into(), args: json!({"paths": ["/r/notes.md"]}) };
+        let listed = |s: &str| match drafted_when_the_edit_is_said(list(), &super::super::read(s), &fill) {
+            Understood::Call { tool, .. } => tool,
+            other => format!("{other:?}"),
+        };
+        assert_eq!(
+            listed("swap copper for linen in notes.md but just draft it dont actually change it yet"),
+            "propose.patch"
+        );
+        // Words of setting aside keep the list.
+        assert_eq!(listed("change copper to linen, then draft a list to quarantine notes.md"), "propose.quarantine");
+        assert_eq!(listed("draft a list of things to throw away"), "propose.quarantine");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! This is the step a person feels first, and the one a small model is worst at when it is
 //! simply asked to write a call. So the work is split by what each part is good at:
 //!
-//! 1. [`reading`] — the words as meant: fillers gone, "notes dot t x t" joined to `notes.txt`.
+//! 1. [`reading`] — the words as meant: fillers gone, "notes dot t x t" joined to `notes.txt`,
+//!    a slipped letter in a word the rules lean on put right ([`misspelt`]).
 //! 2. [`mentions`] — which words name files and folders, chosen from the closed [`vocab`]ulary
 //!    of what exists under the allowed folders (a path is picked, never written); a name put
 //!    right in the same breath ("Pictures no wait Letters") is read as [`corrected`].
@@ -33,6 +34,7 @@ pub mod corrected;
 pub mod cues;
 pub mod decide;
 pub mod mentions;
+pub mod misspelt;
 pub mod patch_words;
 pub mod rank;
 pub mod reading;

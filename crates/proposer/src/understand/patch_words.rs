@@ -131,6 +131,12 @@ pub fn before_request(said: &str) -> String {
         {
             break;
         }
+        // "it should say bronze the client corrected me", "… linen she said" (a fifty-second
+        // author, dictating): a clause of the person's own, run on without a comma, opens on a
+        // subject and a verb in the past (or of thinking) — no part of the words.
+        if !kept.is_empty() && runs_on_into_a_clause(&words[i..end]) {
+            break;
+        }
         // "bronze fix it", "linen right it up" (a thirty-sixth author, dictating): a verb of
         // editing with the file as its object turns back to the request.
         if !kept.is_empty()
@@ -147,6 +153,21 @@ pub fn before_request(said: &str) -> String {
         kept.push(w);
     }
     kept.join(" ")
+}
+
+/// Whether `rest` opens on a clause of its own: a subject ("she", "the client", "my boss") and
+/// then a verb in the past or of thinking ("corrected", "said", "think").
+fn runs_on_into_a_clause(rest: &[&str]) -> bool {
+    let past_or_thinking = |w: Option<&&str>| {
+        w.map(|w| plain(w)).is_some_and(|w| {
+            (w.len() >= 5 && w.ends_with("ed") && !w.ends_with("eed"))
+                || matches!(w.as_str(), "said" | "told" | "wrote" | "sent" | "says" | "think" | "thinks" | "reckons")
+        })
+    };
+    let first = rest.first().map(|w| plain(w)).unwrap_or_default();
+    let pronoun = CLAUSE_SUBJECTS.contains(&first.as_str()) || matches!(first.as_str(), "he" | "she");
+    let determiner = matches!(first.as_str(), "the" | "my" | "our" | "his" | "her" | "their");
+    (pronoun && past_or_thinking(rest.get(1))) || (determiner && rest.len() >= 3 && past_or_thinking(rest.get(2)))
 }
 
 /// A said word as the cut points compare it: lower case, without the punctuation around it.
@@ -223,6 +244,12 @@ mod tests {
         assert_eq!(before_request("squid can you draft that change"), "squid");
         assert_eq!(before_request("seventeen but don't apply it yet"), "seventeen");
         assert_eq!(before_request("salt and pepper"), "salt and pepper");
+        // What broke (a fifty-second author, dictating): a clause of her own run on.
+        assert_eq!(before_request("bronze the client corrected me"), "bronze");
+        assert_eq!(before_request("linen she said"), "linen");
+        assert_eq!(before_request("the blue vase"), "the blue vase");
+        assert_eq!(before_request("bronze the client wanted"), "bronze");
+        assert_eq!(before_request("the red coat"), "the red coat");
         assert_eq!(before_request("friday please"), "friday");
         // What broke: "… but should be cedar. draft the fix, don't apply yet" replaced with
         // "cedar draft the fix".

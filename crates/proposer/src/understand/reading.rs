@@ -8,8 +8,9 @@
 //! and names are matched without case anyway.
 //!
 //! Texting shorthand ("can u list Letters pls", "nvm") is spelled out first, by
-//! [`spelled_out`], on the sentence itself: the rules that read the sentence as typed (a
-//! statement's, a template's) see the same words as the reading.
+//! [`spelled_out`], on the sentence itself, and a slipped letter in a word the rules lean on is
+//! put right ([`super::misspelt`]): the rules that read the sentence as typed (a statement's, a
+//! template's) see the same words as the reading.
 //!
 //! It is deliberately conservative: a word joins a path only next to a name-like word, never a
 //! function word, so "connect the dots", "a slash at the end" and "dot your i's" stay as said.
@@ -239,6 +240,35 @@ fn in_context(word: &str, before: Option<&str>, after: Option<&str>, ends_clause
     }
 }
 
+/// Punctuation said as a word, as a phone's dictation writes it when told to ("replace tuesday
+/// with bronze comma in wishlist.md period", a fifty-second author): the mark it names. Never
+/// after a word that makes it a thing ("add a comma", "the limitation period"); a sentence's
+/// end only at the end, past thanks ("… it period thanks").
+const SPOKEN_MARKS: &[(&[&str], &str)] =
+    &[(&["comma"], ","), (&["period"], "."), (&["full", "stop"], "."), (&["question", "mark"], "?")];
+
+/// Words before a spoken mark that make it a thing named, not punctuation.
+const NAMING_A_MARK: &[&str] =
+    &["a", "an", "the", "this", "that", "each", "every", "no", "one", "any", "limitation", "trial", "grace", "waiting"];
+
+/// Words that may follow a sentence's end said as a word, to the end of what was said.
+const SIGN_OFFS: &[&str] = &["thanks", "thank", "you", "please", "ok", "okay", "cheers", "ta"];
+
+/// The mark said as words at token `i` of `cores` (the tokens' words, lower case), and how many
+/// words say it.
+fn spoken_mark(cores: &[String], i: usize) -> Option<(&'static str, usize)> {
+    let before = cores.get(i.checked_sub(1)?)?;
+    if NAMING_A_MARK.contains(&before.as_str()) {
+        return None;
+    }
+    SPOKEN_MARKS.iter().find_map(|(words, mark)| {
+        let said = cores.get(i..i + words.len())?.iter().zip(words.iter()).all(|(c, w)| c == w);
+        let rest = &cores[i + words.len()..];
+        let too_early = *mark != "," && !rest.iter().all(|w| SIGN_OFFS.contains(&w.as_str()));
+        (said && !too_early).then_some((*mark, words.len()))
+    })
+}
+
 /// Shorthand typed with a slash, whole tokens only ("swap walnut w/ cedar"): the slash would
 /// otherwise stay on the word it shortens ("with/").
 const SLASHED: &[(&str, &str)] = &[("w/", "with"), ("w/o", "without")];
@@ -266,10 +296,21 @@ pub fn spelled_out(utterance: &str) -> String {
         let first = (0..=i).rev().take_while(|&j| letter(j)).last();
         first.is_some_and(|j| j > 0 && core_at(j - 1).is_some_and(|c| c.eq_ignore_ascii_case("dot")))
     };
+    let said_as: Vec<String> = (0..tokens.len()).filter_map(core_at).map(str::to_lowercase).collect();
     let mut out: Vec<String> = Vec::new();
-    let mut skip = false;
+    let mut skip = 0;
     for (i, token) in tokens.iter().copied().enumerate() {
-        if std::mem::take(&mut skip) {
+        if skip > 0 {
+            skip -= 1;
+            continue;
+        }
+        // A mark said as a word, plain (no quotes, nothing typed around it).
+        if let Some((mark, words)) = spoken_mark(&said_as, i).filter(|_| said_as.len() == tokens.len())
+            && token.chars().all(char::is_alphabetic)
+            && let Some(last) = out.last_mut()
+        {
+            last.push_str(mark);
+            skip = words - 1;
             continue;
         }
         // "sizes + hashes": a plus on its own is the word (not "&", which names hold: "Terms &
@@ -304,7 +345,7 @@ pub fn spelled_out(utterance: &str) -> String {
         });
         let (said, tail) = match pair {
             Some((_, _, long)) => {
-                skip = true;
+                skip = 1;
                 (Some(*long), tokens.get(i + 1).map_or("", |t| &t[split(t).1..]))
             }
             None => {
@@ -312,7 +353,13 @@ pub fn spelled_out(utterance: &str) -> String {
                 let before = i.checked_sub(1).and_then(core_at);
                 let contextual = in_context(as_typed, before, next, ends_clause);
                 let short = || SHORTHAND.iter().find(|(short, _)| *short == as_typed).map(|(_, long)| *long);
-                (contextual.or_else(short).filter(|_| !spelt_here), tail)
+                // A slipped letter ("docuemnt"), unless the word is quoted or said beside its
+                // right spelling ("replace libary with library": a typo in the file is meant).
+                let slip = || {
+                    super::misspelt::corrected(as_typed)
+                        .filter(|right| lead.is_empty() && !said_as.iter().any(|w| w == right))
+                };
+                (contextual.or_else(short).or_else(slip).filter(|_| !spelt_here), tail)
             }
         };
         match said {
@@ -724,6 +771,21 @@ mod tests {
             "replace octopus with nineteen, without asking"
         );
         assert_eq!(spelled_out("aight move em like u said"), "alright move them like you said");
+        // Punctuation said as a word (a fifty-second author), but not a mark named.
+        assert_eq!(
+            spelled_out("um replace tuesday with bronze comma in Clients/raw/wishlist.md period"),
+            "um replace tuesday with bronze, in Clients/raw/wishlist.md."
+        );
+        assert_eq!(spelled_out("search for beekeeping comma only in flyers"), "search for beekeeping, only in flyers");
+        assert_eq!(spelled_out("show me it period thanks"), "show me it. thanks");
+        assert_eq!(spelled_out("add a comma after walnut in notes.txt"), "add a comma after walnut in notes.txt");
+        assert_eq!(spelled_out("what's the limitation period for claims"), "what's the limitation period for claims");
+        assert_eq!(spelled_out("which period is it in"), "which period is it in");
+        assert_eq!(spelled_out("is that right question mark"), "is that right?");
+        // A slipped letter (a fiftieth author), but not in quotes or beside its right spelling.
+        assert_eq!(spelled_out("Serch the libary, pleese"), "search the library, pleese");
+        assert_eq!(spelled_out("replace libary with library in notes.txt"), "replace libary with library in notes.txt");
+        assert_eq!(spelled_out("find \"libary\" in notes.txt"), "find \"libary\" in notes.txt");
         // "yeet transcript.json rn" was read as a request to read it.
         assert_eq!(spelled_out("yeet transcript.json rn"), "throw away transcript.json right now");
         assert_eq!(spelled_out("move it... nvm actually dont"), "move it... never mind actually dont");

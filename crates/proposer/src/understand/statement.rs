@@ -147,6 +147,28 @@ pub const ASKING: &[&str] = &[
     "i would appreciate",
 ];
 
+/// Verbs that carry out what was prepared, and what they point at: "ok that looks good apply
+/// it" (a fiftieth author) runs two clauses together, the second opening on no subject.
+const CARRYING_OUT: &[&str] = &["apply", "run", "execute", "carry"];
+const POINTED_AT: &[&str] = &["it", "that", "this", "them", "those"];
+
+/// Words before a verb of [`CARRYING_OUT`] that make it something said of someone, not said to
+/// SMART ("I'll apply it myself", "we should run it later", "did you apply it").
+const SAID_OF_SOMEONE: &[&str] = &[
+    "i", "we", "you", "they", "he", "she", "i'll", "we'll", "you'll", "will", "would", "could", "should", "can",
+    "might", "may", "must", "to", "not", "never", "didn't", "don't", "won't", "already", "just",
+];
+
+/// Whether `words` carry out what they point at in so many words ("apply it", "run that")
+/// without a subject or an auxiliary before the verb.
+fn carries_out_what_it_points_at(words: &[&str]) -> bool {
+    (0..words.len().saturating_sub(1)).any(|i| {
+        CARRYING_OUT.contains(&words[i])
+            && POINTED_AT.contains(&words[i + 1])
+            && (i == 0 || !SAID_OF_SOMEONE.contains(&words[i - 1]))
+    })
+}
+
 /// "I need the hash of it" asks; "I need to move my car before 7" tells, as does "we need to".
 const NEEDING: &[&str] = &["i need", "we need"];
 
@@ -185,11 +207,59 @@ const CLAUSE_WORDS: &[&str] = &["and", "but", "so", "then", "because", "just", "
 
 /// Sounds and openings that come before a clause's subject.
 const LEAD_INS: &[&str] = &[
-    "um", "umm", "uh", "uhh", "uhm", "er", "erm", "hmm", "hm", "mm", "ah", "eh", "oh", "ok", "okay", "well", "yeah",
-    "yes", "right", "actually", "honestly", "also", "alright", "hey", "wow", "ugh", "sigh", "maybe", "dear",
-    "goodness", "gosh", "golly", "ooh", "oops", "whoops", "aw", "mind", "still", "phew", "whew",
+    "um",
+    "umm",
+    "uh",
+    "uhh",
+    "uhm",
+    "er",
+    "erm",
+    "hmm",
+    "hm",
+    "mm",
+    "ah",
+    "eh",
+    "oh",
+    "ok",
+    "okay",
+    "well",
+    "yeah",
+    "yes",
+    "right",
+    "actually",
+    "honestly",
+    "also",
+    "alright",
+    "hey",
+    "wow",
+    "ugh",
+    "sigh",
+    "maybe",
+    "dear",
+    "goodness",
+    "gosh",
+    "golly",
+    "ooh",
+    "oops",
+    "whoops",
+    "aw",
+    "mind",
+    "still",
+    "phew",
+    "whew",
     // Texting's asides ("ngl i shouldve named contacts.docx something better").
-    "ngl", "tbh", "fyi", "btw", "imo", "fwiw",
+    "ngl",
+    "tbh",
+    "fyi",
+    "btw",
+    "imo",
+    "fwiw",
+    // When, before the subject ("tomorrow i might move the old listings into Flyers but not
+    // yet", a fifty-second author).
+    "tomorrow",
+    "tonight",
+    "someday",
+    "eventually",
 ];
 
 /// Words that only acknowledge what was said ("copy that, thanks", "got it"): a sentence of
@@ -264,6 +334,7 @@ pub fn tells(text: &str, mentions: &[Mention], cued: &[&str]) -> bool {
         })
     };
     if ASKING.iter().any(|a| asks(a))
+        || carries_out_what_it_points_at(&words)
         || NEEDING.iter().any(|n| joined.contains(&format!(" {n} ")) && !joined.contains(&format!(" {n} to ")))
         || words.windows(2).any(|w| POINTERS.contains(&w[0]) && PREPARED.contains(&w[1]))
     {
@@ -505,7 +576,7 @@ fn deliberates(text: &str) -> bool {
         // SMART ("… if you could", "… if there's a copy of it").
         let own_choice = matches!(words[n], "i" | "we") && DECIDING.contains(&words[n + 1]);
         let its_fate = !matches!(words[n], "you" | "u" | "i" | "we")
-            && words[n..].iter().take(6).any(|w| matches!(*w, "should" | "shouldn't" | "ought"));
+            && words[n..].iter().take(6).any(|w| matches!(*w, "should" | "shouldn't" | "ought" | "worth"));
         own_choice || its_fate
     })
 }
@@ -548,6 +619,10 @@ const TENTATIVE: &[&str] = &[
     "i'll probably",
     "i'll maybe",
     "we'll probably",
+    // "thinking i should sort out Photos/old at some point but not today" (a fiftieth author).
+    "thinking i should",
+    "i'm thinking i should",
+    "i was thinking i should",
 ];
 
 /// What follows [`TENTATIVE`] when it is a wish put softly, not an act of the person's own.
@@ -724,9 +799,15 @@ mod tests {
             "My granddaughter is visiting on Sunday, isn't that lovely",
             "don't worry about it",
             "ok cool, got it",
+            // Said of someone, the verb of carrying out still tells.
+            "I'll apply it myself tomorrow",
+            "my brother already ran it last week",
         ] {
             assert!(says(s), "{s}");
         }
+        // What broke (a fiftieth author): two clauses run together, the second carrying out.
+        assert!(!says("ok that looks good apply it"));
+        assert!(!says("that seems fine, run it"));
     }
 
     #[test]
@@ -741,6 +822,11 @@ mod tests {
             "we may archive the old drafts one day",
             "i keep wondering if Payslips/manual.md should even exist honestly",
             "I've been wondering whether the 2019 folder ought to go",
+            // A fiftieth author.
+            "thinking i should sort out Photos/old at some point but not today",
+            // A fifty-second author.
+            "tomorrow i might move the old listings into Flyers but not yet",
+            "i wonder if agenda.jpg is even worth keeping ill think about it",
         ] {
             assert!(tells(s, std::slice::from_ref(&named), &cued), "{s}");
         }
@@ -751,6 +837,7 @@ mod tests {
             "maybe I'll let you move agenda.jpg into Garden Plans",
             "i was wondering if you could move agenda.jpg",
             "i keep wondering if there are copies of agenda.jpg",
+            "thinking i should ask you to scan Photos/old",
         ] {
             assert!(!tells(s, std::slice::from_ref(&named), &cued), "{s}");
         }
