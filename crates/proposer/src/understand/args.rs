@@ -735,6 +735,9 @@ const TOPIC_ENDS: &[&str] = &[
     "if", "whether", "we", "i", "you",
 ];
 
+/// The words before a folder that say it is where to look.
+const LOOKED_IN: &[&str] = &["in", "inside", "within", "under", "through", "across", "among", "throughout"];
+
 fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     let lower = r.lower();
     // A folder named as the place to look narrows the search and is not topic: after a word
@@ -750,7 +753,7 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         .filter(is_dir)
         .find(|m| {
             m.preposition.as_deref().is_some_and(|p| {
-                matches!(p, "in" | "inside" | "within" | "under" | "through" | "across" | "among" | "throughout")
+                LOOKED_IN.contains(&p)
                     // "confine yourself to the Recipes collection", "limit it to Recipes".
                     || (p == "to"
                         && lower[m.start.saturating_sub(5)..m.start]
@@ -759,8 +762,11 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
             })
         })
         .or_else(|| mentions.iter().filter(is_dir).find(|m| first_marker.is_some_and(|k| m.end <= k)));
+    // "most grateful for a rummage through Garden Plans for anything about mosaic" (a
+    // fifty-fourth author): with a topic's marker after the place, the topic is said there.
+    let marker_after = |m: &Mention| (m.end..lower.len()).any(|i| marks_a_topic(&lower, i));
     let end = match place {
-        Some(m) if first_marker.is_none_or(|k| m.start > k) => m.start.saturating_sub(1),
+        Some(m) if first_marker.is_none_or(|k| m.start > k) && !marker_after(m) => m.start.saturating_sub(1),
         _ => lower.len(),
     };
     // The topic is said in the sentence that asks for the search: "… five documents on pottery?
@@ -825,6 +831,16 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     // "just three things about origami, I don't want a great long list": the topic ends with
     // its clause.
     let end = (start..end).find(|&i| r.clauses.get(i).copied().unwrap_or(false)).map_or(end, |i| i + 1);
+    // "… about mosaic, purely within that folder, mind": a place said after the topic ends it.
+    let end = mentions
+        .iter()
+        .filter(|m| m.start > start && m.start < end)
+        .filter_map(|m| {
+            let p = m.preposition.as_deref().filter(|p| LOOKED_IN.contains(p))?;
+            lower[start..m.start].iter().rposition(|w| w == p).map(|k| start + k)
+        })
+        .min()
+        .unwrap_or(end);
     let mut topic: Vec<&str> = r.words[start..end].iter().map(String::as_str).collect();
     // "… on telescope, but confine yourself to …": "but" goes on to something else (a search
     // cannot leave words out, so "bread but not rye" loses nothing it could do).
@@ -832,7 +848,12 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         topic.truncate(k + 1);
     }
     // "… search for that but only in Wallpapers": words that lead on to the narrowing.
-    while topic.last().is_some_and(|w| matches!(w.to_lowercase().as_str(), "only" | "just" | "but" | "and" | "so")) {
+    while topic.last().is_some_and(|w| {
+        matches!(
+            w.to_lowercase().trim_end_matches(','),
+            "only" | "just" | "but" | "and" | "so" | "purely" | "solely" | "strictly" | "exclusively"
+        )
+    }) {
         topic.pop();
     }
     if marker.is_none() {
@@ -934,6 +955,12 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
 /// nothing to look in.
 fn looked_in_there(lower: &[String], mentions: &[Mention], ctx: &Context) -> Option<String> {
     let [folder] = ctx.recent.as_slice() else { return None };
+    let names_a_folder = mentions.iter().any(|m| {
+        m.candidates().iter().any(|c| ctx.vocab.entries.get(c.entry).is_some_and(|e| e.kind == EntryKind::Dir))
+    });
+    if names_a_folder {
+        return None;
+    }
     let in_there = mentions.iter().any(|m| {
         m.kind == MentionKind::Back
             && (lower[m.start..m.end].iter().any(|w| w == "there")
@@ -1188,7 +1215,12 @@ fn find_replace(words: &[String], quoted: &[String]) -> Option<(String, String)>
     // "it says octopus, fix that to linen", "it reads A so change it to B": the old words were
     // said before the verb, and the verb's object only points back at them.
     let said_before = |v: usize| {
-        let says = lower[..v].iter().rposition(|w| matches!(w.as_str(), "says" | "said" | "reads"))?;
+        let Some(says) = lower[..v].iter().rposition(|w| matches!(w.as_str(), "says" | "said" | "reads")) else {
+            // "I see the word copper there. Would it be … to suggest swapping it for linen?" (a
+            // fifty-fourth author): the word named before, one word.
+            let named = lower[..v].iter().rposition(|w| w == "word").filter(|&k| k + 1 < v)?;
+            return Some(text(named + 1, named + 2)).filter(|a| !a.is_empty());
+        };
         Some(text(says + 1, v)).filter(|a| !a.is_empty())
     };
     // "the change you drafted", "a fix": after an article the word is a thing, not the verb.
@@ -1223,7 +1255,10 @@ fn find_replace(words: &[String], quoted: &[String]) -> Option<(String, String)>
     if let Some(k) = lower.windows(2).position(|w| w[0] == "instead" && w[1] == "of") {
         let b_start = lower[..k]
             .iter()
-            .rposition(|w| matches!(w.as_str(), "says" | "say" | "reads" | "read" | "be" | "put" | "write" | "use"))
+            .rposition(|w| {
+                // "if wishlist.md said bronze instead of tuesday" (a fifty-fourth author).
+                matches!(w.as_str(), "says" | "said" | "say" | "reads" | "read" | "be" | "put" | "write" | "use")
+            })
             .map_or(0, |i| i + 1);
         let (a, b) = (text(k + 2, words.len()), text(b_start, k));
         if !a.is_empty() && !b.is_empty() && b_start > 0 {
@@ -1726,6 +1761,9 @@ const NOTE_MARKERS: &[&[&str]] = &[
     &["store", "that"],
     &["record", "that"],
     &["remember", "that"],
+    // "Would you mind terribly remembering that the boiler man is called Trevor?" (a
+    // fifty-fourth author).
+    &["remembering", "that"],
     &["note", "that"],
     &["remember"],
     &["note"],
@@ -2315,6 +2353,14 @@ mod tests {
                 "bronze",
             ),
             ("shopping_list.md: see where it says copper? change that to linen for me", "copper", "linen"),
+            // A fifty-fourth author: the new words as what the file said, and the word named in
+            // the sentence before.
+            ("It would be no bad thing if shopping_list.md said bronze instead of tuesday.", "tuesday", "bronze"),
+            (
+                "In shopping_list.md I see the word copper there. Would it be frightfully inconvenient to suggest swapping it for linen?",
+                "copper",
+                "linen",
+            ),
             (
                 "Kindly prepare an amendment to shopping_list.md whereby the word purple is replaced with bronze; please do not apply it yet.",
                 "purple",
@@ -2666,6 +2712,12 @@ mod tests {
         assert_eq!(
             args("db.upsert", "Could you keep it in mind that my grandson's name is Thomas?")["value"],
             "my grandson's name is Thomas"
+        );
+        // A fifty-fourth author: "remembering that".
+        assert!(
+            args("db.upsert", "Would you mind terribly remembering that the boiler man is called Trevor?")["value"]
+                .as_str()
+                .is_some_and(|v| v.starts_with("the boiler man is called Trevor")),
         );
         assert!(
             args("db.upsert", "Jot something down for me, would you: ring the library about the overdue book.")["value"]
@@ -3124,6 +3176,15 @@ mod tests {
         assert_eq!(search("/r/budget.xlsx", "search in there for anything on kayak"), json!({"query": "kayak"}));
         // No pointer at a place.
         assert_eq!(search("/r/Recipes", "search for anything on kayak"), json!({"query": "kayak"}));
+        // A folder named is where to look, and "that folder" after it is the same one (a
+        // fifty-fourth author).
+        assert_eq!(
+            search(
+                "/r/Taxes",
+                "One would be most grateful for a rummage through Band Practice for anything about kayak, purely within that folder, mind."
+            ),
+            json!({"query": "kayak", "path_prefix": "/r/Band Practice"})
+        );
     }
 
     #[test]

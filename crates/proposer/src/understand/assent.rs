@@ -45,6 +45,11 @@ const GO: &[&[&str]] = &[
     &["lets", "go"],
     &["let's", "do", "it"],
     &["lets", "do", "it"],
+    // "do put it into effect" (a fifty-fourth author).
+    &["put", "it", "into", "effect"],
+    &["do", "put", "it", "into", "effect"],
+    &["carry", "it", "out"],
+    &["proceed", "with", "it"],
 ];
 
 /// Words said around a go-ahead that add nothing to it: lead-ins, politeness, praise of what
@@ -175,6 +180,8 @@ mod tests {
             "Right, I've had a good look at it and I'm quite happy, do it, please, and cheers.",
             "it's exactly what I wanted, go ahead",
             "I read it twice. Go for it.",
+            // A fifty-fourth author's: the go-ahead after a polite condition.
+            "I've had a good look at the proposed change and I'm content. If it's not too much bother, do put it into effect.",
         ] {
             assert_eq!(applies(&read(said), &patch).map(|(t, _)| t).as_deref(), Some("apply.patch"), "{said}");
         }

@@ -130,6 +130,9 @@ pub const CUES: &[(&str, &[&str])] = &[
             // author).
             "peruse",
             "the text thereof",
+            // "take a peek at what packing list.md actually says" (a fifty-fourth author).
+            "actually says",
+            "what it says",
         ],
     ),
     // "context" alone is also the bundle's word; asked about, it is SMART's own. "lease" and
@@ -256,6 +259,9 @@ pub const CUES: &[(&str, &[&str])] = &[
             "index isnt stale",
             "index is not stale",
             "index thinks",
+            // "still what the library thinks they are" (a fifty-fourth author).
+            "library thinks",
+            "catalogue thinks",
             "index remembers",
             "nothing changed",
             "hasn't changed",
@@ -415,6 +421,10 @@ pub const CUES: &[(&str, &[&str])] = &[
         "db.upsert",
         &[
             "remember",
+            // "Would you mind terribly remembering that the boiler man is called Trevor?" (a
+            // fifty-fourth author).
+            "mind remembering",
+            "mind terribly remembering",
             "note that",
             "make a note",
             "log that",
@@ -948,7 +958,8 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
 }
 
 /// Verbs for writing something up to be looked at before it is done.
-const DRAFTING: &[&str] = &["draft", "prepare", "propose", "redraft", "draw"];
+/// "Could you sketch out the move for me to look over?" (a fifty-fourth author).
+const DRAFTING: &[&str] = &["draft", "prepare", "propose", "redraft", "draw", "sketch"];
 
 /// Everyday verbs of making that draft what is named at most three words on ("make a plan",
 /// "write the moving plan").
@@ -1240,7 +1251,9 @@ pub fn asks_what_was_written(reading: &Reading, mentions: &[Mention]) -> bool {
 }
 
 /// Past forms of writing down: "write" itself also asks for a note ("write a note about the boiler").
-const WROTE: &[&str] = &["wrote", "written", "jotted"];
+/// "I rather think I filed some papers on volcano at one point" (a fifty-fourth author): filed
+/// and saved away too.
+const WROTE: &[&str] = &["wrote", "written", "jotted", "filed", "saved", "stashed"];
 /// What the person may call the search index.
 const INDEX_WORDS: &[&str] = &["index", "catalogue", "catalog", "library"];
 /// The words that lead into a topic after those.
@@ -1273,8 +1286,19 @@ const PRONOUNS: &[&str] = &["it", "them", "that", "this", "those", "these", "me"
 const BETWEEN: &[&str] = &["the", "my", "our", "your", "this", "that"];
 
 /// How the question "what does this folder hold" opens, as [`plain`] writes the words.
-const WHATS_IN: &[&str] =
-    &["what's in", "whats in", "what is in", "what's inside", "whats inside", "what is inside", "contents of"];
+const WHATS_IN: &[&str] = &[
+    "what's in",
+    "whats in",
+    "what is in",
+    "what's inside",
+    "whats inside",
+    "what is inside",
+    "contents of",
+    // "tell me what's actually in Podcasts" (a fifty-fourth author).
+    "what's actually in",
+    "whats actually in",
+    "what is actually in",
+];
 
 /// The tools among `cued` whose cues the reading holds twice over: two different phrases of the
 /// tool's own, apart ("write up cover letter.zip as candidates for quarantine so I can review
@@ -1795,6 +1819,14 @@ mod tests {
             // A forty-eighth author, Pidgin spelled out.
             ("please check whether the index still remember birthday.md correct", "rag.validate_applicability"),
             ("the library still know them as them be now? confirm it", "rag.validate_applicability"),
+            // A fifty-fourth author.
+            ("Would you mind terribly remembering that the boiler man is called Trevor?", "db.upsert"),
+            (
+                "confirm that todo.md and notes.md are still what the library thinks they are",
+                "rag.validate_applicability",
+            ),
+            ("Could you sketch out the move for me to look over?", "propose.move"),
+            ("one might perhaps take a peek at what todo.md actually says", "fs.read"),
             // A fiftieth author: the hash is what the index check compares.
             ("can u make sure todo.md is still valid in the library, the hash i mean", "rag.validate_applicability"),
             ("make plan to shift guest_list.zip to Payslips, don't move it yet", "propose.move"),
@@ -1840,6 +1872,9 @@ mod tests {
         // What broke (a forty-second author): the search's shape said with a verb of finding.
         let written = |s: &str| asks_what_was_written(&read(s), &[]);
         assert!(written("locate all instruments in respect of beekeeping held within the permitted folders"));
+        // A fifty-fourth author's: filed away.
+        assert!(written("I rather think I filed some papers on volcano at one point. Might you hunt them out?"));
+        assert!(!written("I filed it away"));
         assert!(written("identify those materials in Photos which concern volcano"));
         assert!(!written("find out about the weather tomorrow"));
         assert!(!written("find the duplicates in Photos"));

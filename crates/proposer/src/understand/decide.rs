@@ -320,7 +320,7 @@ pub fn unasked_carrying_out(understood: Understood, reading: &Reading, fill: &dy
 /// The verbs that ask for a prepared change to be carried out by name — not [`CARRYING_OUT`]'s
 /// words of saying yes ("ok", "make", "fine"), which come with a new edit as often.
 const APPLYING_ITSELF: &[&str] =
-    &["apply", "applies", "applied", "applying", "execute", "commit", "carry", "proceed", "ahead"];
+    &["apply", "applies", "applied", "applying", "execute", "commit", "carry", "proceed", "ahead", "effect"];
 
 /// A whole edit said — the file, what to replace and with what — asks for that edit to be
 /// drafted, whatever else the sentence says of a patch: "ok in that doc, change copper to linen

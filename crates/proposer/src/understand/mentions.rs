@@ -121,8 +121,27 @@ const COMMAND_WORDS: &[&str] = &[
     "bundle",
 ];
 
-const PREPOSITIONS: &[&str] =
-    &["in", "into", "to", "from", "under", "inside", "at", "as", "of", "for", "within", "onto", "over", "across"];
+/// "a rummage through Garden Plans" (a fifty-fourth author): "through", "throughout" and
+/// "among" say where to look, as the search reads them.
+const PREPOSITIONS: &[&str] = &[
+    "in",
+    "into",
+    "to",
+    "from",
+    "under",
+    "inside",
+    "at",
+    "as",
+    "of",
+    "for",
+    "within",
+    "onto",
+    "over",
+    "across",
+    "through",
+    "throughout",
+    "among",
+];
 
 /// Words that end a new name when looking back from its extension ("rename budget.xlsx to final
 /// version.txt" keeps "final version.txt"; "the old path X.pdf" keeps only "X.pdf").
@@ -445,6 +464,22 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
             && (being(lower.get(i + 1))
                 || (i > 0 && being(lower.get(i - 1)) && lower.get(i + 1).is_some_and(|w| w != "too")))
     };
+    // Nor the "it" that only props up a polite question or condition (a fifty-fourth author:
+    // "would it be terribly inconvenient to plan moving …", "if it isn't too much bother",
+    // "I'd appreciate it if …"), which points at nothing.
+    let dummy = |i: usize, b: &[&str]| {
+        let at = |k: usize| lower.get(k).map(String::as_str);
+        let before = i.checked_sub(1).and_then(at);
+        b == ["it"]
+            && ((matches!(before, Some("would" | "will" | "could" | "might" | "is"))
+                && matches!(at(i + 1), Some("be" | "possible")))
+                || matches!(before, Some("appreciate" | "prefer"))
+                || (matches!(at(i + 1), Some("is" | "isn't" | "was" | "wasn't" | "would" | "wouldn't"))
+                    && lower[i + 1..]
+                        .iter()
+                        .take(5)
+                        .any(|w| matches!(w.as_str(), "bother" | "trouble" | "inconvenient"))))
+    };
     let mut i = 0;
     while i < n {
         let hit = BACK.iter().find(|b| {
@@ -452,6 +487,7 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
                 && lower[i..i + b.len()].iter().zip(b.iter()).all(|(x, y)| x == y)
                 && !taken[i..i + b.len()].iter().any(|t| *t)
                 && !existential(i, b)
+                && !dummy(i, b)
         });
         match hit {
             Some(b) => {
@@ -656,6 +692,20 @@ mod tests {
                 MentionKind::Back => "back".into(),
             })
             .collect()
+    }
+
+    #[test]
+    fn an_it_that_props_up_a_polite_question_points_at_nothing() {
+        // What broke (a fifty-fourth author): the last call's file was moved as well.
+        assert_eq!(said("I'd appreciate it if you moved budget.xlsx into Scans"), vec!["budget.xlsx", "Scans"]);
+        assert_eq!(
+            said("plan moving budget.xlsx into Scans, would it be terribly inconvenient"),
+            vec!["budget.xlsx", "Scans"]
+        );
+        assert_eq!(said("move budget.xlsx into Scans unless it is too much bother"), vec!["budget.xlsx", "Scans"]);
+        // An "it" that is the thing still points back.
+        assert_eq!(said("move it into Scans"), vec!["back", "Scans"]);
+        assert_eq!(said("is it in Scans"), vec!["back", "Scans"]);
     }
 
     #[test]

@@ -391,6 +391,16 @@ const OPENINGS: &[&[&str]] = &[
     &["will", "you"],
     &["i", "want", "you", "to"],
     &["i'd", "like", "you", "to"],
+    // A request put as a doubt or a permission (a fifty-fourth author: "I don't suppose you
+    // could possibly give me its content hash", "might you hunt them out").
+    &["i", "don't", "suppose", "you", "could", "possibly"],
+    &["i", "don't", "suppose", "you", "could"],
+    &["i", "dont", "suppose", "you", "could"],
+    &["could", "you", "possibly"],
+    &["might", "you"],
+    &["one", "might", "perhaps"],
+    &["one", "might"],
+    &["would", "you", "be", "so", "kind", "as", "to"],
     &["please"],
     &["ok"],
     &["okay"],
@@ -427,6 +437,20 @@ const CLOSINGS: &[&[&str]] = &[
     &["if", "you", "wouldn't", "mind"],
     &["if", "it", "isn't", "too", "much", "trouble"],
     &["if", "it's", "not", "too", "much", "trouble"],
+    // A fifty-fourth author's.
+    &["if", "it", "isn't", "too", "much", "bother"],
+    &["if", "it's", "not", "too", "much", "bother"],
+    &["if", "it's", "no", "trouble"],
+    &["if", "it's", "no", "bother"],
+    &["if", "it", "is", "no", "trouble"],
+    &["if", "you'd", "be", "so", "kind"],
+    &["if", "you", "would", "be", "so", "kind"],
+    &["many", "thanks", "indeed"],
+    &["thank", "you", "ever", "so", "much"],
+    &["thanks", "ever", "so"],
+    &["much", "obliged"],
+    &["thank", "you", "most", "kindly"],
+    &["most", "kindly"],
     &["if", "possible"],
     &["when", "you", "get", "a", "chance"],
     &["when", "you", "have", "a", "moment"],
@@ -567,8 +591,28 @@ fn without_asides(utterance: &str) -> String {
             part.split_whitespace().map(|w| trim_punct(w).to_lowercase()).filter(|w| !w.is_empty()).collect();
         made_of(&words, &closings().collect::<Vec<_>>())
     };
-    let kept: Vec<&str> = parts.iter().copied().filter(|p| !aside(p)).collect();
-    if kept.is_empty() { utterance.to_string() } else { kept.join(",") }
+    // "I'm content. If it's not too much bother, do put it into effect." (a fifty-fourth
+    // author): a closing that opens its sentence is aside too, the sentence before it kept.
+    fn opening_aside<'p>(part: &'p str, aside: &dyn Fn(&str) -> bool) -> Option<&'p str> {
+        let at = part.trim_end().rfind(['.', '!', '?'])?;
+        aside(&part[at + 1..]).then(|| &part[..=at])
+    }
+    let mut kept = String::new();
+    // Whether what is kept so far ends a sentence: the next part follows it without a comma.
+    let mut ended = false;
+    for (i, part) in parts.iter().enumerate() {
+        let (text, ends) = match opening_aside(part, &aside) {
+            Some(before) if i + 1 < parts.len() => (before, true),
+            _ if aside(part) => continue,
+            _ => (*part, false),
+        };
+        if !kept.is_empty() && !ended {
+            kept.push(',');
+        }
+        kept.push_str(text);
+        ended = ends;
+    }
+    if kept.is_empty() { utterance.to_string() } else { kept }
 }
 
 /// Whether lower-case `words` are, one after another, nothing but `phrases` (the longest that
@@ -587,11 +631,53 @@ pub(super) fn made_of<S: AsRef<str>>(words: &[S], phrases: &[&[&str]]) -> bool {
     !words.is_empty()
 }
 
+/// How many words open `lower` by asking whether a request would be a burden: "would it be
+/// awfully tiresome to …", "would it be frightfully inconvenient to …", "would it be possible
+/// to …" (a fifty-fourth author) — "would"/"will"/"could"/"is" "it (be)", at most three words
+/// of burden or ease, then "to". What follows is the request.
+fn burden_asked(lower: &[String]) -> Option<usize> {
+    let w = |i: usize| lower.get(i).map(String::as_str);
+    if !matches!(w(0), Some("would" | "will" | "could" | "is")) || w(1) != Some("it") {
+        return None;
+    }
+    let from = if w(2) == Some("be") { 3 } else { 2 };
+    let to = (from..(from + 4).min(lower.len())).find(|&i| w(i) == Some("to"))?;
+    let between = &lower[from..to];
+    let burden = |x: &str| {
+        matches!(
+            x,
+            "awfully"
+                | "terribly"
+                | "frightfully"
+                | "too"
+                | "very"
+                | "much"
+                | "tiresome"
+                | "inconvenient"
+                | "possible"
+                | "trouble"
+                | "bother"
+                | "difficult"
+                | "hard"
+                | "okay"
+                | "ok"
+                | "alright"
+                | "all"
+                | "right"
+        )
+    };
+    (!between.is_empty() && between.iter().all(|x| burden(x)) && to + 1 < lower.len()).then_some(to + 1)
+}
+
 /// Drops openings and closings, repeatedly ("ok so could you please …").
 fn strip_edges(words: &mut Vec<Word>) {
     loop {
         let lower: Vec<String> = words.iter().map(|w| w.0.to_lowercase()).collect();
         let mut changed = false;
+        if let Some(n) = burden_asked(&lower) {
+            words.drain(..n);
+            continue;
+        }
         for open in OPENINGS {
             // Only when something follows: "ok" alone is an answer, not an opening.
             if lower.len() > open.len() && lower.iter().zip(open.iter()).all(|(a, b)| a == b) {
@@ -602,13 +688,14 @@ fn strip_edges(words: &mut Vec<Word>) {
         }
         if !changed {
             let lower: Vec<String> = words.iter().map(|w| w.0.to_lowercase()).collect();
-            for close in closings() {
+            // The longest that ends the words ("thank you most kindly", not only "kindly").
+            let ends_with = |close: &&[&str]| {
                 let n = close.len();
-                if lower.len() > n && lower[lower.len() - n..].iter().zip(close.iter()).all(|(a, b)| a == b) {
-                    words.truncate(words.len() - n);
-                    changed = true;
-                    break;
-                }
+                lower.len() > n && lower[lower.len() - n..].iter().zip(close.iter()).all(|(a, b)| a == b)
+            };
+            if let Some(n) = closings().filter(ends_with).map(<[&str]>::len).max() {
+                words.truncate(words.len() - n);
+                changed = true;
             }
         }
         if !changed {
@@ -709,8 +796,9 @@ mod tests {
     fn sentences_are_kept_apart_though_their_punctuation_is_gone() {
         use super::read;
         let r = read("Might you find five documents on pottery? I have not the stamina for more.");
-        assert_eq!(r.text, "Might you find five documents on pottery I have not the stamina for more");
-        assert_eq!(r.sentences(), [(0, 7), (7, 14)]);
+        // "Might you" only asks (a fifty-fourth author's opening).
+        assert_eq!(r.text, "find five documents on pottery I have not the stamina for more");
+        assert_eq!(r.sentences(), [(0, 5), (5, 12)]);
         // A name's own dot ends nothing; a spoken path joined across words ends where its last
         // part did; a filler or "please" before the stop hands it to the word before.
         assert_eq!(read("hash notes.txt and budget.xlsx").sentences(), [(0, 4)]);
@@ -885,9 +973,25 @@ mod tests {
             ("search for pottery for me, thank you so much", "search for pottery"),
             ("scan Letters, dear", "scan Letters"),
             ("scan Letters if it isn't too much trouble", "scan Letters"),
+            // A fifty-fourth author's: a request asked as a burden, a doubt or a permission, and
+            // a closing that opens its sentence.
+            (
+                "Would it be awfully tiresome to search the library for anything touching on beekeeping? Thank you.",
+                "search the library for anything touching on beekeeping",
+            ),
+            ("would it be possible to scan Letters", "scan Letters"),
+            (
+                "If it's not too much bother, one might perhaps start the index over afresh. Thank you most kindly.",
+                "start the index over afresh",
+            ),
+            ("I don't suppose you could give me its content hash as well", "give me its content hash as well"),
+            ("Might you hunt them out for me, if it's not too much bother?", "hunt them out"),
+            ("I'm content. If it's not too much bother, do put it into effect.", "I'm content do put it into effect"),
         ] {
             assert_eq!(r(said), want, "{said}");
         }
+        // Not a question about the thing itself.
+        assert_eq!(r("would it be a duplicate of notes.txt"), "would it be a duplicate of notes.txt");
         // Inside a clause, or what a clause is about, they stay.
         for said in ["save a note saying thanks to Bob", "read the file dear john.txt"] {
             assert_eq!(r(said), said, "{said}");

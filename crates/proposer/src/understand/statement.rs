@@ -623,6 +623,11 @@ const TENTATIVE: &[&str] = &[
     "thinking i should",
     "i'm thinking i should",
     "i was thinking i should",
+    // "I was thinking I might sort out Clients at some point next week, but not today" (a
+    // fifty-fourth author).
+    "thinking i might",
+    "i'm thinking i might",
+    "i was thinking i might",
 ];
 
 /// What follows [`TENTATIVE`] when it is a wish put softly, not an act of the person's own.
@@ -827,6 +832,8 @@ mod tests {
             // A fifty-second author.
             "tomorrow i might move the old listings into Flyers but not yet",
             "i wonder if agenda.jpg is even worth keeping ill think about it",
+            // A fifty-fourth author.
+            "I was thinking I might sort out Clients at some point next week, but not today, I'm rather tired.",
         ] {
             assert!(tells(s, std::slice::from_ref(&named), &cued), "{s}");
         }
