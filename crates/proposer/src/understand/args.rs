@@ -1482,10 +1482,14 @@ fn edit_in_other_words(lower: &[String], text: &dyn Fn(usize, usize) -> String) 
     // Pointed at, then made the new words: "that tuesday that is there, make it bronze" (a
     // forty-eighth author), "see the word tuesday? make it bronze".
     // The "it" may be the file's mention, gone from these words ("make bronze").
-    let make_it = (1..lower.len().saturating_sub(1).min(9)).find(|&i| plain(i) == "make").map(|i| {
-        let object = lower.get(i + 1).is_some_and(|w| matches!(w.as_str(), "it" | "that" | "them"));
-        (i, if object { i + 2 } else { i + 1 }, object)
-    });
+    // Not a "make" with a subject of its own: "the correction you make before, do it in the
+    // file now" (authors' dev) points at a prepared edit, it says none.
+    let subject_before = |i: usize| matches!(plain(i - 1), "you" | "u" | "i" | "we" | "they" | "he" | "she");
+    let make_it =
+        (1..lower.len().saturating_sub(1).min(9)).find(|&i| plain(i) == "make" && !subject_before(i)).map(|i| {
+            let object = lower.get(i + 1).is_some_and(|w| matches!(w.as_str(), "it" | "that" | "them"));
+            (i, if object { i + 2 } else { i + 1 }, object)
+        });
     if let Some((k, b_start, object)) = make_it {
         // The pointer itself may be the file's mention, gone from these words ("that … there"
         // pointing at the file just read): then the words open on the old ones.
@@ -2395,6 +2399,8 @@ mod tests {
         }
         // A thing made is no edit.
         assert!(!matches!(patch("the tuesday that is there, make a copy"), Filled::Args(_)));
+        // What broke (authors' dev, after last stop's rule): "you make" points at an edit made.
+        assert!(!matches!(patch("the correction you make before, do it in the file now please"), Filled::Args(_)));
         // The file pointed at, just read.
         assert_eq!(
             patch("that tuesday that is there, make it bronze"),

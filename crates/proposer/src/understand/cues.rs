@@ -1003,6 +1003,12 @@ fn drafted_thing(said: &Said) -> Option<&'static str> {
             .iter()
             .take_while(|w| !matches!(w.as_str(), "list" | "lists"))
             .find_map(|w| DRAFTED.iter().find(|(_, nouns)| nouns.contains(&w.as_str())).map(|(tool, _)| *tool))?;
+        // "Pray make the correction." (authors' dev, after a patch was drafted): made, the edit
+        // pointed at is the one drafted, carried out; "make a fix" drafts one.
+        let pointed = words.get(i + 1).is_some_and(|w| matches!(w.as_str(), "the" | "that" | "this"));
+        if everyday && words[i] == "make" && pointed && noun == "propose.patch" {
+            return None;
+        }
         let for_quarantine = words[i..words.len().min(i + 8)].iter().any(|w| w.starts_with("quarantin"));
         // "looks good make the edit for real" (a fifty-second author): made for real is the
         // drafted edit carried out, not another drafted.
@@ -1858,7 +1864,9 @@ mod tests {
         assert!(!cued_in("make sure the plan is right, then apply it").contains(&"propose.move"));
         assert!(!cued_in("write down that the move is on friday").contains(&"propose.move"));
         assert!(!cued_in("looks good make the edit for real").contains(&"propose.patch"));
-        assert!(cued_in("looks good make the edit").contains(&"propose.patch"));
+        assert!(cued_in("looks good make a fix").contains(&"propose.patch"));
+        // What broke (authors' dev, after last stop's "make"): the drafted edit, pointed at.
+        assert!(!cued_in("Admirable. Pray make the correction.").contains(&"propose.patch"));
         // A batch is in the quarantine already: setting it aside again is no request, and with
         // the purge's own words it is the purge (authors' dev: "I've changed my mind about
         // keeping them; delete that batch for good" was taken back once the quarantine's
