@@ -83,8 +83,26 @@ pub fn applies(reading: &Reading, ctx: &Context) -> Option<(String, Value)> {
     let words: Vec<String> = reading.words.iter().map(|w| plain(w)).filter(|w| !w.is_empty()).collect();
     let (tool, hash) = ctx.newest.as_ref()?;
     (ctx.just_prepared.as_deref() == Some(tool.as_str())
+        && !names_another_kind(&words, tool)
         && (only_go_ahead(&words) || go_ahead_among_remarks(reading, ctx)))
     .then(|| (tool.clone(), json!({ "proposal": hash })))
+}
+
+/// The words that name the kind of thing prepared, and the tool that carries it out.
+const KINDS: &[(&str, &[&str])] = &[
+    ("apply.move", &["move", "moves", "moving", "relocation", "renaming"]),
+    ("apply.patch", &["patch", "edit", "correction", "diff", "redline", "amendment"]),
+    ("fs.quarantine", &["list", "quarantine"]),
+];
+
+/// Whether `words` name a kind of prepared thing other than what `tool` carries out, and not
+/// its own: "that move plan's good, go on and carry it out" is no go-ahead for a patch drafted
+/// since (a fifty-fifth author); the rest of understanding reads which plan is meant.
+fn names_another_kind(words: &[String], tool: &str) -> bool {
+    let named = |t: &str| {
+        KINDS.iter().filter(|(k, _)| *k == t).flat_map(|(_, ws)| ws.iter()).any(|w| words.iter().any(|x| x == w))
+    };
+    !named(tool) && KINDS.iter().any(|(k, _)| *k != tool && named(k))
 }
 
 /// Whether the reading is a go-ahead said among remarks of the person's own: "Right, I've had a
@@ -202,5 +220,15 @@ mod tests {
         // The newest call prepared nothing (a listing since), or prepared something else.
         assert_eq!(applies(&read("bet"), &ctx("apply.move", None)), None);
         assert_eq!(applies(&read("bet"), &ctx("apply.move", Some("apply.patch"))), None);
+    }
+
+    #[test]
+    fn a_go_ahead_that_names_another_kind_is_left_to_the_rest() {
+        // What broke (a fifty-fifth author): the patch drafted last was applied.
+        let patch = ctx("apply.patch", Some("apply.patch"));
+        assert_eq!(applies(&read("that move plan's good, go on and carry it out"), &patch), None);
+        // Its own kind, or none, goes ahead.
+        assert!(applies(&read("that patch is good, go on and carry it out"), &patch).is_some());
+        assert!(applies(&read("looks good, go on and carry it out"), &patch).is_some());
     }
 }
