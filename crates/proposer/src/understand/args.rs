@@ -735,6 +735,11 @@ const TOPIC_ENDS: &[&str] = &[
     "if", "whether", "we", "i", "you",
 ];
 
+/// Whether `m` may name a folder.
+fn names_a_folder(m: &Mention, ctx: &Context) -> bool {
+    m.candidates().iter().any(|c| ctx.vocab.entries.get(c.entry).is_some_and(|e| e.kind == EntryKind::Dir))
+}
+
 /// The words before a folder that say it is where to look.
 const LOOKED_IN: &[&str] = &["in", "inside", "within", "under", "through", "across", "among", "throughout"];
 
@@ -743,9 +748,7 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     // A folder named as the place to look narrows the search and is not topic: after a word
     // that says where ("in Invoices", "look through Wallpapers"), or before the words that say
     // what ("search Wallpapers for telescope").
-    let is_dir = |m: &&Mention| {
-        m.candidates().iter().any(|c| ctx.vocab.entries.get(c.entry).is_some_and(|e| e.kind == EntryKind::Dir))
-    };
+    let is_dir = |m: &&Mention| names_a_folder(m, ctx);
     let first_marker = (0..lower.len()).find(|&i| marks_a_topic(&lower, i));
     let place = mentions
         .iter()
@@ -955,16 +958,13 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
 /// nothing to look in.
 fn looked_in_there(lower: &[String], mentions: &[Mention], ctx: &Context) -> Option<String> {
     let [folder] = ctx.recent.as_slice() else { return None };
-    let names_a_folder = mentions.iter().any(|m| {
-        m.candidates().iter().any(|c| ctx.vocab.entries.get(c.entry).is_some_and(|e| e.kind == EntryKind::Dir))
-    });
-    if names_a_folder {
+    if mentions.iter().any(|m| names_a_folder(m, ctx)) {
         return None;
     }
     let in_there = mentions.iter().any(|m| {
         m.kind == MentionKind::Back
             && (lower[m.start..m.end].iter().any(|w| w == "there")
-                || m.start.checked_sub(1).is_some_and(|k| matches!(lower[k].as_str(), "in" | "inside" | "within")))
+                || m.start.checked_sub(1).is_some_and(|k| LOOKED_IN.contains(&lower[k].as_str())))
     });
     (in_there && kind_of(ctx, folder) == Some(EntryKind::Dir)).then(|| folder.clone())
 }
@@ -1484,7 +1484,11 @@ fn edit_in_other_words(lower: &[String], text: &dyn Fn(usize, usize) -> String) 
     // The "it" may be the file's mention, gone from these words ("make bronze").
     // Not a "make" with a subject of its own: "the correction you make before, do it in the
     // file now" (authors' dev) points at a prepared edit, it says none.
-    let subject_before = |i: usize| matches!(plain(i - 1), "you" | "u" | "i" | "we" | "they" | "he" | "she");
+    // "could you make it bronze" still asks: a subject after a modal is a question's.
+    let subject_before = |i: usize| {
+        matches!(plain(i - 1), "you" | "u" | "i" | "we" | "they" | "he" | "she")
+            && !(i >= 2 && matches!(plain(i - 2), "can" | "could" | "would" | "will" | "pls" | "please"))
+    };
     let make_it =
         (1..lower.len().saturating_sub(1).min(9)).find(|&i| plain(i) == "make" && !subject_before(i)).map(|i| {
             let object = lower.get(i + 1).is_some_and(|w| matches!(w.as_str(), "it" | "that" | "them"));
@@ -2401,6 +2405,10 @@ mod tests {
         assert!(!matches!(patch("the tuesday that is there, make a copy"), Filled::Args(_)));
         // What broke (authors' dev, after last stop's rule): "you make" points at an edit made.
         assert!(!matches!(patch("the correction you make before, do it in the file now please"), Filled::Args(_)));
+        assert_eq!(
+            patch("that tuesday there, could you make it bronze"),
+            Filled::Args(json!({"path": "/r/budget.xlsx", "find": "tuesday", "replace": "bronze"}))
+        );
         // The file pointed at, just read.
         assert_eq!(
             patch("that tuesday that is there, make it bronze"),

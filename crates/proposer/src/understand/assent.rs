@@ -90,8 +90,8 @@ pub fn applies(reading: &Reading, ctx: &Context) -> Option<(String, Value)> {
 
 /// The words that name the kind of thing prepared, and the tool that carries it out.
 const KINDS: &[(&str, &[&str])] = &[
-    ("apply.move", &["move", "moves", "moving", "relocation", "renaming"]),
-    ("apply.patch", &["patch", "edit", "correction", "diff", "redline", "amendment"]),
+    ("apply.move", &["move", "moves", "moving", "relocation", "renaming", "plan", "plans"]),
+    ("apply.patch", &["patch", "edit", "correction", "diff", "redline", "amendment", "change", "changes", "fix"]),
     ("fs.quarantine", &["list", "quarantine"]),
 ];
 
@@ -99,8 +99,10 @@ const KINDS: &[(&str, &[&str])] = &[
 /// its own: "that move plan's good, go on and carry it out" is no go-ahead for a patch drafted
 /// since (a fifty-fifth author); the rest of understanding reads which plan is meant.
 fn names_another_kind(words: &[String], tool: &str) -> bool {
+    // "that plan's good": the possessive names the plan.
+    let bare = |x: &String| x.strip_suffix("'s").unwrap_or(x).to_string();
     let named = |t: &str| {
-        KINDS.iter().filter(|(k, _)| *k == t).flat_map(|(_, ws)| ws.iter()).any(|w| words.iter().any(|x| x == w))
+        KINDS.iter().filter(|(k, _)| *k == t).flat_map(|(_, ws)| ws.iter()).any(|w| words.iter().any(|x| bare(x) == *w))
     };
     !named(tool) && KINDS.iter().any(|(k, _)| *k != tool && named(k))
 }
@@ -227,6 +229,7 @@ mod tests {
         // What broke (a fifty-fifth author): the patch drafted last was applied.
         let patch = ctx("apply.patch", Some("apply.patch"));
         assert_eq!(applies(&read("that move plan's good, go on and carry it out"), &patch), None);
+        assert_eq!(applies(&read("that plan's good, go on and carry it out"), &patch), None);
         // Its own kind, or none, goes ahead.
         assert!(applies(&read("that patch is good, go on and carry it out"), &patch).is_some());
         assert!(applies(&read("looks good, go on and carry it out"), &patch).is_some());

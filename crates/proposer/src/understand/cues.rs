@@ -656,7 +656,8 @@ pub const OWN_WORDS_ONLY: &[(&str, &[&str])] = &[
 /// The [`OWN_WORDS_ONLY`] tools whose words the reading does not hold (outside names and
 /// negations, as cues are found) and that are not among the tools it cues ([`cued`], which the
 /// caller has already found): an act said as not to be done yet cues the list ("quarantine
-/// notes.txt but don't actually move it").
+/// notes.txt but don't actually move it"). And the hash, when [`cued`] set it aside as what
+/// the index check compares.
 pub fn unsaid(
     reading: &Reading,
     mentions: &[Mention],
@@ -672,16 +673,26 @@ pub fn unsaid(
     // The hash the index check compares ([`cued`] sets its cue aside) is not asked for either:
     // the model alone ranked it 0.85 for "make sure X is still valid in the libary, the hash i
     // mean" (a fiftieth author).
-    if cued.contains(&VALIDATE) && !cued.contains(&HASH) && index_named(&said) {
+    if cued.contains(&VALIDATE) && !cued.contains(&HASH) && index_named(&said) && !asks_for_the_hash(&said) {
         out.push(HASH);
     }
     out
 }
 
-/// Whether the index is named in words of its own, outside names.
+/// Whether the index is named in words of its own, outside names and outside the index
+/// check's own phrases ("is the index stale" names it once, as one phrase).
 fn index_named(said: &Said) -> bool {
-    (0..said.words.len())
-        .any(|i| !said.covered[i] && matches!(said.words[i].as_str(), "index" | "library" | "catalogue" | "catalog"))
+    let in_a_phrase =
+        |i: usize| cues_of(VALIDATE).filter_map(|p| said.span(p)).any(|(start, end)| (start..end).contains(&i));
+    (0..said.words.len()).any(|i| !said.covered[i] && INDEX_WORDS.contains(&said.words[i].as_str()) && !in_a_phrase(i))
+}
+
+/// Whether the hash is asked for on its own ("and what's its hash", "the hash of it"), not
+/// only said as what the index check compares ("…, the hash i mean").
+fn asks_for_the_hash(said: &Said) -> bool {
+    ["hash of", "its hash", "what's the hash", "what is the hash", "whats the hash", "and the hash", "also the hash"]
+        .iter()
+        .any(|p| said.has(p))
 }
 
 /// `ranking` without `tools`, normalised again; unchanged when none of them is ranked, and
@@ -905,7 +916,7 @@ pub fn cued(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str) -> b
     // "make sure X is still valid in the libary, the hash i mean" (a fiftieth author): with the
     // index named, a hash said beside the index check's words is what that check compares
     // (its own description says so), not a hash asked for on its own.
-    if index_named(&said) && tools.contains(&VALIDATE) {
+    if index_named(&said) && tools.contains(&VALIDATE) && !asks_for_the_hash(&said) {
         tools.retain(|t| *t != HASH);
     }
     // "draft a patch …: strike walnut and insert thursday", "kindly propose that correction",
@@ -1058,7 +1069,7 @@ const COMPACT: &str = "fs.compact";
 const PURGE: &str = "quarantine.purge";
 
 /// The cue phrases of `tool` (none for a tool [`CUES`] does not list).
-fn cues_of(tool: &str) -> impl Iterator<Item = &'static &'static str> + '_ {
+pub(super) fn cues_of(tool: &str) -> impl Iterator<Item = &'static &'static str> + '_ {
     CUES.iter().filter(move |(t, _)| *t == tool).flat_map(|(_, phrases)| phrases.iter())
 }
 
@@ -1637,6 +1648,7 @@ mod tests {
             unsaid_in("can u make sure todo.md is still valid in the library, the hash i mean").contains(&"fs.hash")
         );
         assert!(!unsaid_in("what is the hash of todo.md").contains(&"fs.hash"));
+        assert!(!unsaid_in("is todo.md still valid in the index, and what's its hash").contains(&"fs.hash"));
         for said in [
             "draft a quarantine list with a.txt and b.txt",
             "I want to put x.png away, but first show me what it would take",
@@ -2148,6 +2160,7 @@ mod tests {
         // The index check's words with the index named (a fiftieth author).
         assert_eq!(twice("can u make sure todo.md is still valid in the library, the hash i mean"), vec![VALIDATE]);
         assert!(twice("is todo.md still valid").is_empty());
+        assert!(twice("is the index stale").is_empty());
         assert_eq!(twice("draft a quarantine list"), vec!["propose.quarantine"]);
         assert!(twice("delete the duplicates").is_empty());
         // A tool not cued (an act said as not to be done yet) is not lifted either.

@@ -320,7 +320,7 @@ pub fn unasked_carrying_out(understood: Understood, reading: &Reading, fill: &dy
 /// The verbs that ask for a prepared change to be carried out by name — not [`CARRYING_OUT`]'s
 /// words of saying yes ("ok", "make", "fine"), which come with a new edit as often.
 const APPLYING_ITSELF: &[&str] =
-    &["apply", "applies", "applied", "applying", "execute", "commit", "carry", "proceed", "ahead", "effect"];
+    &["apply", "applies", "applied", "applying", "execute", "commit", "carry", "proceed", "ahead", "into effect"];
 
 /// A whole edit said — the file, what to replace and with what — asks for that edit to be
 /// drafted, whatever else the sentence says of a patch: "ok in that doc, change copper to linen
@@ -350,11 +350,9 @@ pub fn drafted_when_the_edit_is_said(
     // "swap walnut for thursday in warranty.md but just draft it dont actually change it yet"
     // (a fifty-second author): "draft" and "yet" are the quarantine list's words too, but with
     // a whole edit said and no word of setting anything aside, what is drafted is the edit.
-    let sets_aside = super::cues::CUES
-        .iter()
-        .filter(|(t, _)| *t == "fs.quarantine")
-        .flat_map(|(_, phrases)| phrases.iter())
-        .any(|p| said.has(p));
+    // Not "delete" or "erase", which strike the old words of an edit as often.
+    let sets_aside =
+        super::cues::cues_of("fs.quarantine").filter(|p| !matches!(**p, "delete" | "erase")).any(|p| said.has(p));
     if tool == "propose.quarantine"
         && !sets_aside
         && let Filled::Args(edit) = fill("propose.patch")
@@ -1173,6 +1171,7 @@ mod tests {
         // Words of setting aside keep the list.
         assert_eq!(listed("change copper to linen, then draft a list to quarantine notes.md"), "propose.quarantine");
         assert_eq!(listed("draft a list of things to throw away"), "propose.quarantine");
+        assert_eq!(listed("delete walnut and write thursday in notes.md, just draft it, not yet"), "propose.patch");
     }
 
     #[test]

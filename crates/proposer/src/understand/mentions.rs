@@ -470,15 +470,16 @@ pub fn find(r: &Reading, v: &Vocabulary) -> Vec<Mention> {
     let dummy = |i: usize, b: &[&str]| {
         let at = |k: usize| lower.get(k).map(String::as_str);
         let before = i.checked_sub(1).and_then(at);
+        let burden = |w: &String| {
+            matches!(w.as_str(), "bother" | "trouble" | "inconvenient" | "tiresome" | "possible" | "difficult")
+        };
         b == ["it"]
             && ((matches!(before, Some("would" | "will" | "could" | "might" | "is"))
-                && matches!(at(i + 1), Some("be" | "possible")))
-                || matches!(before, Some("appreciate" | "prefer"))
+                && matches!(at(i + 1), Some("be" | "possible"))
+                && lower[i + 1..].iter().take(5).any(burden))
+                || (matches!(before, Some("appreciate" | "prefer")) && at(i + 1) == Some("if"))
                 || (matches!(at(i + 1), Some("is" | "isn't" | "was" | "wasn't" | "would" | "wouldn't"))
-                    && lower[i + 1..]
-                        .iter()
-                        .take(5)
-                        .any(|w| matches!(w.as_str(), "bother" | "trouble" | "inconvenient"))))
+                    && lower[i + 1..].iter().take(5).any(burden)))
     };
     let mut i = 0;
     while i < n {
@@ -706,6 +707,8 @@ mod tests {
         // An "it" that is the thing still points back.
         assert_eq!(said("move it into Scans"), vec!["back", "Scans"]);
         assert_eq!(said("is it in Scans"), vec!["back", "Scans"]);
+        assert_eq!(said("would it be a duplicate of budget.xlsx"), vec!["back", "budget.xlsx"]);
+        assert_eq!(said("I'd prefer it in Scans"), vec!["back", "Scans"]);
     }
 
     #[test]

@@ -14,18 +14,21 @@
 //! word — one vowel typed for another. It is deliberately narrow, because a real word must
 //! never be "corrected" into another:
 //!
-//! - only lower-case words of four letters or more (an upper-case word is a name: a folder may
-//!   well be called "Libary");
+//! - only lower-case words of four letters or more, as typed (a word with a capital, even one
+//!   opening a sentence, may be a name: a folder may well be called "Libary"; typed in lower
+//!   case, it is read as the word);
 //! - the first letter and the last two are as the word has them, so an ending never changes
 //!   ("deleted" stays "deleted", "replaces" never becomes "replaced", "older" never "folder");
 //! - one word only: a slip that two of the words are as close to is left as typed;
 //! - a word said as typed beside its right spelling is meant as typed ("replace libary with
-//!   library in notes.txt" fixes a typo in the file), and so is a word in quotes;
+//!   library in notes.txt" fixes a typo in the file), and so is a word inside quotes;
 //! - the few real English words these rules would still change ("noting", "deplete") are
 //!   listed, from a check of a 170,000-word English word list.
 //!
-//! Names of files and folders are never touched: they are matched by the mentions' own
-//! rules, and a token with a dot, a slash or a digit is no word here.
+//! A file's name is never touched: a token with a dot, a slash or a digit is no word here. A
+//! folder's one-word name typed in lower case and one slip from a word below would be read as
+//! that word; no such folder name is known to this reading (it runs before the folder tree is
+//! looked at), and none has turned up.
 
 /// The words understanding's rules lean on, each with the forms it is used in (a form of a word
 /// in this list is never read as another form).
@@ -77,9 +80,9 @@ const WORDS: &[&str] = &[
     "nothing",
     "obsolete",
     "original",
-    "patch",
     "originals",
     "outdated",
+    "patch",
     "permanent",
     "permanently",
     "prepare",

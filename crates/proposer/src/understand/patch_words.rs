@@ -156,12 +156,28 @@ pub fn before_request(said: &str) -> String {
 }
 
 /// Whether `rest` opens on a clause of its own: a subject ("she", "the client", "my boss") and
-/// then a verb in the past or of thinking ("corrected", "said", "think").
+/// then a verb of saying, correcting or thinking ("corrected", "said", "think"). Not any verb:
+/// "the book my father wrote", "the day we agreed" are the new words, a thing and what was
+/// done to it.
 fn runs_on_into_a_clause(rest: &[&str]) -> bool {
     let past_or_thinking = |w: Option<&&str>| {
         w.map(|w| plain(w)).is_some_and(|w| {
-            (w.len() >= 5 && w.ends_with("ed") && !w.ends_with("eed"))
-                || matches!(w.as_str(), "said" | "told" | "wrote" | "sent" | "says" | "think" | "thinks" | "reckons")
+            matches!(
+                w.as_str(),
+                "said"
+                    | "says"
+                    | "told"
+                    | "corrected"
+                    | "asked"
+                    | "mentioned"
+                    | "noticed"
+                    | "reminded"
+                    | "insisted"
+                    | "think"
+                    | "thinks"
+                    | "reckons"
+                    | "reckon"
+            )
         })
     };
     let first = rest.first().map(|w| plain(w)).unwrap_or_default();
@@ -248,7 +264,8 @@ mod tests {
         assert_eq!(before_request("bronze the client corrected me"), "bronze");
         assert_eq!(before_request("linen she said"), "linen");
         assert_eq!(before_request("the blue vase"), "the blue vase");
-        assert_eq!(before_request("bronze the client wanted"), "bronze");
+        assert_eq!(before_request("the book my father wrote"), "the book my father wrote");
+        assert_eq!(before_request("the day we agreed"), "the day we agreed");
         assert_eq!(before_request("the red coat"), "the red coat");
         assert_eq!(before_request("friday please"), "friday");
         // What broke: "… but should be cedar. draft the fix, don't apply yet" replaced with

@@ -247,9 +247,42 @@ fn in_context(word: &str, before: Option<&str>, after: Option<&str>, ends_clause
 const SPOKEN_MARKS: &[(&[&str], &str)] =
     &[(&["comma"], ","), (&["period"], "."), (&["full", "stop"], "."), (&["question", "mark"], "?")];
 
-/// Words before a spoken mark that make it a thing named, not punctuation.
-const NAMING_A_MARK: &[&str] =
-    &["a", "an", "the", "this", "that", "each", "every", "no", "one", "any", "limitation", "trial", "grace", "waiting"];
+/// Words before a spoken mark that make it a thing named, not punctuation ("replace the
+/// semicolon with comma", "search for oxford comma").
+const NAMING_A_MARK: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "this",
+    "that",
+    "each",
+    "every",
+    "no",
+    "one",
+    "any",
+    "with",
+    "for",
+    "about",
+    "on",
+    "to",
+    "by",
+    "of",
+    "oxford",
+    "serial",
+    "limitation",
+    "trial",
+    "grace",
+    "waiting",
+];
+
+/// Words a dictated sentence may end on before "period": a name, a number, a pronoun. After
+/// any other word "period" may be the word itself ("my notes on the Jurassic period"), unless
+/// the sentence was dictated with its punctuation elsewhere too.
+fn may_end_before_mark(word: &str) -> bool {
+    word.contains(['.', '/'])
+        || word.chars().any(|c| c.is_ascii_digit())
+        || matches!(word, "it" | "them" | "this" | "that" | "me" | "us" | "now" | "please")
+}
 
 /// Words that may follow a sentence's end said as a word, to the end of what was said.
 const SIGN_OFFS: &[&str] = &["thanks", "thank", "you", "please", "ok", "okay", "cheers", "ta"];
@@ -261,11 +294,14 @@ fn spoken_mark(cores: &[String], i: usize) -> Option<(&'static str, usize)> {
     if NAMING_A_MARK.contains(&before.as_str()) {
         return None;
     }
+    // Another mark said as a word ("… bronze comma in wishlist.md period").
+    let dictated = cores.iter().enumerate().any(|(k, c)| k != i && c == "comma");
     SPOKEN_MARKS.iter().find_map(|(words, mark)| {
         let said = cores.get(i..i + words.len())?.iter().zip(words.iter()).all(|(c, w)| c == w);
         let rest = &cores[i + words.len()..];
         let too_early = *mark != "," && !rest.iter().all(|w| SIGN_OFFS.contains(&w.as_str()));
-        (said && !too_early).then_some((*mark, words.len()))
+        let ends_a_sentence = *mark == "," || dictated || may_end_before_mark(before);
+        (said && !too_early && ends_a_sentence).then_some((*mark, words.len()))
     })
 }
 
@@ -305,7 +341,7 @@ pub fn spelled_out(utterance: &str) -> String {
             continue;
         }
         // A mark said as a word, plain (no quotes, nothing typed around it).
-        if let Some((mark, words)) = spoken_mark(&said_as, i).filter(|_| said_as.len() == tokens.len())
+        if let Some((mark, words)) = spoken_mark(&said_as, i)
             && token.chars().all(char::is_alphabetic)
             && let Some(last) = out.last_mut()
         {
@@ -355,9 +391,11 @@ pub fn spelled_out(utterance: &str) -> String {
                 let short = || SHORTHAND.iter().find(|(short, _)| *short == as_typed).map(|(_, long)| *long);
                 // A slipped letter ("docuemnt"), unless the word is quoted or said beside its
                 // right spelling ("replace libary with library": a typo in the file is meant).
+                // A capital, even opening the sentence, may be a name's ("Libary needs a scan").
+                let quoted = tokens[..i].iter().map(|t| t.matches(['"', '“', '”']).count()).sum::<usize>() % 2 == 1;
                 let slip = || {
-                    super::misspelt::corrected(as_typed)
-                        .filter(|right| lead.is_empty() && !said_as.iter().any(|w| w == right))
+                    super::misspelt::corrected(core)
+                        .filter(|right| lead.is_empty() && !quoted && !said_as.iter().any(|w| w == right))
                 };
                 (contextual.or_else(short).or_else(slip).filter(|_| !spelt_here), tail)
             }
@@ -666,7 +704,10 @@ fn burden_asked(lower: &[String]) -> Option<usize> {
                 | "right"
         )
     };
-    (!between.is_empty() && between.iter().all(|x| burden(x)) && to + 1 < lower.len()).then_some(to + 1)
+    // "is it okay to delete notes.txt?", "is it hard to rebuild the index?" ask about the act;
+    // only "is it possible to …" asks for it.
+    let is_asks = w(0) != Some("is") || between.iter().all(|x| x == "possible");
+    (!between.is_empty() && between.iter().all(|x| burden(x)) && is_asks && to + 1 < lower.len()).then_some(to + 1)
 }
 
 /// Drops openings and closings, repeatedly ("ok so could you please …").
@@ -869,9 +910,20 @@ mod tests {
         assert_eq!(spelled_out("add a comma after walnut in notes.txt"), "add a comma after walnut in notes.txt");
         assert_eq!(spelled_out("what's the limitation period for claims"), "what's the limitation period for claims");
         assert_eq!(spelled_out("which period is it in"), "which period is it in");
-        assert_eq!(spelled_out("is that right question mark"), "is that right?");
+        assert_eq!(spelled_out("find my notes on the Jurassic period"), "find my notes on the Jurassic period");
+        assert_eq!(
+            spelled_out("replace the semicolon with comma in notes.txt"),
+            "replace the semicolon with comma in notes.txt"
+        );
+        assert_eq!(spelled_out("search for oxford comma"), "search for oxford comma");
+        assert_eq!(spelled_out("what is in notes.txt question mark"), "what is in notes.txt?");
+        // After an ordinary word, only where the sentence was dictated with a comma too.
+        assert_eq!(spelled_out("is that right question mark"), "is that right question mark");
+        assert_eq!(spelled_out("ok comma is that right question mark"), "ok, is that right?");
         // A slipped letter (a fiftieth author), but not in quotes or beside its right spelling.
-        assert_eq!(spelled_out("Serch the libary, pleese"), "search the library, pleese");
+        assert_eq!(spelled_out("serch the libary, pleese"), "search the library, pleese");
+        assert_eq!(spelled_out("Libary needs a scan"), "Libary needs a scan");
+        assert_eq!(spelled_out("find \"old libary\" in notes.txt"), "find \"old libary\" in notes.txt");
         assert_eq!(spelled_out("replace libary with library in notes.txt"), "replace libary with library in notes.txt");
         assert_eq!(spelled_out("find \"libary\" in notes.txt"), "find \"libary\" in notes.txt");
         // "yeet transcript.json rn" was read as a request to read it.
@@ -992,6 +1044,8 @@ mod tests {
         }
         // Not a question about the thing itself.
         assert_eq!(r("would it be a duplicate of notes.txt"), "would it be a duplicate of notes.txt");
+        assert_eq!(r("is it okay to delete notes.txt"), "is it okay to delete notes.txt");
+        assert_eq!(r("is it possible to scan Letters"), "scan Letters");
         // Inside a clause, or what a clause is about, they stay.
         for said in ["save a note saying thanks to Bob", "read the file dear john.txt"] {
             assert_eq!(r(said), said, "{said}");

@@ -149,21 +149,21 @@ pub const ASKING: &[&str] = &[
 
 /// Verbs that carry out what was prepared, and what they point at: "ok that looks good apply
 /// it" (a fiftieth author) runs two clauses together, the second opening on no subject.
-const CARRYING_OUT: &[&str] = &["apply", "run", "execute", "carry"];
+const CARRY_OUT_VERBS: &[&str] = &["apply", "run", "execute", "carry"];
 const POINTED_AT: &[&str] = &["it", "that", "this", "them", "those"];
 
-/// Words before a verb of [`CARRYING_OUT`] that make it something said of someone, not said to
+/// Words before a verb of [`CARRY_OUT_VERBS`] that make it something said of someone, not said to
 /// SMART ("I'll apply it myself", "we should run it later", "did you apply it").
 const SAID_OF_SOMEONE: &[&str] = &[
     "i", "we", "you", "they", "he", "she", "i'll", "we'll", "you'll", "will", "would", "could", "should", "can",
-    "might", "may", "must", "to", "not", "never", "didn't", "don't", "won't", "already", "just",
+    "might", "may", "must", "to", "not", "never", "didn't", "don't", "won't",
 ];
 
 /// Whether `words` carry out what they point at in so many words ("apply it", "run that")
 /// without a subject or an auxiliary before the verb.
 fn carries_out_what_it_points_at(words: &[&str]) -> bool {
     (0..words.len().saturating_sub(1)).any(|i| {
-        CARRYING_OUT.contains(&words[i])
+        CARRY_OUT_VERBS.contains(&words[i])
             && POINTED_AT.contains(&words[i + 1])
             && (i == 0 || !SAID_OF_SOMEONE.contains(&words[i - 1]))
     })
@@ -812,6 +812,7 @@ mod tests {
         }
         // What broke (a fiftieth author): two clauses run together, the second carrying out.
         assert!(!says("ok that looks good apply it"));
+        assert!(!says("ok that looks good just apply it"));
         assert!(!says("that seems fine, run it"));
     }
 
