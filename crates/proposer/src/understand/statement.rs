@@ -205,7 +205,9 @@ pub const ABOUT_THE_WORK: &[&str] = &[
 /// Words that begin a new clause without punctuation.
 const CLAUSE_WORDS: &[&str] = &["and", "but", "so", "then", "because", "just", "now", "anyway"];
 
-/// Sounds and openings that come before a clause's subject.
+/// Sounds and openings that come before a clause's subject; texting's asides ("ngl i shouldve
+/// named contacts.docx something better"); and when, said before the subject ("tomorrow i might
+/// move the old listings into Flyers but not yet", a fifty-second author).
 const LEAD_INS: &[&str] = &[
     "um",
     "umm",
@@ -247,15 +249,12 @@ const LEAD_INS: &[&str] = &[
     "still",
     "phew",
     "whew",
-    // Texting's asides ("ngl i shouldve named contacts.docx something better").
     "ngl",
     "tbh",
     "fyi",
     "btw",
     "imo",
     "fwiw",
-    // When, before the subject ("tomorrow i might move the old listings into Flyers but not
-    // yet", a fifty-second author).
     "tomorrow",
     "tonight",
     "someday",
