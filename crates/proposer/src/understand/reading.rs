@@ -289,13 +289,13 @@ const SIGN_OFFS: &[&str] = &["thanks", "thank", "you", "please", "ok", "okay", "
 
 /// The mark said as words at token `i` of `cores` (the tokens' words, lower case), and how many
 /// words say it.
-fn spoken_mark(cores: &[String], i: usize) -> Option<(&'static str, usize)> {
+/// `dictated`: a comma was said as a word somewhere in the sentence ("… bronze comma in
+/// wishlist.md period").
+fn spoken_mark(cores: &[String], i: usize, dictated: bool) -> Option<(&'static str, usize)> {
     let before = cores.get(i.checked_sub(1)?)?;
     if NAMING_A_MARK.contains(&before.as_str()) {
         return None;
     }
-    // Another mark said as a word ("… bronze comma in wishlist.md period").
-    let dictated = cores.iter().enumerate().any(|(k, c)| k != i && c == "comma");
     SPOKEN_MARKS.iter().find_map(|(words, mark)| {
         let said = cores.get(i..i + words.len())?.iter().zip(words.iter()).all(|(c, w)| c == w);
         let rest = &cores[i + words.len()..];
@@ -333,6 +333,16 @@ pub fn spelled_out(utterance: &str) -> String {
         first.is_some_and(|j| j > 0 && core_at(j - 1).is_some_and(|c| c.eq_ignore_ascii_case("dot")))
     };
     let said_as: Vec<String> = (0..tokens.len()).filter_map(core_at).map(str::to_lowercase).collect();
+    let dictated = said_as.iter().any(|c| c == "comma");
+    // Whether each token stands inside double quotes (an odd number of them before it).
+    let quoted: Vec<bool> = tokens
+        .iter()
+        .scan(0usize, |marks, t| {
+            let inside = *marks % 2 == 1;
+            *marks += t.matches(['"', '“', '”']).count();
+            Some(inside)
+        })
+        .collect();
     let mut out: Vec<String> = Vec::new();
     let mut skip = 0;
     for (i, token) in tokens.iter().copied().enumerate() {
@@ -341,7 +351,7 @@ pub fn spelled_out(utterance: &str) -> String {
             continue;
         }
         // A mark said as a word, plain (no quotes, nothing typed around it).
-        if let Some((mark, words)) = spoken_mark(&said_as, i)
+        if let Some((mark, words)) = spoken_mark(&said_as, i, dictated)
             && token.chars().all(char::is_alphabetic)
             && let Some(last) = out.last_mut()
         {
@@ -392,10 +402,9 @@ pub fn spelled_out(utterance: &str) -> String {
                 // A slipped letter ("docuemnt"), unless the word is quoted or said beside its
                 // right spelling ("replace libary with library": a typo in the file is meant).
                 // A capital, even opening the sentence, may be a name's ("Libary needs a scan").
-                let quoted = tokens[..i].iter().map(|t| t.matches(['"', '“', '”']).count()).sum::<usize>() % 2 == 1;
                 let slip = || {
                     super::misspelt::corrected(core)
-                        .filter(|right| lead.is_empty() && !quoted && !said_as.iter().any(|w| w == right))
+                        .filter(|right| lead.is_empty() && !quoted[i] && !said_as.iter().any(|w| w == right))
                 };
                 (contextual.or_else(short).or_else(slip).filter(|_| !spelt_here), tail)
             }
