@@ -447,12 +447,13 @@ pub enum Templated {
 /// pipeline takes.
 pub fn template(reading: &understand::Reading, phrase: &PhraseContext, ctx: &understand::Context) -> Option<Templated> {
     let (tool, args) = phrases::propose(&reading.text, phrase)?;
-    let mentions = understand::mentions::find(reading, &ctx.vocab);
+    // Found only where needed: a template whose paths exist as spelt needs no mentions.
+    let mentions = || understand::mentions::find(reading, &ctx.vocab);
     // "search for mosaic, only in payslips" (a fifty-second author): the template takes every
     // word after "search for" as the topic; a folder said as the place to look narrows the
     // search instead, as understanding reads it.
     if tool == "rag.search"
-        && let understand::Filled::Args(narrowed) = understand::fill(&tool, reading, &mentions, ctx)
+        && let understand::Filled::Args(narrowed) = understand::fill(&tool, reading, &mentions(), ctx)
         && narrowed.get("path_prefix").is_some()
     {
         return Some(Templated::Call { tool, args: narrowed });
@@ -460,7 +461,7 @@ pub fn template(reading: &understand::Reading, phrase: &PhraseContext, ctx: &und
     if named_paths_exist(&args) {
         return Some(Templated::Call { tool, args });
     }
-    match understand::fill(&tool, reading, &mentions, ctx) {
+    match understand::fill(&tool, reading, &mentions(), ctx) {
         understand::Filled::Args(args) => Some(Templated::Call { tool, args }),
         ambiguous @ understand::Filled::Ambiguous { .. } => match understand::decide::explain(&ambiguous, &ctx.base) {
             Some(Understood::Ask { question }) => Some(Templated::Ask(question)),
