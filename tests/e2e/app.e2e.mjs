@@ -224,11 +224,22 @@ const enabled = async (css) => wd("GET", `/session/${session}/element/${await fi
 const exists = async (css) => (await findAll(css)).length > 0;
 
 async function shot(name) {
-  // WebKit may not have repainted right after an action: wait two frames first.
-  await wd("POST", `/session/${session}/execute/async`, {
-    script: "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
-    args: [],
-  });
+  // WebKit may not have repainted right after an action: wait two frames first. WebKit's
+  // driver now and then answers this wait with "Could not parse script result" (seen once on a
+  // fresh machine, right after the timeline re-rendered); the wait is only for the picture, so
+  // that answer is tried again, up to three times.
+  for (let tries = 3; tries > 0; tries--) {
+    try {
+      await wd("POST", `/session/${session}/execute/async`, {
+        script: "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+        args: [],
+      });
+      break;
+    } catch (e) {
+      if (!String(e.message).includes("Could not parse script result") || tries === 1) throw e;
+      await sleep(200);
+    }
+  }
   const png = await wd("GET", `/session/${session}/screenshot`);
   writeFileSync(join(OUT, `${name}.png`), Buffer.from(png, "base64"));
 }
