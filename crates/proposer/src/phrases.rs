@@ -169,7 +169,12 @@ pub fn propose(utterance: &str, ctx: &PhraseContext) -> Option<(String, Value)> 
         && let Some(query) = after_any(&text, &lower, SEARCH)
     {
         let query = query.trim_start_matches("the ").trim();
-        if !query.is_empty() {
+        // "search for files with identical content inside of Photos/old" (a fifty-sixth
+        // author) asks which files are the same, not for documents about it: left to
+        // understanding.
+        let sameness = ["identical", "duplicate", "duplicates", "duplicated", "same content"];
+        let of_sameness = sameness.iter().any(|w| query.to_ascii_lowercase().contains(w));
+        if !query.is_empty() && !of_sameness {
             return Some(("rag.search".into(), json!({ "query": query })));
         }
     }
@@ -490,6 +495,8 @@ mod tests {
         for (text, tool, args) in cases {
             assert_eq!(p(text), Some((tool.to_string(), args.clone())), "{text}");
         }
+        // What broke (a fifty-sixth author): a search for "files with identical content".
+        assert_eq!(p("search for files with identical content inside of Photos/old"), None);
     }
 
     /// Windows: the working folder arrives `/`-separated with its drive (`C:/Users/u`), and a

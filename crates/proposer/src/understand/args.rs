@@ -577,7 +577,9 @@ fn renamed_as(r: &Reading, mentions: &[&Mention]) -> Option<usize> {
     {
         return Some(1);
     }
-    let at = mentions.len().checked_sub(1).filter(|&at| at > 0)?;
+    // "Garden Plans oughta be called scratch.md, sort out a plan to rename it" (a fifty-seventh
+    // author): words after the new name that point back at what is renamed say it again.
+    let at = mentions.iter().rposition(|m| m.kind != MentionKind::Back).filter(|&at| at > 0)?;
     let new = mentions[at];
     let called = match &lower[..new.start] {
         [.., a, b] if b == "it" => matches!(a.as_str(), "call" | "name" | "rename" | "calling" | "naming"),
@@ -769,7 +771,15 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     // fifty-fourth author): with a topic's marker after the place, the topic is said there.
     let marker_after = |m: &Mention| (m.end..lower.len()).any(|i| marks_a_topic(&lower, i));
     let end = match place {
-        Some(m) if first_marker.is_none_or(|k| m.start > k) && !marker_after(m) => m.start.saturating_sub(1),
+        // "… about beekeeping inside the folder Recipes": the words that lead into the place
+        // are no part of the topic.
+        Some(m) if first_marker.is_none_or(|k| m.start > k) && !marker_after(m) => {
+            let mut e = m.start;
+            while e > 0 && matches!(lower[e - 1].as_str(), "the" | "my" | "our" | "folder" | "directory" | "dir") {
+                e -= 1;
+            }
+            if e > 0 && (LOOKED_IN.contains(&lower[e - 1].as_str()) || e == m.start) { e - 1 } else { e }
+        }
         _ => lower.len(),
     };
     // The topic is said in the sentence that asks for the search: "… five documents on pottery?
@@ -791,15 +801,25 @@ fn search(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     // earlier one leads into words.
     let leads_into_a_pronoun =
         |i: usize| lower.get(i + 1).is_some_and(|w| matches!(w.trim_end_matches([',', '.']), "it" | "them"));
-    let marker = (opens..end).rev().filter(|&i| marks_a_topic(&lower, i)).find(|&i| {
-        !leads_into_a_pronoun(i)
-            || !(opens..i).any(|k| {
-                marks_a_topic(&lower, k)
-                    && !leads_into_a_pronoun(k)
-                    && !purpose(k)
-                    && lower.get(k + 1).is_some_and(|w| !NO_TOPIC.contains(&w.as_str()))
-            })
-    });
+    let leads_into_words_before = |i: usize| {
+        (opens..i).any(|k| {
+            marks_a_topic(&lower, k)
+                && !leads_into_a_pronoun(k)
+                && !purpose(k)
+                && lower.get(k + 1).is_some_and(|w| !NO_TOPIC.contains(&w.as_str()))
+        })
+    };
+    // "find me the papers where it mentions volcano, ya, I need them for the declaration of this
+    // month" (a fifty-sixth author): a marker in a clause of the person's own that follows one
+    // leading into words says why they want it, not what about.
+    let in_a_remark = |i: usize| {
+        let from = (opens..i).rev().find(|&k| r.clauses.get(k).copied().unwrap_or(false)).map(|k| k + 1);
+        from.is_some_and(|f| super::statement::SUBJECTS.contains(&lower[f].as_str()) && leads_into_words_before(f))
+    };
+    let marker = (opens..end)
+        .rev()
+        .filter(|&i| marks_a_topic(&lower, i) && !in_a_remark(i))
+        .find(|&i| !leads_into_a_pronoun(i) || !leads_into_words_before(i));
     // "whatever notes i got about mosaic for my essay" (a fortieth author), "ony papers on
     // beekeeping fur me" (a forty-fourth), "something about photosynthesis for the newsletter"
     // (authors' dev): "for my …", "for me", "for the …" after a topic say what the search is
@@ -987,8 +1007,13 @@ fn asking_sentence(r: &Reading, lower: &[String]) -> (usize, usize) {
         })
     };
     let topical: Vec<(usize, usize)> = sentences.iter().copied().filter(has_topic).collect();
-    let opens_a_search =
-        |&&(a, _): &&(usize, usize)| lower.get(a).is_some_and(|w| SEARCH_OPENINGS.contains(&w.as_str()));
+    // "Is there some document that talks of beekeeping inside the carpet Flyers? Search only
+    // there." (a fifty-sixth author): a sentence that opens a search but says nothing to look
+    // for leaves the topic to the sentence that says one.
+    let opens_a_search = |&&(a, b): &&(usize, usize)| {
+        lower.get(a).is_some_and(|w| SEARCH_OPENINGS.contains(&w.as_str()))
+            && (topical.is_empty() || lower[a + 1..b].iter().any(|w| !says_nothing_to_look_for(w)))
+    };
     topical
         .iter()
         .find(|&&s| says(s, SEARCH_OPENINGS))
@@ -997,6 +1022,16 @@ fn asking_sentence(r: &Reading, lower: &[String]) -> (usize, usize) {
         .or_else(|| sentences.iter().find(|&&(a, b)| (a..b).any(|k| marks_a_topic(lower, k))))
         .copied()
         .unwrap_or((0, lower.len()))
+}
+
+/// Whether a word of a sentence that opens a search says nothing of what to look for ("search
+/// only there", "look in there please").
+fn says_nothing_to_look_for(w: &str) -> bool {
+    let w = w.trim_end_matches(|c: char| !c.is_alphanumeric());
+    SEARCH_WORDS.contains(&w)
+        || NO_TOPIC.contains(&w)
+        || POINTING.contains(&w)
+        || matches!(w, "only" | "just" | "there" | "here" | "please" | "now" | "again" | "too" | "also" | "then" | "")
 }
 
 /// Words after a topic's marker that say no topic.
@@ -1626,6 +1661,16 @@ fn patch(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
     let Some(file) =
         in_full.or_else(|| mentions.iter().find(|m| !m.candidates().is_empty() || m.kind == MentionKind::Back))
     else {
+        // "Ahí está the mistake, the copper must be linen. Propose me the patch for that." right
+        // after a file was read (a fifty-sixth author): with nothing named at all, the file just
+        // read is the one the edit is in.
+        if let ([], [one]) = (mentions, ctx.recent.as_slice())
+            && ctx.recent_tool.as_deref() == Some("fs.read")
+            && kind_of(ctx, one) == Some(EntryKind::File)
+            && let Some((find, replace)) = find_replace(&with_sentence_ends(r, 0..r.words.len()), &r.quoted)
+        {
+            return Filled::Args(json!({ "path": one, "find": find, "replace": replace }));
+        }
         let not_found = mentions.iter().find_map(|m| match &m.kind {
             MentionKind::New(n) => Some(n.clone()),
             _ => None,
@@ -1718,6 +1763,10 @@ const NOTE_MARKERS: &[&[&str]] = &[
     &["note", "this", "down"],
     &["make", "a", "note", "that"],
     &["make", "a", "note"],
+    // "Make me the favor of keeping a note: the accountant of … is …" (a fifty-sixth author).
+    &["keep", "a", "note", "that"],
+    &["keep", "a", "note"],
+    &["keeping", "a", "note"],
     &["save", "a", "note", "saying"],
     &["save", "a", "note", "that"],
     &["save", "a", "note"],
@@ -2176,9 +2225,12 @@ fn adds_to_the_list(lower: &[String]) -> bool {
 /// real" stood in a bundle of summary.txt for applying the patch).
 fn points_at_prepared(lower: &[String], what: &str) -> bool {
     let definite = said_as_a_thing(lower, prepared_nouns(what), &["the", "that", "this", "your"]);
-    let new_one = lower
-        .iter()
-        .any(|w| matches!(w.as_str(), "draft" | "make" | "create" | "prepare" | "again" | "new" | "another" | "draw"));
+    let new_one = lower.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "draft" | "make" | "create" | "prepare" | "again" | "new" | "another" | "draw" | "propose" | "suggest"
+        )
+    });
     // "plan moving that file …, just the plan for now": a plan made, not one carried out.
     let planning = lower.windows(2).any(|w| w[0] == "plan" && w[1].ends_with("ing"));
     let not_yet = lower.iter().any(|w| w == "yet") || lower.windows(2).any(|w| w[0] == "for" && w[1] == "now");
@@ -2328,6 +2380,44 @@ mod tests {
         let r = read(text);
         let m = mentions::find(&r, &c.vocab);
         fill(tool, &r, &m, &c)
+    }
+
+    #[test]
+    fn a_fifty_sixth_and_fifty_seventh_authors_requests_are_filled() {
+        // What broke: the topic was taken from the person's own remark after it ("this month"),
+        // or from a sentence that only says where ("only there"); the note after "keeping a
+        // note:" was not found; an edit said right after a file was read named no file; a new
+        // name said as what a thing ought to be called was lost to the "it" after it.
+        let query = |said: &str| match f("rag.search", said) {
+            Filled::Args(a) => a["query"].as_str().unwrap_or_default().to_string(),
+            other => panic!("{said:?}: {other:?}"),
+        };
+        assert!(
+            query("Find me the papers where it mentions volcano, ya, I need them for the declaration of this month.")
+                .starts_with("volcano")
+        );
+        assert_eq!(
+            args(
+                "rag.search",
+                "Is there some document that talks of beekeeping inside the folder Recipes? Search only there."
+            ),
+            json!({"query": "beekeeping", "path_prefix": "/r/Recipes"})
+        );
+        // A sentence that opens a search and says what keeps its own topic.
+        assert_eq!(query("search volcano. I need it for class"), "volcano");
+        let note = args("db.upsert", "keeping a note: the accountant of Textiles Jalisco is the Licenciada Ortega.");
+        assert!(note["value"].to_string().contains("Ortega"), "{note}");
+        assert_eq!(
+            args("propose.patch", "Ahí está the mistake, the copper must be linen. Propose me the patch for that."),
+            json!({"path": "/r/budget.xlsx", "find": "Ahí está the mistake the copper", "replace": "linen"})
+        );
+        assert_eq!(
+            args("propose.move", "Taxes ought to be called scratch.md, sort out a plan to rename it"),
+            json!({"moves": [{"from": "/r/Taxes", "to": "/r/scratch.md"}]})
+        );
+        // "propose" makes a new patch: "the patch" then points at no patch prepared before.
+        assert!(!points_at_prepared(&read("Propose me the patch for that").lower(), "patch"));
+        assert!(points_at_prepared(&read("apply the patch for that").lower(), "patch"));
     }
 
     #[test]

@@ -96,6 +96,8 @@ pub const UNSERVED_ACTS: &[(&str, &str)] = &[
     ("book a", "bookings"),
     ("book an", "bookings"),
     ("book me", "bookings"),
+    // "print off contacts.docx for us would ya" (a fifty-seventh author): "print off" is paper's.
+    ("print off", "printing"),
     ("order some", "shopping"),
     ("order more", "shopping"),
     ("order a", "shopping"),
@@ -321,6 +323,8 @@ const QUESTION_WORDS: &[&str] =
 /// "notes about google analytics").
 const OPENING_ACTS: &[(&str, &str)] = &[
     ("pay", "payments"),
+    // "book the ute in for a service tuesday" (a fifty-seventh author).
+    ("book", "bookings"),
     ("install", "installing software"),
     ("reinstall", "installing software"),
     ("uninstall", "installing software"),
@@ -648,6 +652,9 @@ mod tests {
         assert_eq!(asked("print me quote.md in A3 please"), Some("printing"));
         // A twenty-first author: printing for someone, sending to a person or an app.
         assert_eq!(asked("can u print journal.png for my teacher"), Some("printing"));
+        // What broke (a fifty-seventh author): the file was read, and a search was made.
+        assert_eq!(asked("print off journal.png for us would ya"), Some("printing"));
+        assert_eq!(asked("book the ute in for a service tuesday"), Some("bookings"));
         assert_eq!(asked("print quote.md for me"), None);
         // What broke (a forty-eighth author): a printout to hand over was read out.
         assert_eq!(asked("print todo.md for me so I can give the customer"), Some("printing"));

@@ -191,6 +191,9 @@ pub const CUES: &[(&str, &[&str])] = &[
             "what kind of file",
             "what sort of file",
             "what type of file",
+            // "what type of archive is agenda.jpg and how much it weighs" (a fifty-sixth author).
+            "how much it weighs",
+            "how much does it weigh",
             "footprint",
             "inventory",
             "what files",
@@ -1251,6 +1254,12 @@ pub fn asks_what_was_written(reading: &Reading, mentions: &[Mention]) -> bool {
         // "locate all instruments in respect of beekeeping", "identify those materials in the
         // matter folder Photos which concern volcano" (a forty-second author): a verb of finding,
         // then what is found said to be about a topic. Not "find out about …", which asks to be told.
+        // "dig thru Photos/old for stuff on mosaic" (a fifty-seventh author), "look in the
+        // library for information of mosaic" (a fifty-sixth): what is looked for said, right
+        // there, to be on a topic.
+        if MATERIAL.contains(&w) && topic_after(i + 1, MATERIAL_ABOUT) {
+            return true;
+        }
         let finding = FINDING.contains(&w)
             && words.get(i + 1).is_none_or(|n| n != "out")
             && (i + 1..words.len().min(i + 10)).any(|k| topic_after(k, FOUND_ABOUT));
@@ -1277,6 +1286,10 @@ const INDEX_WORDS: &[&str] = &["index", "catalogue", "catalog", "library"];
 const ABOUT: &[&str] = &["about", "on", "regarding", "concerning", "to do with"];
 /// The words that lead from "anything" into its topic.
 const ANYTHING_ABOUT: &[&str] = &["about", "regarding", "concerning", "to do with", "re"];
+/// Words for whatever is written on a topic, said right before it ([`MATERIAL_ABOUT`]).
+const MATERIAL: &[&str] = &["stuff", "information", "info"];
+/// The words that lead from [`MATERIAL`] into its topic: "of" too ("information of mosaic").
+const MATERIAL_ABOUT: &[&str] = &["about", "on", "of", "regarding", "concerning", "to do with", "re"];
 /// Verbs of finding documents, which with a topic after them ([`FOUND_ABOUT`]) ask for a search.
 const FINDING: &[&str] = &["find", "locate", "identify", "retrieve", "track", "hunt", "unearth"];
 /// The words that lead from what is found into its topic.
@@ -1898,6 +1911,10 @@ mod tests {
         assert!(written("identify those materials in Photos which concern volcano"));
         assert!(!written("find out about the weather tomorrow"));
         assert!(!written("find the duplicates in Photos"));
+        // What broke (a fifty-sixth and a fifty-seventh author): the duplicates for a search.
+        assert!(written("dig through Photos/old for stuff on mosaic"));
+        assert!(written("Look in the library for information of mosaic but only in the folder Photos/old"));
+        assert!(!written("is there stuff on it"));
     }
 
     #[test]

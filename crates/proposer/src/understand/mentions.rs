@@ -240,6 +240,9 @@ const BACK: &[&[&str]] = &[
     &["those", "files"],
     &["these", "files"],
     &["those"],
+    // "Uy, so many archives. Check me which of these are duplicated" right after a listing (a
+    // fifty-sixth author).
+    &["these"],
     &["in", "there"],
     &["there"],
     &["it"],
@@ -785,6 +788,10 @@ mod tests {
         // What broke: after a scan, "which of those are old versions?" and "… which ones in the
         // same folder are exactly the same" looked at the whole working folder.
         assert_eq!(said("which of those are old versions?"), ["back"]);
+        // What broke (a fifty-sixth author): "which of these are duplicated" looked at the whole
+        // working folder.
+        assert_eq!(said("Check me which of these are duplicated, please."), ["back"]);
+        assert_eq!(said("move these files into Scans"), ["back", "Scans"]);
         // What broke (authors-dev): with a folder called old, that folder.
         let v = super::super::vocab::under_r(&[("Letters", EntryKind::Dir), ("Letters/old", EntryKind::Dir)]);
         let found: Vec<Mention> = find(&read("which of those are old versions?"), &v);

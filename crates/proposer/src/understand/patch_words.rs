@@ -145,6 +145,14 @@ pub fn before_request(said: &str) -> String {
         {
             break;
         }
+        // "it should say bronze, set up a fix for it" (a fifty-seventh author): a verb of
+        // making said with its particle turns back to the request.
+        if !kept.is_empty()
+            && matches!(plain_w.as_str(), "set" | "sort" | "whip" | "knock" | "put")
+            && words.get(i + 1).is_some_and(|n| matches!(plain(n).as_str(), "up" | "out" | "together"))
+        {
+            break;
+        }
         // A comma, or the end of a sentence or clause ("nineteen; a scribal error of my own").
         if let Some(before) = w.strip_suffix([',', ';', '?', '!']) {
             kept.push(before);
@@ -237,6 +245,10 @@ mod tests {
         assert_eq!(before_request("linen in it"), "linen");
         assert_eq!(before_request("dinner in the garden"), "dinner in the garden");
         assert_eq!(before_request("in it"), "in it");
+        // What broke (a fifty-seventh author): "bronze set up a fix for it" was the new text.
+        assert_eq!(before_request("bronze set up a fix for it"), "bronze");
+        assert_eq!(before_request("linen sort out the change"), "linen");
+        assert_eq!(before_request("the set list"), "the set list");
     }
 
     #[test]

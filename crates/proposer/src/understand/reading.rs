@@ -197,6 +197,18 @@ const SHORTHAND: &[(&str, &str)] = &[
     ("sabi", "know"),
     ("comot", "get rid of"),
     ("dey", "is"),
+    // Words of a speaker's first language for the two nouns every request here leans on (a
+    // fifty-sixth author, from Mexico: "what is inside the carpeta Podcasts", "read me the
+    // archivo"), and thanks in it. "por favor" is a pair (below).
+    ("carpeta", "folder"),
+    ("carpetas", "folders"),
+    ("archivo", "file"),
+    ("archivos", "files"),
+    ("gracias", "thanks"),
+    // Spellings of speech (a fifty-seventh author, from Australia: "dig thru Photos/old",
+    // "Garden Plans oughta be called scratch.md").
+    ("thru", "through"),
+    ("oughta", "ought to"),
 ];
 
 /// Two words typed together that stand for others, as a pair only ("make you show me …" asks;
@@ -212,18 +224,25 @@ const PAIRS: &[(&str, &str, &str)] = &[
     ("dey", "for", "is in"),
     ("e", "don", "it has"),
     ("suppose", "be", "should be"),
+    ("por", "favor", "please"),
 ];
 
 /// Verbs that a Pidgin "no" before them says not to do ("no touch anything", "no apply am yet").
 /// Not "change" or "do", which follow an English "no" as nouns ("no change needed").
 const NOT_TO_DO: &[&str] = &["touch", "move", "apply", "delete", "carry", "comot", "remove"];
 
-/// A word whose Pidgin sense shows only in context, spelled out, or `None` when the word is
-/// read as it is: "am" is "it" unless "I" is beside it or a time before it ("I am", "am I",
+/// Words after which "archive" is a file's noun, not the compaction's verb or its tarball.
+const ARCHIVE_AS_FILE: &[&str] = &["that", "this", "same", "these", "those", "many", "of", "what", "which"];
+
+/// A word whose Pidgin (or false friend's) sense shows only in context, spelled out, or `None`
+/// when the word is read as it is: "am" is "it" unless "I" is beside it or a time before it ("I am", "am I",
 /// "9 am"); a lone "e" is "it" (not one of a spelt name's letters); "o" ending a clause only
 /// stresses it (elsewhere it is the Scots "of"); "wan" after "I" is "want" (elsewhere "one");
-/// "na" between words is "is"; "no" before a verb of doing is "don't".
+/// "na" between words is "is"; "no" before a verb of doing is "don't"; and a Spanish speaker's
+/// "carpet", "archive" and "actual" (below).
 fn in_context(word: &str, before: Option<&str>, after: Option<&str>, ends_clause: bool) -> Option<&'static str> {
+    // A name said next: a capital, a folder's slash or an extension's dot.
+    let name_next = after.is_some_and(|a| a.starts_with(char::is_uppercase) || a.contains(['/', '.']));
     let before = before.map(str::to_lowercase);
     let after = after.map(str::to_lowercase);
     let numeric =
@@ -236,6 +255,22 @@ fn in_context(word: &str, before: Option<&str>, after: Option<&str>, ends_clause
         "wan" if before.as_deref() == Some("i") => Some("want"),
         "na" if before.is_some() && after.is_some() => Some("is"),
         "no" if !ends_clause && after.as_deref().is_some_and(|a| NOT_TO_DO.contains(&a)) => Some("don't"),
+        // A Spanish speaker's false friends (a fifty-sixth author): "carpeta" is a folder, and
+        // said before a name "carpet" is one too ("inside the carpet Flyers"); "archivo" is a
+        // file, and "archive" after a word that points or counts is one ("that same archive",
+        // "what type of archive is agenda.jpg", "so many archives") or after "the" before a
+        // name ("open the archive notes.txt") — never the verb ("archive it", "archive the
+        // folder") or a compaction's own noun ("into an archive"); "still actual" is "still
+        // current" ("the index is still actual for todo.md").
+        "carpet" if name_next => Some("folder"),
+        "carpets" if name_next => Some("folders"),
+        "archive" | "archives"
+            if before.as_deref().is_some_and(|b| ARCHIVE_AS_FILE.contains(&b))
+                || (before.as_deref() == Some("the") && name_next) =>
+        {
+            Some(if word == "archive" { "file" } else { "files" })
+        }
+        "actual" if before.as_deref() == Some("still") => Some("current"),
         _ => None,
     }
 }
@@ -448,6 +483,11 @@ const OPENINGS: &[&[&str]] = &[
     &["one", "might", "perhaps"],
     &["one", "might"],
     &["would", "you", "be", "so", "kind", "as", "to"],
+    // A Spanish speaker's courtesy, word for word (a fifty-sixth author: "Make me the favor of
+    // showing me what is inside …", "I want that you read the text of …").
+    &["make", "me", "the", "favor", "of"],
+    &["do", "me", "the", "favor", "of"],
+    &["i", "want", "that", "you"],
     &["please"],
     &["ok"],
     &["okay"],
@@ -987,6 +1027,37 @@ mod tests {
             spelled_out("save the photo, u know, to Pictures n Letters"),
             "save the photo, you know, to Pictures and Letters"
         );
+    }
+
+    #[test]
+    fn a_spanish_speakers_words_for_folder_and_file_are_read_as_them() {
+        // What broke (a fifty-sixth author): "carpeta" named no folder ("what is inside the
+        // carpeta Podcasts" searched for it), and "archive" for a file was no file ("make me the
+        // hash of that same archive" asked which file).
+        assert_eq!(spelled_out("what is inside the carpeta Podcasts"), "what is inside the folder Podcasts");
+        assert_eq!(spelled_out("only in the carpet Flyers"), "only in the folder Flyers");
+        assert_eq!(spelled_out("make me the hash of that same archive."), "make me the hash of that same file.");
+        assert_eq!(spelled_out("what type of archive is agenda.jpg"), "what type of file is agenda.jpg");
+        assert_eq!(spelled_out("Uy, so many archives."), "Uy, so many files.");
+        assert_eq!(spelled_out("open the archive notes.txt"), "open the file notes.txt");
+        assert_eq!(spelled_out("is the index still actual for todo.md"), "is the index still current for todo.md");
+        assert_eq!(spelled_out("hash it por favor, gracias"), "hash it please, thanks");
+        // The English words stay: the carpet, the verb, the compaction's noun, the real thing.
+        assert_eq!(spelled_out("I spilled coffee on the carpet"), "I spilled coffee on the carpet");
+        assert_eq!(spelled_out("archive the folder Flyers"), "archive the folder Flyers");
+        assert_eq!(spelled_out("pack Flyers into an archive"), "pack Flyers into an archive");
+        assert_eq!(spelled_out("the actual file is notes.txt"), "the actual file is notes.txt");
+    }
+
+    #[test]
+    fn speech_spellings_are_written_out() {
+        // What broke (a fifty-seventh author): "thru" said no place to look, "oughta be called"
+        // no new name.
+        assert_eq!(
+            spelled_out("dig thru Photos/old for stuff on mosaic"),
+            "dig through Photos/old for stuff on mosaic"
+        );
+        assert_eq!(spelled_out("Flyers oughta be called scratch.md"), "Flyers ought to be called scratch.md");
     }
 
     use super::*;

@@ -205,6 +205,15 @@ pub fn taken_back(reading: &Reading, mentions: &[Mention], is_name: &dyn Fn(&str
     {
         end = thing.end;
     }
+    // "actually nah forget it, leave contacts.docx where it is" (a fifty-seventh author): the
+    // thing left as it is right after is what not to touch.
+    let left_as_it_is = |m: &&&Mention| {
+        lower.get(end..m.start).is_some_and(|gap| matches!(gap, [l] | [_, l] if l == "leave"))
+            && lower.get(m.end).is_some_and(|w| matches!(w.as_str(), "where" | "alone" | "as" | "be" | "there"))
+    };
+    if let Some(thing) = named.iter().find(left_as_it_is) {
+        end = thing.end;
+    }
     if named.iter().any(|m| m.start >= end) {
         return false;
     }
@@ -258,6 +267,10 @@ mod tests {
         // What broke (a twenty-ninth author): a check of the file was proposed.
         assert!(back("no no, quote.png stay where it is, I don't want to move it"));
         assert!(back("I do not want to delete anything"));
+        // What broke (a fifty-seventh author): the file left where it is was read.
+        assert!(in_tree("actually nah forget it, leave Clients/raw where it is"));
+        assert!(in_tree("forget it, just leave Photos alone"));
+        assert!(!in_tree("forget it, leave Photos and list Clients/raw"));
     }
 
     #[test]

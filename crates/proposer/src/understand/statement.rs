@@ -589,6 +589,9 @@ const PONDERING: &[&str] = &[
     "let me mull",
     "let me ponder",
     "let me sleep on",
+    // "hang on let me have a think about Clients/raw first" (a fifty-seventh author).
+    "let me have a think",
+    "i'll have a think",
     "i need to think",
     "i have to think",
     "i'll think",
@@ -599,6 +602,11 @@ const PONDERING: &[&str] = &[
 fn ponders(text: &str) -> bool {
     let lower = lower_quoted(text);
     let words = past_lead_ins(&lower, "");
+    // "hang on", "hold on", "wait" before it only ask for the time.
+    let words = match words.as_slice() {
+        ["hang" | "hold", "on", rest @ ..] | ["wait", rest @ ..] => rest.to_vec(),
+        _ => words,
+    };
     PONDERING.iter().any(|opening| opened_by(&words, opening).is_some())
         && !words.iter().any(|w| matches!(*w, "you" | "u" | "your" | "please"))
 }
@@ -1014,5 +1022,8 @@ mod tests {
         let pondering = "hmm, let me reason it small before I decide what to do with Pictures/misc";
         assert!(tells(pondering, std::slice::from_ref(&named), &["rag.search"]));
         assert!(!tells("let me think, can you list Pictures/misc for me", std::slice::from_ref(&named), &[]));
+        // What broke (a fifty-seventh author): a quarantine list of the folder named.
+        let a_think = "hang on let me have a think about Pictures/misc first";
+        assert!(tells(a_think, std::slice::from_ref(&named), &[]));
     }
 }
