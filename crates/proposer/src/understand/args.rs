@@ -1664,8 +1664,11 @@ fn patch(r: &Reading, mentions: &[Mention], ctx: &Context) -> Filled {
         // "Ahí está the mistake, the copper must be linen. Propose me the patch for that." right
         // after a file was read (a fifty-sixth author): with nothing named at all, the file just
         // read is the one the edit is in.
+        // Not when the words point at a patch prepared before ("write the granite-to-linen
+        // change you drafted into the file", authors' test): that one is meant.
         if let ([], [one]) = (mentions, ctx.recent.as_slice())
             && ctx.recent_tool.as_deref() == Some("fs.read")
+            && !points_at_prepared(&r.lower(), "patch")
             && kind_of(ctx, one) == Some(EntryKind::File)
             && let Some((find, replace)) = find_replace(&with_sentence_ends(r, 0..r.words.len()), &r.quoted)
         {
@@ -2415,6 +2418,11 @@ mod tests {
             args("propose.move", "Taxes ought to be called scratch.md, sort out a plan to rename it"),
             json!({"moves": [{"from": "/r/Taxes", "to": "/r/scratch.md"}]})
         );
+        // The patch prepared before, pointed at right after a read, is no new edit.
+        assert!(!matches!(
+            f("propose.patch", "Go ahead and write the granite-to-linen change you drafted into the file."),
+            Filled::Args(_)
+        ));
         // "propose" makes a new patch: "the patch" then points at no patch prepared before.
         assert!(!points_at_prepared(&read("Propose me the patch for that").lower(), "patch"));
         assert!(points_at_prepared(&read("apply the patch for that").lower(), "patch"));
